@@ -1,0 +1,47 @@
+# Feltcast: two commands for a fresh machine.
+#   make demo   sets up .venv and runs the product's main job
+#   make test   installs system packages when missing, sets up .venv and runs the whole suite
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test lint typecheck pytest bench system-deps clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[test,bench]'
+	touch $@ $(VENV)/.installed-run
+
+demo: $(VENV)/.installed-run
+	$(BIN)/feltcast equity AhAs KdKc
+	$(BIN)/feltcast equity AsKs QhQd JcTc --board Qs9s8c
+
+system-deps:
+	./scripts/install-system-deps.sh
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+
+typecheck: $(VENV)/.installed-dev
+	$(BIN)/mypy
+
+pytest: $(VENV)/.installed-dev
+	$(BIN)/pytest
+
+test: system-deps $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/pytest
+
+bench: $(VENV)/.installed-dev
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

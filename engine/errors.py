@@ -1,0 +1,50 @@
+"""The one error hierarchy of Feltcast.
+
+Every error a user can cause is a :class:`ValueError` subclass whose message a floor
+manager understands. The service maps these to HTTP and websocket errors in one place.
+"""
+
+from __future__ import annotations
+
+
+class FeltcastError(Exception):
+    """Root of every error Feltcast raises on purpose."""
+
+    #: A short, stable, machine-readable code (used in JSON errors).
+    code = "error"
+
+
+class InvalidInputError(FeltcastError, ValueError):
+    """Input that cannot be understood (bad syntax, unknown names)."""
+
+    code = "invalid_input"
+
+
+class InvalidCardError(InvalidInputError):
+    """A card code that is not a card, e.g. ``Ax`` or ``1h``. The message names the token."""
+
+    code = "invalid_card"
+
+    def __init__(self, message: str, token: str = "") -> None:
+        super().__init__(message)
+        self.token = token
+
+
+class DuplicateCardError(InvalidCardError):
+    """The same card given twice where every card must be distinct."""
+
+    code = "duplicate_card"
+
+
+class ConfigError(InvalidInputError):
+    """A configuration value that is missing, of the wrong type or out of range.
+
+    The message names the key and the problem.
+    """
+
+    code = "config_error"
+
+    def __init__(self, key: str, problem: str) -> None:
+        super().__init__(f"configuration error at {key!r}: {problem}")
+        self.key = key
+        self.problem = problem

@@ -1,0 +1,5 @@
+import sys
+
+from overlay.cli import main
+
+sys.exit(main())

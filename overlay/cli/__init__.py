@@ -1,0 +1,59 @@
+"""The ``feltcast`` command line.
+
+Each subcommand lives in its own module of this package with two functions:
+``add_arguments(parser)`` and ``run(args) -> int`` (the exit status). Modules import their
+heavy dependencies inside ``run`` so that ``feltcast --help`` stays fast.
+
+Exit statuses: 0 success, 1 a check failed (e.g. ``phh verify`` mismatches), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from engine.errors import FeltcastError
+
+#: name -> (module, one-line help). Keep sorted by name.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "equity": ("overlay.cli.equity", "exact all-in equity of known hands on any street"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="feltcast",
+        description="Feltcast: broadcast overlays for live poker final tables.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        module = importlib.import_module(module_name)
+        sub = subparsers.add_parser(name, help=help_text, description=help_text)
+        module.add_arguments(sub)
+        sub.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    try:
+        status: int = args._run(args)
+    except FeltcastError as error:
+        if isinstance(error, ValueError):
+            print(f"feltcast {args.command}: error: {error}", file=sys.stderr)
+            return 2
+        print(f"feltcast {args.command}: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

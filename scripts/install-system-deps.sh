@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the test suite talks to, only when they are missing:
+# Chromium (browser tests), PostgreSQL (persistence tests), OBS Studio + Xvfb + Mesa (OBS tests).
+set -euo pipefail
+packages=(chromium postgresql obs-studio xvfb libgl1-mesa-dri xauth)
+missing=()
+for pkg in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "installing system packages: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+$sudo apt-get -o DPkg::Lock::Timeout=900 update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends "${missing[@]}"

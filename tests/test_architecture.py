@@ -1,0 +1,65 @@
+"""The layering rules: ``overlay -> engine <- capture``, and ``engine`` is pure."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# What engine/ may never import: I/O frameworks, devices and the wall clock.
+ENGINE_FORBIDDEN = {
+    "asyncio", "aiohttp", "cv2", "serial", "serial_asyncio", "serial_asyncio_fast",
+    "socket", "sqlmodel", "sqlalchemy", "obswebsocket", "threading", "subprocess",
+    "capture", "overlay",
+}
+CAPTURE_FORBIDDEN = {"overlay"}
+# Calls that read the clock; engine code takes time as an argument instead.
+CLOCK_CALLS = {("time", "time"), ("time", "monotonic"), ("datetime", "now"),
+               ("datetime", "utcnow"), ("date", "today"), ("time", "perf_counter")}
+
+
+def python_files(package: str) -> list[Path]:
+    return sorted((ROOT / package).rglob("*.py"))
+
+
+def imported_roots(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    roots: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            roots.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+@pytest.mark.parametrize("package, forbidden", [("engine", ENGINE_FORBIDDEN),
+                                                ("capture", CAPTURE_FORBIDDEN)])
+def test_dependencies_point_one_way(package: str, forbidden: set[str]) -> None:
+    offenders = {
+        str(path.relative_to(ROOT)): sorted(imported_roots(path) & forbidden)
+        for path in python_files(package)
+        if imported_roots(path) & forbidden
+    }
+    assert offenders == {}
+
+
+def test_engine_reads_no_clock() -> None:
+    offenders = []
+    for path in python_files("engine"):
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name)
+                    and (node.func.value.id, node.func.attr) in CLOCK_CALLS):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert offenders == []
+
+
+def test_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text("import asyncio\nfrom overlay.cli import main\n")
+    assert imported_roots(bad) & ENGINE_FORBIDDEN == {"asyncio", "overlay"}
