@@ -1,0 +1,405 @@
+"""The service configuration: one TOML file, overridable from the command line.
+
+Every problem is reported as :class:`engine.errors.ConfigError` naming the key (dotted path, e.g.
+``players[3].stack``) and the problem, so a bad configuration stops the start with one clear line.
+
+A minimal ``feltcast.toml``::
+
+    [table]
+    name = "Main Event Final Table"
+    seats = 9
+
+    [[players]]
+    seat = 1
+    name = "Ashton"
+    stack = 7380000
+
+    [delay]
+    seconds = 900
+
+Everything else has a default; ``feltcast serve --print-config`` shows the effective values.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from engine.errors import ConfigError
+
+T = TypeVar("T")
+
+#: The hole-card filters a channel can apply (see engine/channels.py).
+CHANNEL_FILTERS = ("public", "full", "reveal_after_hand")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 8080
+    #: Extra origins allowed to open websockets and send commands (the server's own origin
+    #: is always allowed). OBS browser sources send no Origin header at all.
+    allowed_origins: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerConfig:
+    seat: int
+    name: str
+    stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableConfigSection:
+    name: str = "Final Table"
+    seats: int = 10
+    button: int = 1
+    small_blind: int = 25
+    big_blind: int = 50
+    ante: int = 0
+    ante_mode: str = "none"
+    chip_unit: int = 25
+    odd_chip: str = "left_of_button"
+    dead_button: bool = True
+    short_blind: str = "live"
+    level_minutes: int = 20
+    starting_stack: int = 5000
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelConfig:
+    name: str
+    filter: str
+    delay: float = 0.0
+    enabled: bool = True
+    requires_token: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderConfig:
+    name: str
+    transport: str
+    address: str
+    antennas: Mapping[int, str] = field(default_factory=dict)
+    baudrate: int = 115200
+
+
+@dataclass(frozen=True, slots=True)
+class ObsConfigSection:
+    enabled: bool = False
+    host: str = "127.0.0.1"
+    port: int = 4455
+    password: str = ""
+    channel: str = "delayed"
+    timeout: float = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    server: ServerConfig = ServerConfig()
+    table: TableConfigSection = TableConfigSection()
+    players: tuple[PlayerConfig, ...] = ()
+    delay: float = 900.0
+    channels: tuple[ChannelConfig, ...] = ()
+    readers: tuple[ReaderConfig, ...] = ()
+    obs: ObsConfigSection = ObsConfigSection()
+    database_url: str = ""
+    data_dir: Path = Path("data")
+
+    def channel(self, name: str) -> ChannelConfig:
+        for channel in self.channels:
+            if channel.name == name:
+                return channel
+        raise ConfigError(f"channels.{name}", "no such channel")
+
+
+def default_channels(delay: float, secure_enabled: bool = False) -> tuple[ChannelConfig, ...]:
+    """The three standard channels of the architecture note."""
+    return (
+        ChannelConfig("venue", "public", 0.0),
+        ChannelConfig("delayed", "full", delay),
+        ChannelConfig("secure", "full", 0.0, enabled=secure_enabled, requires_token=True),
+    )
+
+
+# --- validation helpers ------------------------------------------------------------------
+
+
+def _take(table: Mapping[str, Any], key: str, path: str, kind: type[T], default: T) -> T:
+    if key not in table:
+        return default
+    value = table[key]
+    where = f"{path}.{key}" if path else key
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if kind is int and isinstance(value, bool):
+        raise ConfigError(where, f"expected a whole number, got {value!r}")
+    if not isinstance(value, kind):
+        raise ConfigError(where, f"expected {_kind_name(kind)}, got {value!r}")
+    return value
+
+
+def _kind_name(kind: type) -> str:
+    return {int: "a whole number", float: "a number", str: "a string", bool: "true or false",
+            list: "a list", dict: "a table"}.get(kind, kind.__name__)
+
+
+def _positive(value: int | float, where: str, *, zero_ok: bool = False) -> None:
+    if value < 0 or (value == 0 and not zero_ok):
+        raise ConfigError(where, f"must be {'zero or more' if zero_ok else 'positive'}, "
+                                 f"got {value!r}")
+
+
+def _choice(value: str, where: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ConfigError(where, f"{value!r} is not one of {', '.join(choices)}")
+
+
+def _section(raw: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = raw.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(key, "expected a table")
+    return value
+
+
+def _reject_unknown(table: Mapping[str, Any], path: str, allowed: set[str]) -> None:
+    for key in table:
+        if key not in allowed:
+            where = f"{path}.{key}" if path else key
+            raise ConfigError(where, f"unknown key (known: {', '.join(sorted(allowed))})")
+
+
+def _fields(cls: type) -> set[str]:
+    return {f.name for f in dataclasses.fields(cls)}
+
+
+# --- parsing ------------------------------------------------------------------------------
+
+
+def _parse_server(raw: Mapping[str, Any]) -> ServerConfig:
+    section = _section(raw, "server")
+    _reject_unknown(section, "server", _fields(ServerConfig))
+    d = ServerConfig()
+    host = _take(section, "host", "server", str, d.host)
+    port = _take(section, "port", "server", int, d.port)
+    if not 0 <= port <= 65535:
+        raise ConfigError("server.port", f"{port} is not a TCP port (0-65535)")
+    origins = _take(section, "allowed_origins", "server", list, [])
+    for i, origin in enumerate(origins):
+        if not isinstance(origin, str) or not origin.startswith(("http://", "https://")):
+            raise ConfigError(f"server.allowed_origins[{i}]",
+                              f"expected an origin like 'http://studio:8080', got {origin!r}")
+    return ServerConfig(host, port, tuple(origins))
+
+
+def _parse_table(raw: Mapping[str, Any]) -> TableConfigSection:
+    section = _section(raw, "table")
+    _reject_unknown(section, "table", _fields(TableConfigSection))
+    d = TableConfigSection()
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(TableConfigSection):
+        default = getattr(d, f.name)
+        values[f.name] = _take(section, f.name, "table", type(default), default)
+    if not 2 <= values["seats"] <= 10:
+        raise ConfigError("table.seats", f"a table has 2 to 10 seats, got {values['seats']}")
+    if not 1 <= values["button"] <= values["seats"]:
+        raise ConfigError("table.button", f"seat {values['button']} does not exist")
+    for key in ("small_blind", "big_blind", "chip_unit", "level_minutes", "starting_stack"):
+        _positive(values[key], f"table.{key}")
+    _positive(values["ante"], "table.ante", zero_ok=True)
+    if values["small_blind"] > values["big_blind"]:
+        raise ConfigError("table.small_blind", "is larger than the big blind")
+    _choice(values["ante_mode"], "table.ante_mode", ("none", "per_player", "big_blind", "button"))
+    _choice(values["odd_chip"], "table.odd_chip", ("left_of_button", "next_big_blind"))
+    _choice(values["short_blind"], "table.short_blind", ("live", "phh"))
+    return TableConfigSection(**values)
+
+
+def _parse_players(raw: Mapping[str, Any], table: TableConfigSection) -> tuple[PlayerConfig, ...]:
+    players = raw.get("players", [])
+    if not isinstance(players, list):
+        raise ConfigError("players", "expected a list of [[players]] tables")
+    result: list[PlayerConfig] = []
+    seats_taken: dict[int, int] = {}
+    for i, entry in enumerate(players):
+        path = f"players[{i}]"
+        if not isinstance(entry, dict):
+            raise ConfigError(path, "expected a table with seat, name and stack")
+        _reject_unknown(entry, path, {"seat", "name", "stack"})
+        for key in ("seat", "name"):
+            if key not in entry:
+                raise ConfigError(f"{path}.{key}", "is missing")
+        seat = _take(entry, "seat", path, int, 0)
+        name = _take(entry, "name", path, str, "").strip()
+        stack = _take(entry, "stack", path, int, table.starting_stack)
+        if not 1 <= seat <= table.seats:
+            raise ConfigError(f"{path}.seat", f"seat {seat} does not exist "
+                                              f"(the table has seats 1-{table.seats})")
+        if seat in seats_taken:
+            raise ConfigError(f"{path}.seat", f"seat {seat} is already taken by "
+                                              f"players[{seats_taken[seat]}]")
+        if not name:
+            raise ConfigError(f"{path}.name", "is empty")
+        _positive(stack, f"{path}.stack")
+        seats_taken[seat] = i
+        result.append(PlayerConfig(seat, name, stack))
+    return tuple(sorted(result, key=lambda p: p.seat))
+
+
+def _parse_channels(raw: Mapping[str, Any], delay: float) -> tuple[ChannelConfig, ...]:
+    section = _section(raw, "channels")
+    channels = {c.name: c for c in default_channels(delay)}
+    for name, entry in section.items():
+        path = f"channels.{name}"
+        if not isinstance(entry, dict):
+            raise ConfigError(path, "expected a table")
+        _reject_unknown(entry, path, {"filter", "delay", "enabled", "requires_token"})
+        base = channels.get(name)
+        if base is None and "filter" not in entry:
+            raise ConfigError(f"{path}.filter", f"a new channel needs a filter "
+                                                f"({', '.join(CHANNEL_FILTERS)})")
+        filter_ = _take(entry, "filter", path, str, base.filter if base else "")
+        _choice(filter_, f"{path}.filter", CHANNEL_FILTERS)
+        delay_s = _take(entry, "delay", path, float, base.delay if base else 0.0)
+        _positive(delay_s, f"{path}.delay", zero_ok=True)
+        enabled = _take(entry, "enabled", path, bool, base.enabled if base else True)
+        requires_token = _take(entry, "requires_token", path, bool,
+                               base.requires_token if base else filter_ == "full")
+        if filter_ == "full" and delay_s == 0 and not requires_token:
+            raise ConfigError(f"{path}.requires_token",
+                              "a live channel with hole cards must require a token")
+        channels[name] = ChannelConfig(name, filter_, delay_s, enabled, requires_token)
+    return tuple(channels.values())
+
+
+def _parse_readers(raw: Mapping[str, Any]) -> tuple[ReaderConfig, ...]:
+    capture = _section(raw, "capture")
+    _reject_unknown(capture, "capture", {"readers"})
+    readers = capture.get("readers", [])
+    if not isinstance(readers, list):
+        raise ConfigError("capture.readers", "expected a list of [[capture.readers]] tables")
+    result: list[ReaderConfig] = []
+    names: set[str] = set()
+    for i, entry in enumerate(readers):
+        path = f"capture.readers[{i}]"
+        if not isinstance(entry, dict):
+            raise ConfigError(path, "expected a table")
+        _reject_unknown(entry, path, {"name", "transport", "address", "antennas", "baudrate"})
+        for key in ("name", "transport", "address"):
+            if key not in entry:
+                raise ConfigError(f"{path}.{key}", "is missing")
+        name = _take(entry, "name", path, str, "")
+        if name in names:
+            raise ConfigError(f"{path}.name", f"reader name {name!r} is used twice")
+        names.add(name)
+        transport = _take(entry, "transport", path, str, "")
+        _choice(transport, f"{path}.transport", ("serial", "tcp"))
+        address = _take(entry, "address", path, str, "")
+        baudrate = _take(entry, "baudrate", path, int, 115200)
+        antennas_raw = _take(entry, "antennas", path, dict, {})
+        antennas: dict[int, str] = {}
+        for key, zone in antennas_raw.items():
+            where = f"{path}.antennas.{key}"
+            if not str(key).isdigit():
+                raise ConfigError(where, "antenna numbers are whole numbers")
+            if not isinstance(zone, str):
+                raise ConfigError(where, "expected a zone like 'seat 3', 'board', 'muck', 'burn'")
+            antennas[int(key)] = zone
+        result.append(ReaderConfig(name, transport, address, antennas, baudrate))
+    return tuple(result)
+
+
+def _parse_obs(raw: Mapping[str, Any]) -> ObsConfigSection:
+    section = _section(raw, "obs")
+    _reject_unknown(section, "obs", _fields(ObsConfigSection))
+    d = ObsConfigSection()
+    values = {f.name: _take(section, f.name, "obs", type(getattr(d, f.name)),
+                            getattr(d, f.name))
+              for f in dataclasses.fields(ObsConfigSection)}
+    if not 1 <= values["port"] <= 65535:
+        raise ConfigError("obs.port", f"{values['port']} is not a TCP port")
+    _positive(values["timeout"], "obs.timeout")
+    if values["enabled"] and not values["password"]:
+        # obs-websocket listens on every interface: never run it without a password.
+        raise ConfigError("obs.password", "is required when OBS control is enabled")
+    return ObsConfigSection(**values)
+
+
+def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Config:
+    """Validate a parsed TOML document into a :class:`Config`.
+
+    :raises ConfigError: naming the first bad key.
+    """
+    _reject_unknown(raw, "", {"server", "table", "players", "delay", "channels", "capture",
+                              "obs", "database", "data_dir"})
+    table = _parse_table(raw)
+    delay_section = _section(raw, "delay")
+    _reject_unknown(delay_section, "delay", {"seconds"})
+    delay = _take(delay_section, "seconds", "delay", float, 900.0)
+    _positive(delay, "delay.seconds", zero_ok=True)
+    database = _section(raw, "database")
+    _reject_unknown(database, "database", {"url"})
+    url = _take(database, "url", "database", str, "")
+    if url and not url.startswith(("sqlite:///", "postgresql://", "postgresql+psycopg2://")):
+        raise ConfigError("database.url", "expected a sqlite:/// or postgresql:// URL")
+    data_dir = Path(_take(raw, "data_dir", "", str, "data"))
+    if base_dir is not None and not data_dir.is_absolute():
+        data_dir = base_dir / data_dir
+    return Config(
+        server=_parse_server(raw),
+        table=table,
+        players=_parse_players(raw, table),
+        delay=delay,
+        channels=_parse_channels(raw, delay),
+        readers=_parse_readers(raw),
+        obs=_parse_obs(raw),
+        database_url=url,
+        data_dir=data_dir,
+    )
+
+
+def load_config(path: Path | None) -> Config:
+    """Read and validate a TOML file; ``None`` gives the defaults."""
+    if path is None:
+        return parse_config({})
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ConfigError(str(path), f"cannot read the file: {error.strerror}") from error
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(str(path), f"not valid TOML: {error}") from error
+    return parse_config(raw, base_dir=path.parent)
+
+
+def with_overrides(config: Config, *, host: str | None = None, port: int | None = None,
+                   data_dir: Path | None = None, delay: float | None = None) -> Config:
+    """Apply command-line overrides (which win over the file)."""
+    server = config.server
+    if host is not None:
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            if host != "localhost":
+                raise ConfigError("--host", f"{host!r} is not an IP address") from None
+        server = dataclasses.replace(server, host=host)
+    if port is not None:
+        if not 0 <= port <= 65535:
+            raise ConfigError("--port", f"{port} is not a TCP port (0-65535)")
+        server = dataclasses.replace(server, port=port)
+    channels = config.channels
+    if delay is not None:
+        _positive(delay, "--delay", zero_ok=True)
+        channels = tuple(dataclasses.replace(c, delay=delay) if c.name == "delayed" else c
+                         for c in channels)
+    return dataclasses.replace(
+        config, server=server, channels=channels,
+        delay=config.delay if delay is None else delay,
+        data_dir=config.data_dir if data_dir is None else data_dir,
+    )

@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.errors import ConfigError
+from overlay.config import load_config, parse_config, with_overrides
+
+GOOD = """
+[table]
+name = "WSOP Final"
+seats = 9
+small_blind = 40000
+big_blind = 80000
+ante = 80000
+ante_mode = "big_blind"
+
+[[players]]
+seat = 2
+name = "Tong"
+stack = 2500000
+
+[[players]]
+seat = 1
+name = "Ashton"
+stack = 7380000
+
+[delay]
+seconds = 1800
+
+[channels.reveal]
+filter = "reveal_after_hand"
+
+[[capture.readers]]
+name = "table"
+transport = "serial"
+address = "/dev/ttyUSB0"
+antennas = { 1 = "seat 1", 11 = "board" }
+"""
+
+
+def test_a_good_file(tmp_path: Path) -> None:
+    path = tmp_path / "feltcast.toml"
+    path.write_text(GOOD)
+    config = load_config(path)
+    assert config.table.seats == 9
+    assert [p.name for p in config.players] == ["Ashton", "Tong"]
+    assert config.delay == 1800.0
+    assert config.channel("delayed").delay == 1800.0
+    assert config.channel("venue").delay == 0.0
+    assert config.channel("secure").requires_token and not config.channel("secure").enabled
+    assert config.channel("reveal").filter == "reveal_after_hand"
+    assert config.readers[0].antennas == {1: "seat 1", 11: "board"}
+    assert config.data_dir == tmp_path / "data"
+
+
+def test_defaults_without_a_file() -> None:
+    config = load_config(None)
+    assert (config.server.host, config.server.port) == ("127.0.0.1", 8080)
+    assert {c.name for c in config.channels} == {"venue", "delayed", "secure"}
+
+
+@pytest.mark.parametrize("text, key, fragment", [
+    ("[table]\nseats = 12", "table.seats", "2 to 10 seats"),
+    ("[table]\nseats = 'nine'", "table.seats", "whole number"),
+    ("[table]\nante_mode = 'sometimes'", "table.ante_mode", "not one of"),
+    ("[[players]]\nseat = 1\nname = 'A'\n[[players]]\nseat = 1\nname = 'B'",
+     "players[1].seat", "already taken"),
+    ("[[players]]\nseat = 11\nname = 'A'", "players[0].seat", "does not exist"),
+    ("[[players]]\nname = 'A'", "players[0].seat", "missing"),
+    ("[delay]\nseconds = -5", "delay.seconds", "zero or more"),
+    ("[channels.live]\nfilter = 'full'\nrequires_token = false", "channels.live.requires_token",
+     "must require a token"),
+    ("[channels.new]\ndelay = 5", "channels.new.filter", "needs a filter"),
+    ("[obs]\nenabled = true", "obs.password", "required"),
+    ("[tabel]\nseats = 9", "tabel", "unknown key"),
+    ("[server]\nport = 70000", "server.port", "not a TCP port"),
+])
+def test_bad_values_name_the_key(text: str, key: str, fragment: str, tmp_path: Path) -> None:
+    path = tmp_path / "feltcast.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert info.value.key == key
+    assert fragment in str(info.value)
+
+
+def test_broken_toml_and_missing_file(tmp_path: Path) -> None:
+    path = tmp_path / "feltcast.toml"
+    path.write_text("[table\nseats = 9")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(path)
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "missing.toml")
+
+
+def test_command_line_overrides_win() -> None:
+    config = with_overrides(parse_config({"delay": {"seconds": 900}}), host="127.0.0.1",
+                            port=0, delay=30, data_dir=Path("/tmp/x"))
+    assert config.server.port == 0
+    assert config.channel("delayed").delay == 30
+    assert config.data_dir == Path("/tmp/x")
+    with pytest.raises(ConfigError, match="--host"):
+        with_overrides(config, host="not a host")
