@@ -1,0 +1,102 @@
+"""Roles, tokens and cross-site protection.
+
+Two roles hold a token: ``operator`` (the console: every state-changing command) and ``secure``
+(the live channels with hole cards). Tokens are generated on first start, kept in
+``<data>/tokens.json`` (mode 0600) and printed once. The ``venue`` and ``delayed`` channels need
+no token.
+
+A token travels in the ``Authorization: Bearer <token>`` header (API clients, the console's
+``fetch``), or as ``?token=`` in a page or websocket URL (OBS browser sources cannot set
+headers). State-changing requests must carry the token in a header: a browser never adds such a
+header to a cross-site request, so a header token is also the CSRF protection; the Origin, when a
+browser sends one, must be the server's own or an allowed one.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+from urllib.parse import urlsplit
+
+from aiohttp import web
+
+ROLES: Final = ("operator", "secure")
+TOKEN_FILE: Final = "tokens.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Tokens:
+    """The tokens of each role."""
+
+    operator: str
+    secure: str
+    created: bool = False
+    """True when this start created them (the CLI then prints them once)."""
+
+    def for_role(self, role: str) -> str:
+        if role == "operator":
+            return self.operator
+        if role == "secure":
+            return self.secure
+        raise KeyError(role)
+
+    def roles_of(self, token: str | None) -> frozenset[str]:
+        """The roles a presented token grants; the operator token also opens secure outputs."""
+        if not token:
+            return frozenset()
+        roles: set[str] = set()
+        if hmac.compare_digest(token.encode(), self.operator.encode()):
+            roles.update(("operator", "secure"))
+        if hmac.compare_digest(token.encode(), self.secure.encode()):
+            roles.add("secure")
+        return frozenset(roles)
+
+
+def load_or_create_tokens(data_dir: Path) -> Tokens:
+    """Read the tokens from the data directory, creating them on first start."""
+    path = data_dir / TOKEN_FILE
+    if path.exists():
+        stored = json.loads(path.read_text())
+        return Tokens(operator=stored["operator"], secure=stored["secure"])
+    data_dir.mkdir(parents=True, exist_ok=True)
+    tokens = Tokens(operator=secrets.token_urlsafe(24), secure=secrets.token_urlsafe(24),
+                    created=True)
+    # Write to a private temporary file, then rename: never a half-written or readable file.
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        json.dump({"operator": tokens.operator, "secure": tokens.secure}, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(tmp, path)
+    return tokens
+
+
+def presented_token(request: web.Request, *, allow_query: bool) -> str | None:
+    """The token a request carries: the Authorization header, else (if allowed) ``?token=``."""
+    header = request.headers.get("Authorization", "")
+    if header.startswith("Bearer "):
+        return header.removeprefix("Bearer ").strip()
+    if allow_query:
+        return request.query.get("token")
+    return None
+
+
+def origin_allowed(request: web.Request, allowed_origins: tuple[str, ...]) -> bool:
+    """Whether the request's Origin (if any) is this server's own or an allowed one.
+
+    Requests without an Origin header (OBS browser sources, curl, API clients) pass: the
+    Origin check exists to stop *other web pages* in a browser from using the service.
+    """
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True
+    if origin in allowed_origins:
+        return True
+    parts = urlsplit(origin)
+    return parts.scheme in ("http", "https") and parts.netloc == request.host
