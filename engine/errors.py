@@ -48,3 +48,21 @@ class ConfigError(InvalidInputError):
         super().__init__(f"configuration error at {key!r}: {problem}")
         self.key = key
         self.problem = problem
+
+
+class InvalidHandError(InvalidInputError):
+    """A hand with the wrong number of cards (two hole cards; 5-7 cards to evaluate)."""
+
+    code = "invalid_hand"
+
+
+class InvalidBoardError(InvalidInputError):
+    """A board that cannot be: 1, 2 or more than 5 cards, or no cards left to complete it."""
+
+    code = "invalid_board"
+
+
+class PlayerCountError(InvalidInputError):
+    """Equity needs between 2 and 10 known hands."""
+
+    code = "player_count"
