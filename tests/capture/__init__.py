@@ -1,0 +1,1 @@
+"""Tests of capture/: the RFID protocol, presence tracking, readers, decks, simulator."""
