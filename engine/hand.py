@@ -1,0 +1,984 @@
+"""One No-Limit Hold'em hand as a pure, synchronous state machine (rules R3-R17, R22).
+
+Every command (``deal_hole``, ``raise_to``, ``show_hand``, ``undo`` ...) first verifies
+itself (``verify_<verb>`` raises :class:`~engine.errors.IllegalActionError` naming the rule
+and the legal options; ``can_<verb>`` answers yes or no), then emits events: the command's
+own event and the events it causes (bets collected, pots awarded ...). Every event goes
+through one function, :meth:`Hand._apply`, so that :meth:`Hand.replay` of a log, or of its
+public views, rebuilds the state exactly. Positions run clockwise from the seat left of the
+button (position 0 is the small blind, the button is last; heads-up the big blind is 0).
+
+>>> hand = Hand.start(seats=(1, 2, 3), stacks=(1000, 1000, 1000), blinds=(5, 10, 0),
+...                   button=3, big_blind=10)
+>>> for seat in (1, 2, 3):
+...     _ = hand.deal_hole(seat, None)
+>>> hand.legal_actions().describe()
+'call 10, raise to 20-1,000 or fold'
+>>> _ = hand.fold(); _ = hand.fold()
+>>> hand.stacks
+(995, 1005, 1000)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from engine.actions import LegalActions, Restriction, chips
+from engine.cards import Card, ensure_distinct, parse_cards
+from engine.errors import DuplicateCardError, IllegalActionError
+from engine.evaluator import evaluate, evaluate_strength
+from engine.events import (
+    ActionKind,
+    ActionTaken,
+    ActionUndone,
+    AntePosted,
+    BetReturned,
+    BetsCollected,
+    BlindPosted,
+    BoardDealt,
+    CardBurned,
+    Event,
+    HandEnded,
+    HandMucked,
+    HandShown,
+    HandStarted,
+    HandVoided,
+    HoleCardsDealt,
+    PlayerRestricted,
+    PotAwarded,
+    Street,
+    StreetStarted,
+)
+from engine.pots import Pot, build_pots, split_pot
+
+BETTING_STREETS = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)
+_BOARD_SIZE = {Street.PREFLOP: 0, Street.FLOP: 3, Street.TURN: 4, Street.RIVER: 5}
+_STREET_FOR_BOARD = {3: Street.FLOP, 4: Street.TURN, 5: Street.RIVER}
+
+CardsInput = str | Iterable[str | Card | None] | None
+
+
+class Hand:
+    """One hand at one table. Build it with :meth:`start` or :meth:`replay`."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        """Every event of the hand in order, undos included (the append-only log)."""
+        self._effective: list[Event] = []
+        self._reset()
+
+    # --- construction ------------------------------------------------------------------
+
+    @classmethod
+    def start(cls, *, seats: Sequence[int], stacks: Sequence[int], blinds: Sequence[int],
+              big_blind: int, button: int | None = None, antes: Sequence[int] | None = None,
+              names: Sequence[str] | None = None, hand_number: int = 1,
+              absent: Iterable[int] = (), short_call_rule: str = "live",
+              odd_chip_rule: str = "button", chip_unit: int = 1, dead_antes: bool = True,
+              auto_showdown: bool = True, level: int = 0) -> Hand:
+        """Start a hand: post antes and blinds (R4, R5) and open the pre-flop betting.
+
+        ``seats``, ``stacks``, ``blinds`` and ``antes`` are per position (clockwise from the
+        seat left of the button). ``short_call_rule`` is ``"live"`` (R5 default: call at
+        least the full big blind, raise to at least two) or ``"phh"`` (PHH/PokerKit: the
+        call is the largest amount actually posted).
+        """
+        count = len(seats)
+        antes = tuple(antes) if antes is not None else (0,) * count
+        names = tuple(names) if names is not None else tuple(f"Seat {s}" for s in seats)
+        if not 2 <= count <= 10 or len(set(seats)) != count:
+            raise IllegalActionError(f"a hand needs 2-10 distinct seats, got {list(seats)}")
+        if not (len(stacks) == len(blinds) == len(antes) == len(names) == count):
+            raise IllegalActionError("seats, stacks, blinds, antes and names differ in length")
+        if any(s <= 0 for s in stacks):
+            raise IllegalActionError("every player dealt in needs chips")
+        if short_call_rule not in ("live", "phh") or odd_chip_rule not in ("button", "big_blind"):
+            raise IllegalActionError("short_call_rule is live or phh; odd_chip_rule button or "
+                                     "big_blind")
+        hand = cls()
+        started = HandStarted(
+            hand_number=hand_number, seats=tuple(seats), names=names, stacks=tuple(stacks),
+            button=button, blinds=tuple(blinds), antes=antes, big_blind=big_blind,
+            absent=tuple(sorted(set(absent))), short_call_rule=short_call_rule,
+            odd_chip_rule=odd_chip_rule, chip_unit=chip_unit, dead_antes=dead_antes,
+            auto_showdown=auto_showdown, level=level)
+        hand._emit(started)
+        hand._post_forced_bets()
+        hand._advance()
+        return hand
+
+    @classmethod
+    def replay(cls, events: Iterable[Event]) -> Hand:
+        """The hand that these events describe (a full log or a channel's public views)."""
+        hand = cls()
+        for event in events:
+            hand._record(event)
+        return hand
+
+    # --- state --------------------------------------------------------------------------
+
+    def _reset(self) -> None:
+        self.started: HandStarted | None = None
+        self.seats: tuple[int, ...] = ()
+        self.names: tuple[str, ...] = ()
+        self._index: dict[int, int] = {}
+        self.start_stacks: tuple[int, ...] = ()
+        self._stacks: list[int] = []
+        self._bets: list[int] = []
+        self._contributed: list[int] = []
+        self._antes: list[int] = []
+        self._folded: list[bool] = []
+        self._mucked: list[bool] = []
+        self._hole: list[tuple[Card | None, ...] | None] = []
+        self._shown: list[bool] = []
+        self._restricted: list[bool] = []
+        self._absent: list[bool] = []
+        self._acted: list[bool] = []
+        self._acted_level: list[int] = []
+        self.board: list[Card] = []
+        self.street: Street = Street.PREFLOP
+        self._level = 0
+        self._min_raise = 0
+        self._actor: int | None = None
+        self._round_closed = False
+        self._aggressor: int | None = None
+        self._last_short: int | None = None
+        self._bb_index = 0
+        self._awarded: list[PotAwarded] = []
+        self._busted: tuple[int, ...] = ()
+
+    def _record(self, event: Event) -> None:
+        self.events.append(event)
+        if isinstance(event, ActionUndone):
+            del self._effective[len(self._effective) - event.count:]
+            self._rebuild()
+        elif not isinstance(event, CardBurned):
+            self._effective.append(event)
+            self._apply(event)
+
+    def _emit(self, event: Event) -> Event:
+        self._record(event)
+        return event
+
+    def _rebuild(self) -> None:
+        self._reset()
+        for event in self._effective:
+            self._apply(event)
+
+    @property
+    def stacks(self) -> tuple[int, ...]:
+        """Chips behind per position (bets on this street not included)."""
+        return tuple(self._stacks)
+
+    @property
+    def bets(self) -> tuple[int, ...]:
+        """Chips in front of each position on this street, not yet collected."""
+        return tuple(self._bets)
+
+    @property
+    def contributions(self) -> tuple[int, ...]:
+        """Each position's total chips put in this hand (antes and bets)."""
+        return tuple(self._contributed)
+
+    @property
+    def is_over(self) -> bool:
+        return self.street in (Street.COMPLETE, Street.VOID)
+
+    @property
+    def actor_seat(self) -> int | None:
+        """The seat whose turn it is (R3, R4, R9), or None."""
+        return None if self._actor is None or self.is_over else self.seats[self._actor]
+
+    @property
+    def big_blind(self) -> int:
+        return self.started.big_blind if self.started else 0
+
+    @property
+    def live_seats(self) -> tuple[int, ...]:
+        """Seats still holding a hand (not folded, not mucked)."""
+        return tuple(s for i, s in enumerate(self.seats) if self._live(i))
+
+    def hole_cards(self, seat: int) -> tuple[Card | None, ...] | None:
+        """The seat's hole cards as far as known (None: not dealt)."""
+        return self._hole[self._position(seat)]
+
+    def is_shown(self, seat: int) -> bool:
+        return self._shown[self._position(seat)]
+
+    def is_folded(self, seat: int) -> bool:
+        return self._folded[self._position(seat)]
+
+    def is_mucked(self, seat: int) -> bool:
+        return self._mucked[self._position(seat)]
+
+    def stack(self, seat: int) -> int:
+        return self._stacks[self._position(seat)]
+
+    def pots(self) -> tuple[Pot, ...]:
+        """Main pot then side pots with the seats that can win each (R16); current street's
+        bets included."""
+        dead = sum(self._antes) if self._dead_antes else 0
+        contributions = [c - (a if self._dead_antes else 0)
+                         for c, a in zip(self._contributed, self._antes, strict=True)]
+        out = [not self._live(i) for i in range(len(self.seats))]
+        return build_pots(contributions, out, seats=self.seats, dead=dead)
+
+    @property
+    def total_pot(self) -> int:
+        return sum(self._contributed) - sum(a.amount for a in self._awarded)
+
+    @property
+    def awards(self) -> tuple[PotAwarded, ...]:
+        return tuple(self._awarded)
+
+    @property
+    def busted(self) -> tuple[int, ...]:
+        """Seats busted in this hand, best finish first (R22)."""
+        return self._busted
+
+    # --- helpers -------------------------------------------------------------------------
+
+    @property
+    def _dead_antes(self) -> bool:
+        return self.started.dead_antes if self.started else True
+
+    def _position(self, seat: int) -> int:
+        try:
+            return self._index[seat]
+        except KeyError:
+            raise IllegalActionError(f"seat {seat} is not in this hand "
+                                     f"(seats {', '.join(map(str, self.seats))})") from None
+
+    def _who(self, i: int) -> str:
+        seat, name = self.seats[i], self.names[i]
+        return f"Seat {seat}" if name == f"Seat {seat}" else f"Seat {seat} ({name})"
+
+    def _live(self, i: int) -> bool:
+        return not self._folded[i] and not self._mucked[i]
+
+    def _level_for_calls(self) -> int:
+        """The amount to call to (R5): live rule counts the full big blind pre-flop."""
+        assert self.started is not None
+        if self.street is Street.PREFLOP and self.started.short_call_rule == "live":
+            return max(self._level, self.started.big_blind)
+        return self._level
+
+    def _with_chips(self) -> list[int]:
+        return [i for i in range(len(self.seats)) if self._live(i) and self._stacks[i] > 0]
+
+    def _needs_action(self, i: int) -> bool:
+        if not self._live(i) or self._stacks[i] == 0:
+            return False
+        level = self._level_for_calls()
+        if self._acted[i] and self._bets[i] >= level:
+            return False
+        others = [j for j in self._with_chips() if j != i]
+        return bool(others) or self._bets[i] < level
+
+    def _next_actor(self, start: int) -> int | None:
+        count = len(self.seats)
+        for step in range(count):
+            i = (start + step) % count
+            if self._needs_action(i):
+                return i
+        return None
+
+    def _strength(self, i: int) -> int:
+        """The hand strength of a position with known cards on a full board (R18)."""
+        hole = self._hole[i]
+        assert hole is not None and len(self.board) == 5
+        return evaluate_strength([c for c in hole if c is not None] + self.board)
+
+    def _describe_hand(self, i: int) -> str:
+        hole = self._hole[i]
+        assert hole is not None
+        return evaluate([c for c in hole if c is not None] + self.board).describe()
+
+    # --- applying events (the only place state changes) ----------------------------------
+
+    def _apply(self, event: Event) -> None:
+        if isinstance(event, HandStarted):
+            self._start(event)
+        elif isinstance(event, AntePosted):
+            i = self._index[event.seat]
+            self._stacks[i] -= event.amount
+            self._contributed[i] += event.amount
+            self._antes[i] += event.amount
+        elif isinstance(event, BlindPosted):
+            i = self._index[event.seat]
+            self._stacks[i] -= event.amount
+            self._bets[i] += event.amount
+            self._contributed[i] += event.amount
+            self._level = max(self._level, self._bets[i])
+        elif isinstance(event, StreetStarted):
+            self._start_street(event.street)
+        elif isinstance(event, HoleCardsDealt):
+            self._hole[self._index[event.seat]] = event.cards
+        elif isinstance(event, BoardDealt):
+            self.board.extend(event.cards)
+        elif isinstance(event, ActionTaken):
+            self._apply_action(event)
+        elif isinstance(event, BetReturned):
+            i = self._index[event.seat]
+            self._bets[i] -= event.amount
+            self._contributed[i] -= event.amount
+            self._stacks[i] += event.amount
+            if i == self._aggressor and self.street is not Street.PREFLOP and not self._bets[i]:
+                self._aggressor = None
+        elif isinstance(event, BetsCollected):
+            self._bets = [0] * len(self.seats)
+            self._level = 0
+            self._round_closed = True
+            self._actor = None
+        elif isinstance(event, PlayerRestricted):
+            self._restricted[self._index[event.seat]] = True
+        elif isinstance(event, HandShown):
+            i = self._index[event.seat]
+            self._hole[i] = event.cards
+            self._shown[i] = True
+        elif isinstance(event, HandMucked):
+            i = self._index[event.seat]
+            self._mucked[i] = True
+            if event.cards:
+                self._hole[i] = event.cards
+        elif isinstance(event, PotAwarded):
+            for seat, share in zip(event.seats, event.shares, strict=True):
+                self._stacks[self._index[seat]] += share
+            self._awarded.append(event)
+        elif isinstance(event, HandEnded):
+            self.street = Street.COMPLETE
+            self._actor = None
+            self._busted = event.busted
+        elif isinstance(event, HandVoided):
+            self._stacks = list(self.start_stacks)
+            self._bets = [0] * len(self.seats)
+            self._contributed = [0] * len(self.seats)
+            self._antes = [0] * len(self.seats)
+            self.street = Street.VOID
+            self._actor = None
+
+    def _start(self, e: HandStarted) -> None:
+        count = len(e.seats)
+        self.started = e
+        self.seats, self.names, self.start_stacks = e.seats, e.names, e.stacks
+        self._index = {s: i for i, s in enumerate(e.seats)}
+        self._stacks = list(e.stacks)
+        self._bets = [0] * count
+        self._contributed = [0] * count
+        self._antes = [0] * count
+        self._folded = [False] * count
+        self._mucked = [False] * count
+        self._hole = [None] * count
+        self._shown = [False] * count
+        self._restricted = [False] * count
+        self._absent = [s in e.absent for s in e.seats]
+        self._acted = [False] * count
+        self._acted_level = [0] * count
+        top = max(e.blinds)
+        self._bb_index = max((i for i in range(count) if e.blinds[i] == top), default=count - 1)
+        if count == 2 and e.blinds[0] == e.blinds[1] == top:
+            self._bb_index = 0
+        self.street = Street.PREFLOP
+        self._min_raise = e.big_blind
+
+    def _start_street(self, street: Street) -> None:
+        self.street = street
+        count = len(self.seats)
+        self._acted = [False] * count
+        self._acted_level = [0] * count
+        self._last_short = None
+        self._round_closed = False
+        assert self.started is not None
+        self._min_raise = self.started.big_blind
+        if street is Street.SHOWDOWN:
+            self._actor = None
+            return
+        if street is not Street.PREFLOP:
+            self._level = 0
+        first = (self._bb_index + 1) % count if street is Street.PREFLOP else 0
+        self._actor = self._next_actor(first)
+        if self._actor is not None and len(self._with_chips()) >= 2:
+            self._aggressor = None if street is not Street.PREFLOP else self._aggressor
+
+    def _apply_action(self, e: ActionTaken) -> None:
+        i = self._index[e.seat]
+        level_before = self._level_for_calls()
+        if e.action is ActionKind.FOLD:
+            self._folded[i] = True
+        else:
+            self._stacks[i] -= e.added
+            self._bets[i] += e.added
+            self._contributed[i] += e.added
+        if e.action in (ActionKind.BET, ActionKind.RAISE):
+            increase = e.to - level_before
+            if increase >= self._min_raise or (e.action is ActionKind.BET and not e.all_in):
+                self._min_raise = max(self._min_raise, increase)
+                self._last_short = None
+            else:
+                self._last_short = i
+            self._level = e.to
+            self._aggressor = i
+        self._acted[i] = True
+        self._acted_level[i] = self._level_for_calls()
+        self._actor = self._next_actor(i + 1)
+
+    # --- forced bets and automatic progress ----------------------------------------------
+
+    def _post_forced_bets(self) -> None:
+        e = self.started
+        assert e is not None
+        antes = [min(a, s) for a, s in zip(e.antes, self._stacks, strict=True)]
+        if not e.dead_antes and len(antes) > 1:  # live antes: an unmatched excess is trimmed
+            cutoff = sorted(antes)[-2]
+            antes = [min(a, cutoff) for a in antes]
+        for i, seat in enumerate(e.seats):
+            if antes[i]:
+                self._emit(AntePosted(seat, antes[i], antes[i] == self._stacks[i]))
+        top = max(e.blinds)
+        for i, seat in enumerate(e.seats):
+            blind = min(e.blinds[i], self._stacks[i])
+            if blind:
+                name = "big" if i == self._bb_index or e.blinds[i] == top else "small"
+                self._emit(BlindPosted(seat, name, blind, blind == self._stacks[i]))
+        self._emit(StreetStarted(Street.PREFLOP))
+
+    def _advance(self) -> None:
+        """Emit what follows from the last command: absent folds (R11), the end of a betting
+        round, an uncontested pot, the showdown (R14, R15) and the awards (R16, R17)."""
+        while not self.is_over:
+            live = [i for i in range(len(self.seats)) if self._live(i)]
+            if (self._actor is not None and self._absent[self._actor]
+                    and self.street in BETTING_STREETS and len(live) > 1
+                    and all(h is not None for h in self._hole)):
+                self._emit(ActionTaken(self.seats[self._actor], ActionKind.FOLD,
+                                       self._bets[self._actor], 0, False, "R11"))
+                continue
+            if len(live) == 1:
+                if not self._round_closed and self.street in BETTING_STREETS:
+                    self._close_round()
+                self._award()
+                return
+            if self.street in BETTING_STREETS and not self._round_closed and self._actor is None:
+                self._close_round()
+                continue
+            if self._round_closed and self.street is Street.RIVER:
+                self._emit(StreetStarted(Street.SHOWDOWN))
+                continue
+            if self.street is Street.SHOWDOWN:
+                assert self.started is not None
+                if self.started.auto_showdown:
+                    self._resolve(stop_at_unknown=True)
+                if self._showdown_settled():
+                    self._award()
+                return
+            if (self._round_closed and len(self._with_chips()) < 2
+                    and self.started is not None and self.started.auto_showdown):
+                for i in live:  # R14: all-in, no more betting: every hand face up
+                    hole = self._hole[i]
+                    if not self._shown[i] and hole and all(c is not None for c in hole):
+                        self._emit(HandShown(self.seats[i], tuple(c for c in hole if c), True))
+            return
+
+    def _close_round(self) -> None:
+        bets = sorted(self._bets)
+        cutoff = bets[-2] if len(bets) > 1 else 0
+        for i, seat in enumerate(self.seats):
+            if self._bets[i] > cutoff:
+                self._emit(BetReturned(seat, self._bets[i] - cutoff))
+        self._emit(BetsCollected(self.street, self.pots()))
+
+    def _showdown_settled(self) -> bool:
+        for pot in self.pots():
+            contenders = [self._index[s] for s in pot.seats]
+            if len(contenders) > 1 and not all(self._shown[i] for i in contenders):
+                return False
+        return True
+
+    def _showdown_order(self) -> list[int]:
+        """R15: last bettor or raiser on the final round first, else first left of the
+        button; then clockwise."""
+        count = len(self.seats)
+        first = self._aggressor if self._aggressor is not None else 0
+        return [(first + k) % count for k in range(count) if self._live((first + k) % count)]
+
+    def _resolve(self, *, stop_at_unknown: bool) -> None:
+        """Show or muck, in R15 order, every hand not yet decided: a hand is shown if it wins
+        or ties a pot it contends for against the hands shown so far, else mucked."""
+        pots = self.pots()
+        for i in self._showdown_order():
+            if self._shown[i] or not self._live(i):
+                continue
+            hole = self._hole[i]
+            if hole is None or any(c is None for c in hole):
+                if stop_at_unknown:
+                    return
+                raise IllegalActionError(
+                    f"{self._who(i)}'s hole cards are unknown: show them (show_hand with the "
+                    "cards) or muck the hand (R15)", rule="R15")
+            value = self._strength(i)
+            contended = [p for p in pots if self.seats[i] in p.seats and len(
+                [s for s in p.seats if self._live(self._index[s])]) > 1]
+            wins = not contended
+            for pot in contended:
+                best = [self._strength(self._index[s]) for s in pot.seats
+                        if self._shown[self._index[s]] and self._live(self._index[s])]
+                if not best or value >= max(best):
+                    wins = True
+            if wins:
+                self._emit(HandShown(self.seats[i], tuple(c for c in hole if c), True))
+            else:
+                self._emit(HandMucked(self.seats[i], hole, True))
+
+    def _award(self) -> None:
+        assert self.started is not None
+        count = len(self.seats)
+        if self.started.odd_chip_rule == "big_blind":  # R17 house rule: next due the BB
+            order = [(self._bb_index + 1 + k) % count for k in range(count)]
+        else:  # R17 default: first clockwise from the button
+            order = list(range(count))
+        for number, pot in enumerate(self.pots()):
+            contenders = [self._index[s] for s in pot.seats if self._live(self._index[s])]
+            description = ""
+            if len(contenders) == 1:
+                winners = contenders
+            else:
+                values = {i: self._strength(i) for i in contenders}
+                top = max(values.values())
+                winners = [i for i in order if values.get(i) == top]
+                description = self._describe_hand(winners[0])
+            shares = split_pot(pot.amount, len(winners), chip_unit=self.started.chip_unit)
+            self._emit(PotAwarded(number, pot.amount, tuple(self.seats[i] for i in winners),
+                                  shares, description))
+        busted = [i for i in range(count) if self._stacks[i] == 0]
+        busted.sort(key=lambda i: -self.start_stacks[i])  # R22: bigger start stack ranks higher
+        self._emit(HandEnded(self.stacks, tuple(self.seats[i] for i in busted)))
+
+    # --- legal actions -------------------------------------------------------------------
+
+    def legal_actions(self) -> LegalActions | None:
+        """The options of the player to act (R6, R7, R10), or None when nobody is to act."""
+        i = self._actor
+        if i is None or self.is_over or self._round_closed:
+            return None
+        level = self._level_for_calls()
+        to_call = min(max(level - self._bets[i], 0), self._stacks[i])
+        restrictions = []
+        may_raise = True
+        total = self._stacks[i] + self._bets[i]
+        if self._restricted[i]:
+            may_raise = False
+            restrictions.append(Restriction("R10", f"{self._who(i)} exposed a hole card and "
+                                                   "may only call or fold"))
+        if total <= level:
+            may_raise = False
+        elif not any(self._live(j) and self._stacks[j] + self._bets[j] > level
+                     for j in range(len(self.seats)) if j != i):
+            may_raise = False
+            restrictions.append(Restriction("R6", "every other player is all-in or out"))
+        elif (self._acted[i] and self._acted_level[i] > 0
+              and level - self._acted_level[i] < self._min_raise):
+            may_raise = False
+            shorter = (f"the all-in by seat {self.seats[self._last_short]}"
+                       if self._last_short is not None else "the last all-in")
+            restrictions.append(Restriction(
+                "R7", f"{shorter} was not a full raise and {self._who(i).split(' (')[0].lower()}"
+                      " has already acted"))
+        min_to = max_to = None
+        if may_raise:
+            max_to = total
+            min_to = min(level + self._min_raise, total)
+        return LegalActions(
+            seat=self.seats[i], name=self.names[i], street=self.street,
+            can_check=to_call == 0, call_amount=to_call, call_to=self._bets[i] + to_call,
+            is_bet=level == 0, min_raise_to=min_to, max_raise_to=max_to,
+            restrictions=tuple(restrictions))
+
+    def pending_decision(self) -> LegalActions | None:
+        """The decision a clock (R12) would expire: the same as :meth:`legal_actions`."""
+        return self.legal_actions()
+
+    def _require_turn(self, seat: int | None, verb: str) -> tuple[int, LegalActions]:
+        if self.is_over:
+            raise IllegalActionError(f"cannot {verb}: the hand is over")
+        legal = self.legal_actions()
+        if legal is None:
+            what = "deal the board" if self._round_closed and len(self.board) < 5 else "wait"
+            raise IllegalActionError(f"cannot {verb}: nobody is to act now ({what})", rule="R9")
+        if seat is not None and seat != legal.seat:
+            i = self._position(seat)
+            raise IllegalActionError(
+                f"{self._who(i)} cannot {verb}: it is {legal.name}'s turn (seat {legal.seat}) "
+                "(R9)", rule="R9", legal=legal.options())
+        missing = [self.seats[i] for i in range(len(self.seats)) if self._hole[i] is None]
+        if missing:
+            raise IllegalActionError(
+                f"cannot {verb} before hole cards are dealt to seat(s) "
+                f"{', '.join(map(str, missing))} (deal them, unknown if unread)")
+        assert self._actor is not None
+        return self._actor, legal
+
+    def _illegal(self, i: int, verb: str, why: str, rule: str, legal: LegalActions,
+                 ruling: str = "") -> IllegalActionError:
+        return IllegalActionError(
+            f"{self._who(i)} cannot {verb}: {why} ({rule}). Legal: {legal.describe()}.",
+            rule=rule, legal=legal.options(), ruling=ruling)
+
+    # --- player actions: verify / can / do ------------------------------------------------
+
+    def verify_fold(self, seat: int | None = None) -> None:
+        self._require_turn(seat, "fold")
+
+    def can_fold(self, seat: int | None = None) -> bool:
+        return _can(self.verify_fold, seat)
+
+    def fold(self, seat: int | None = None, *, rule: str = "") -> ActionTaken:
+        """Fold (any time it is the player's turn)."""
+        i, _ = self._require_turn(seat, "fold")
+        return self._act(ActionTaken(self.seats[i], ActionKind.FOLD, self._bets[i], 0, False,
+                                     rule))
+
+    def verify_check(self, seat: int | None = None) -> None:
+        i, legal = self._require_turn(seat, "check")
+        if not legal.can_check:
+            raise self._illegal(i, "check", f"there is {chips(legal.call_amount)} to call",
+                                "R6", legal)
+
+    def can_check(self, seat: int | None = None) -> bool:
+        return _can(self.verify_check, seat)
+
+    def check(self, seat: int | None = None, *, rule: str = "") -> ActionTaken:
+        self.verify_check(seat)
+        i = self._actor
+        assert i is not None
+        return self._act(ActionTaken(self.seats[i], ActionKind.CHECK, self._bets[i], 0, False,
+                                     rule))
+
+    def verify_call(self, seat: int | None = None) -> None:
+        i, legal = self._require_turn(seat, "call")
+        if legal.can_check:
+            raise self._illegal(i, "call", "there is no bet to call", "R6", legal)
+
+    def can_call(self, seat: int | None = None) -> bool:
+        return _can(self.verify_call, seat)
+
+    def call(self, seat: int | None = None) -> ActionTaken:
+        self.verify_call(seat)
+        i = self._actor
+        assert i is not None
+        legal = self.legal_actions()
+        assert legal is not None
+        added = legal.call_amount
+        return self._act(ActionTaken(self.seats[i], ActionKind.CALL, self._bets[i] + added,
+                                     added, added == self._stacks[i]))
+
+    def check_or_call(self, seat: int | None = None) -> ActionTaken:
+        """Check if possible, else call (PHH ``cc``)."""
+        legal = self.legal_actions()
+        if legal is not None and legal.can_check:
+            return self.check(seat)
+        return self.call(seat)
+
+    def verify_raise_to(self, amount: int, seat: int | None = None, *,
+                        verb: str = "raise") -> None:
+        """Check a bet or raise to ``amount`` (a street total, R6).
+
+        :raises IllegalActionError: naming R7/R10 when raising is closed, R6 outside the
+            limits, and with the R8 ruling for an amount below the minimum.
+        """
+        i, legal = self._require_turn(seat, verb)
+        if legal.min_raise_to is None or legal.max_raise_to is None:
+            reason = legal.restrictions[0] if legal.restrictions else None
+            if reason is None:
+                why = "his stack does not cover more than a call"
+                raise self._illegal(i, verb, why, "R6", legal)
+            raise self._illegal(i, verb, reason.reason, reason.rule, legal)
+        if verb == "bet" and not legal.is_bet:
+            raise self._illegal(i, "bet", f"there is already a bet (raise to more than "
+                                          f"{chips(legal.call_to)})", "R6", legal)
+        if amount > legal.max_raise_to:
+            raise self._illegal(i, f"{verb} to {chips(amount)}",
+                                f"that is more than his {chips(legal.max_raise_to)}", "R6",
+                                legal)
+        if amount < legal.min_raise_to and amount != legal.max_raise_to:
+            level = self._level_for_calls()
+            increment = self._min_raise
+            if amount <= level:
+                raise self._illegal(i, f"{verb} to {chips(amount)}",
+                                    f"that is not more than the {chips(level)} to call", "R6",
+                                    legal, ruling="call")
+            half = 2 * (amount - level) >= increment
+            ruling = (f"raise to {chips(legal.min_raise_to)}" if half else
+                      f"call {chips(legal.call_amount)}")
+            raise self._illegal(
+                i, f"{verb} to {chips(amount)}",
+                f"the minimum is {chips(legal.min_raise_to)}; under the 50 % rule this is "
+                f"ruled {'a ' + ruling if not half else 'completed to ' + ruling[6:]}", "R8",
+                legal, ruling=ruling)
+
+    def can_raise_to(self, amount: int, seat: int | None = None) -> bool:
+        return _can(self.verify_raise_to, amount, seat)
+
+    def raise_to(self, amount: int, seat: int | None = None) -> ActionTaken:
+        """Bet or raise to a street total of ``amount`` (R6-R8)."""
+        self.verify_raise_to(amount, seat)
+        return self._wager(amount)
+
+    def verify_bet(self, amount: int, seat: int | None = None) -> None:
+        self.verify_raise_to(amount, seat, verb="bet")
+
+    def can_bet(self, amount: int, seat: int | None = None) -> bool:
+        return _can(self.verify_bet, amount, seat)
+
+    def bet(self, amount: int, seat: int | None = None) -> ActionTaken:
+        """Open the betting on a street with ``amount`` (at least the big blind, R6)."""
+        self.verify_bet(amount, seat)
+        return self._wager(amount)
+
+    def verify_all_in(self, seat: int | None = None) -> None:
+        i, legal = self._require_turn(seat, "go all-in")
+        if legal.max_raise_to is None and legal.call_amount < self._stacks[i]:
+            self.verify_raise_to(self._stacks[i] + self._bets[i], seat)
+
+    def can_all_in(self, seat: int | None = None) -> bool:
+        return _can(self.verify_all_in, seat)
+
+    def all_in(self, seat: int | None = None) -> ActionTaken:
+        """Put in every chip: a raise if raising is open, else a call for the whole stack."""
+        self.verify_all_in(seat)
+        legal = self.legal_actions()
+        assert legal is not None
+        if legal.max_raise_to is not None:
+            return self._wager(legal.max_raise_to)
+        return self.call(seat)
+
+    def _wager(self, amount: int) -> ActionTaken:
+        i = self._actor
+        assert i is not None
+        kind = ActionKind.BET if self._level_for_calls() == 0 else ActionKind.RAISE
+        added = amount - self._bets[i]
+        return self._act(ActionTaken(self.seats[i], kind, amount, added,
+                                     added == self._stacks[i]))
+
+    def expire_clock(self) -> ActionTaken:
+        """R12: the clock ran out; the player checks if he can, else folds."""
+        legal = self.legal_actions()
+        if legal is None:
+            raise IllegalActionError("no decision is pending, so no clock can expire", rule="R12")
+        if legal.can_check:
+            return self.check(rule="R12")
+        return self.fold(rule="R12")
+
+    def _act(self, event: ActionTaken) -> ActionTaken:
+        self._emit(event)
+        self._advance()
+        return event
+
+    # --- cards ---------------------------------------------------------------------------
+
+    def _known(self) -> list[Card]:
+        known = [c for hole in self._hole if hole for c in hole if c is not None]
+        return known + self.board
+
+    def verify_deal_hole(self, seat: int, cards: CardsInput = None) -> tuple[Card | None, ...]:
+        if self.is_over:
+            raise IllegalActionError("cannot deal: the hand is over")
+        i = self._position(seat)
+        parsed = _parse_hole(cards)
+        have = self._hole[i]
+        if have is not None:
+            if all(c is not None for c in have):
+                raise IllegalActionError(f"{self._who(i)} already has hole cards (R13: too "
+                                         "many cards to a seat)", rule="R13")
+            merged = tuple(old if old is not None else new for old, new in
+                           zip(have, parsed, strict=True))
+            if any(o is not None and o != n for o, n in zip(have, parsed, strict=True)):
+                raise IllegalActionError(f"{self._who(i)}'s hole cards differ from those read")
+            parsed = merged
+        others = [c for j, hole in enumerate(self._hole) if hole and j != i
+                  for c in hole if c is not None] + self.board
+        try:
+            ensure_distinct(others, [c for c in parsed if c is not None])
+        except DuplicateCardError as dup:
+            raise IllegalActionError(f"{dup} (R13: identical cards void the hand)",
+                                     rule="R13") from None
+        return parsed
+
+    def deal_hole(self, seat: int, cards: CardsInput = None) -> HoleCardsDealt:
+        """Deal hole cards to a seat; ``None`` (or ``"????"``) for cards not read."""
+        parsed = self.verify_deal_hole(seat, cards)
+        event = HoleCardsDealt(seat, parsed)
+        self._emit(event)
+        self._advance()
+        return event
+
+    def burn_card(self, card: Card | str | None = None) -> CardBurned:
+        """Record a burn card (R19): it never reaches any output."""
+        event = CardBurned(Card(card) if isinstance(card, str) else card)
+        self._emit(event)
+        return event
+
+    def verify_deal_board(self, cards: str | Iterable[str | Card]) -> tuple[Card, ...]:
+        parsed = parse_cards(cards)
+        if self.is_over:
+            raise IllegalActionError("cannot deal the board: the hand is over")
+        if not self._round_closed or self.street not in BETTING_STREETS:
+            who = self.actor_seat
+            wait = f" (seat {who} is to act)" if who is not None else ""
+            raise IllegalActionError(f"cannot deal the board: the betting round is not "
+                                     f"over{wait}", rule="R9")
+        after = len(self.board) + len(parsed)
+        betting = len(self._with_chips()) >= 2 and len(self.live_seats) > 1
+        nxt = _BOARD_SIZE[self.street] + {0: 3}.get(len(self.board), 1)
+        if after not in _STREET_FOR_BOARD or (betting and after != nxt) or after < nxt:
+            raise IllegalActionError(f"cannot deal {len(parsed)} board card(s) now: the "
+                                     f"{_STREET_FOR_BOARD.get(nxt, Street.RIVER)} needs "
+                                     f"{nxt - len(self.board)}")
+        try:
+            ensure_distinct(self._known(), parsed)
+        except DuplicateCardError as dup:
+            raise IllegalActionError(f"{dup} (R13: identical cards void the hand)",
+                                     rule="R13") from None
+        return parsed
+
+    def deal_board(self, cards: str | Iterable[str | Card]) -> BoardDealt:
+        """Deal the flop (3 cards), turn or river (1); a run-out may deal several streets."""
+        parsed = self.verify_deal_board(cards)
+        event = BoardDealt(_STREET_FOR_BOARD[len(self.board) + len(parsed)], parsed)
+        self._emit(event)
+        self._emit(StreetStarted(event.street))
+        self._advance()
+        return event
+
+    def verify_show_hand(self, seat: int, cards: CardsInput = None) -> tuple[Card, ...]:
+        i = self._position(seat)
+        if self.is_over or not self._live(i):
+            raise IllegalActionError(f"{self._who(i)} has no live hand to show")
+        if self.street is not Street.SHOWDOWN and not (
+                self._round_closed and len(self._with_chips()) < 2):
+            raise IllegalActionError(f"{self._who(i)} cannot show now: hands are shown at the "
+                                     "showdown or in an all-in (R14, R15)", rule="R15")
+        have = self._hole[i] or (None, None)
+        parsed = _parse_hole(cards) if cards is not None else have
+        if any(c is None for c in parsed):
+            raise IllegalActionError(f"{self._who(i)}'s cards were not read: give the cards "
+                                     "shown")
+        if any(h is not None and h != p for h, p in zip(have, parsed, strict=True)):
+            raise IllegalActionError(f"{self._who(i)} shows {_fmt(parsed)} but was dealt "
+                                     f"{_fmt(have)}")
+        others = [c for j, hole in enumerate(self._hole) if hole and j != i
+                  for c in hole if c is not None] + self.board
+        try:
+            ensure_distinct(others, parsed)  # type: ignore[arg-type]
+        except DuplicateCardError as dup:
+            raise IllegalActionError(f"{dup} (R13)", rule="R13") from None
+        return tuple(c for c in parsed if c is not None)
+
+    def show_hand(self, seat: int, cards: CardsInput = None) -> HandShown:
+        """Table a hand at the showdown or in an all-in (R14, R15)."""
+        parsed = self.verify_show_hand(seat, cards)
+        event = HandShown(seat, parsed)
+        self._emit(event)
+        self._advance()
+        return event
+
+    def verify_muck_hand(self, seat: int) -> None:
+        i = self._position(seat)
+        if self.is_over or not self._live(i) or self.street is not Street.SHOWDOWN:
+            raise IllegalActionError(f"{self._who(i)} cannot muck now (only a live hand at "
+                                     "the showdown)", rule="R15")
+        for pot in self.pots():
+            live = [s for s in pot.seats if self._live(self._index[s])]
+            if live == [seat]:
+                raise IllegalActionError(f"{self._who(i)} is the last player in a pot and "
+                                         "wins it without showing: nothing to muck")
+
+    def muck_hand(self, seat: int) -> HandMucked:
+        """Give up the hand unseen at the showdown (R20: the cards stay secret)."""
+        self.verify_muck_hand(seat)
+        i = self._position(seat)
+        event = HandMucked(seat, self._hole[i] or ())
+        self._emit(event)
+        self._advance()
+        return event
+
+    def resolve_showdown(self) -> None:
+        """Show or muck every undecided hand in R15 order, then award the pots."""
+        if self.street is not Street.SHOWDOWN:
+            raise IllegalActionError("there is no showdown to resolve now")
+        self._resolve(stop_at_unknown=False)
+        self._advance()
+
+    def restrict(self, seat: int) -> PlayerRestricted:
+        """R10: the player exposed a hole card; he may only call or fold from now on."""
+        i = self._position(seat)
+        if self.is_over or not self._live(i):
+            raise IllegalActionError(f"{self._who(i)} has no live hand")
+        event = PlayerRestricted(seat)
+        self._emit(event)
+        return event
+
+    # --- undo and void -------------------------------------------------------------------
+
+    def undo(self) -> ActionUndone:
+        """Take back the last command and everything it caused (unlimited within the hand)."""
+        for k in range(len(self._effective) - 1, 0, -1):
+            event = self._effective[k]
+            if event.is_command:
+                count = len(self._effective) - k
+                undone = ActionUndone(count, _describe(event))
+                self._emit(undone)
+                return undone
+        raise IllegalActionError("nothing to undo in this hand")
+
+    def void(self, reason: str = "misdeal") -> HandVoided:
+        """R13: void the hand; every stack returns to its start value, the button stays."""
+        if self.is_over:
+            raise IllegalActionError("cannot void: the hand is over")
+        event = HandVoided(reason)
+        self._emit(event)
+        return event
+
+
+def _can(verify: Any, *args: Any) -> bool:
+    try:
+        verify(*args)
+    except IllegalActionError:
+        return False
+    return True
+
+
+def _parse_hole(cards: CardsInput) -> tuple[Card | None, ...]:
+    if cards is None:
+        return (None, None)
+    if isinstance(cards, str):
+        text = cards.replace(" ", "")
+        if set(text) <= {"?"}:
+            return (None,) * max(len(text) // 2, 2)
+        tokens: list[str | Card | None] = [text[k:k + 2] for k in range(0, len(text), 2)]
+    else:
+        tokens = list(cards)
+    out: list[Card | None] = []
+    for token in tokens:
+        if token is None or token == "??":
+            out.append(None)
+        else:
+            out.append(Card(token) if isinstance(token, str) else token)
+    if len(out) != 2:
+        raise IllegalActionError(f"Hold'em hole cards are two cards, got {len(out)} (R13)",
+                                 rule="R13")
+    if out[0] is not None and out[0] == out[1]:
+        raise IllegalActionError(f"card {out[0]} appears twice (R13)", rule="R13")
+    return tuple(out)
+
+
+def _fmt(cards: Sequence[Card | None]) -> str:
+    return "".join(c.code if c is not None else "??" for c in cards)
+
+
+def _describe(event: Event) -> str:
+    if isinstance(event, ActionTaken):
+        amount = f" {event.to:,}" if event.action in (ActionKind.BET, ActionKind.RAISE,
+                                                       ActionKind.CALL) else ""
+        return f"seat {event.seat} {event.action.value}{amount}"
+    return event.kind.replace("_", " ")

@@ -1,0 +1,318 @@
+"""PHH hand histories (variant ``NT``): read, replay through the engine, verify, write.
+
+PHH is the TOML hand-history format of the University of Toronto Computer Poker Research
+Group (``phh-std``). Players are listed in position order: ``p1`` is the small blind and the
+last player the button; heads-up, ``p1`` is the big blind and ``p2`` the button posting the
+small blind (PokerKit's convention). Amounts follow the PHH/PokerKit call convention (R5:
+:attr:`HandStarted.short_call_rule` ``"phh"``), antes are live when
+``ante_trimming_status`` is true and dead money in the main pot otherwise.
+
+>>> history = loads('''
+... variant = "NT"
+... antes = [0, 0]
+... blinds_or_straddles = [1, 2]
+... min_bet = 2
+... starting_stacks = [100, 100]
+... actions = ["d dh p1 AhAs", "d dh p2 ????", "p2 f"]
+... finishing_stacks = [101, 99]
+... ''')
+>>> replay(history).stacks
+(101, 99)
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.errors import FeltcastError, HandHistoryError, InvalidInputError
+from engine.events import (
+    ActionKind,
+    ActionTaken,
+    BoardDealt,
+    Event,
+    HandMucked,
+    HandShown,
+    HandStarted,
+    HoleCardsDealt,
+    Street,
+)
+from engine.hand import Hand
+
+_PLAYER = re.compile(r"p(\d+)$")
+
+
+@dataclass(frozen=True, slots=True)
+class HandHistory:
+    """One PHH hand (the fields the engine needs, plus the rest as ``extra``)."""
+
+    antes: tuple[int, ...]
+    blinds_or_straddles: tuple[int, ...]
+    min_bet: int
+    starting_stacks: tuple[int, ...]
+    actions: tuple[str, ...]
+    variant: str = "NT"
+    ante_trimming_status: bool = False
+    players: tuple[str, ...] = ()
+    seats: tuple[int, ...] = ()
+    finishing_stacks: tuple[int, ...] | None = None
+    hand: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict, compare=False)
+    source: str = ""
+
+    @property
+    def player_count(self) -> int:
+        return len(self.starting_stacks)
+
+
+def loads(text: str, *, source: str = "") -> HandHistory:
+    """Parse PHH text.
+
+    :raises HandHistoryError: for TOML errors, a variant other than ``NT`` or missing fields.
+    """
+    where = f"{source}: " if source else ""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise HandHistoryError(f"{where}not valid TOML: {error}") from None
+    if data.get("variant") != "NT":
+        raise HandHistoryError(f"{where}variant {data.get('variant')!r} is not NT "
+                               "(No-Limit Texas Hold'em)")
+    try:
+        stacks = tuple(int(x) for x in data.pop("starting_stacks"))
+        history = HandHistory(
+            antes=_per_player(data.pop("antes", 0), len(stacks)),
+            blinds_or_straddles=_per_player(data.pop("blinds_or_straddles"), len(stacks)),
+            min_bet=int(data.pop("min_bet")),
+            starting_stacks=stacks,
+            actions=tuple(str(a) for a in data.pop("actions")),
+            variant=str(data.pop("variant")),
+            ante_trimming_status=bool(data.pop("ante_trimming_status", False)),
+            players=tuple(str(p) for p in data.pop("players", ())),
+            seats=tuple(int(s) for s in data.pop("seats", ())),
+            finishing_stacks=(tuple(int(x) for x in data.pop("finishing_stacks"))
+                              if "finishing_stacks" in data else None),
+            hand=int(data.pop("hand")) if isinstance(data.get("hand"), int) else None,
+            extra=data, source=source)
+    except KeyError as missing:
+        raise HandHistoryError(f"{where}missing field {missing}") from None
+    except (TypeError, ValueError) as error:
+        raise HandHistoryError(f"{where}bad field value: {error}") from None
+    return history
+
+
+def load(path: str | Path) -> HandHistory:
+    """Read a ``.phh`` file."""
+    path = Path(path)
+    return loads(path.read_text(encoding="utf-8"), source=str(path))
+
+
+def _per_player(value: Any, count: int) -> tuple[int, ...]:
+    if isinstance(value, list):
+        if len(value) != count:
+            raise ValueError(f"{len(value)} values for {count} players")
+        return tuple(int(v) for v in value)
+    return (int(value),) * count
+
+
+def start(history: HandHistory, *, auto_showdown: bool = False) -> Hand:
+    """A :class:`Hand` at the start of ``history`` (forced bets posted, nothing dealt)."""
+    count = history.player_count
+    blinds, antes = history.blinds_or_straddles, history.antes
+    if count == 2:  # heads-up: p1 is the big blind, p2 the button on the small blind (R3)
+        blinds, antes = blinds[::-1], antes[::-1]
+    seats = history.seats or tuple(range(1, count + 1))
+    names = history.players or tuple(f"p{k}" for k in range(1, count + 1))
+    return Hand.start(seats=seats, names=names, stacks=history.starting_stacks, blinds=blinds,
+                      antes=antes, big_blind=history.min_bet, button=seats[-1],
+                      hand_number=history.hand or 1, short_call_rule="phh",
+                      dead_antes=not history.ante_trimming_status,
+                      auto_showdown=auto_showdown)
+
+
+def apply_action(hand: Hand, action: str) -> Event | None:
+    """Apply one PHH action (``d dh p1 AhKd``, ``p2 cbr 300``, ``p3 sm``, ...).
+
+    :raises FeltcastError: if it is not a PHH action or the rules do not allow it.
+    """
+    words = action.split("#", 1)[0].split()
+    seats = hand.seats
+    match words:
+        case []:
+            return None
+        case ["d", "dh", player, cards]:
+            return hand.deal_hole(seats[_player(player, len(seats))], cards)
+        case ["d", "db", cards]:
+            return hand.deal_board(cards)
+        case [player, "f"]:
+            return hand.fold(seats[_player(player, len(seats))])
+        case [player, "cc"]:
+            return hand.check_or_call(seats[_player(player, len(seats))])
+        case [player, "cbr", amount]:
+            return hand.raise_to(_amount(amount), seats[_player(player, len(seats))])
+        case [player, "sm"]:
+            return hand.muck_hand(seats[_player(player, len(seats))])
+        case [player, "sm", "-"]:
+            return hand.show_hand(seats[_player(player, len(seats))])
+        case [player, "sm", cards]:
+            return hand.show_hand(seats[_player(player, len(seats))], cards)
+    raise InvalidInputError(f"not a No-Limit Hold'em PHH action: {action!r}")
+
+
+def _player(token: str, count: int) -> int:
+    match = _PLAYER.match(token)
+    if match is None or not 1 <= int(match.group(1)) <= count:
+        raise InvalidInputError(f"{token!r} is not a player (p1-p{count})")
+    return int(match.group(1)) - 1
+
+
+def _amount(token: str) -> int:
+    try:
+        return int(token)
+    except ValueError:
+        raise InvalidInputError(f"{token!r} is not a whole number of chips") from None
+
+
+def replay(history: HandHistory) -> Hand:
+    """Replay a history to its end, settling a showdown the actions leave open (R15).
+
+    :raises HandHistoryError: naming the action the engine refused and why.
+    """
+    hand = start(history)
+    for number, action in enumerate(history.actions, 1):
+        try:
+            apply_action(hand, action)
+        except FeltcastError as error:
+            where = f"{history.source}: " if history.source else ""
+            raise HandHistoryError(f"{where}action {number} {action!r}: {error}") from None
+    if hand.street is Street.SHOWDOWN and not hand.is_over:
+        hand.resolve_showdown()
+    return hand
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """The result of replaying one file against its ``finishing_stacks``."""
+
+    source: str
+    passed: bool
+    checked: bool
+    message: str = ""
+
+
+def verify(history: HandHistory) -> Verification:
+    """Replay and compare every finishing stack; unchecked when the file has none."""
+    try:
+        hand = replay(history)
+    except FeltcastError as error:
+        return Verification(history.source, False, True, str(error))
+    if not hand.is_over:
+        return Verification(history.source, False, True,
+                            f"the hand is not over after the last action ({hand.street})")
+    if history.finishing_stacks is None:
+        return Verification(history.source, True, False,
+                            "no finishing_stacks to compare (replayed to the end)")
+    diffs = [f"p{k + 1} {got - want:+,} ({got:,} instead of {want:,})"
+             for k, (got, want) in enumerate(zip(hand.stacks, history.finishing_stacks,
+                                                 strict=True)) if got != want]
+    if diffs:
+        return Verification(history.source, False, True, "; ".join(diffs))
+    return Verification(history.source, True, True)
+
+
+def iter_files(paths: Iterable[str | Path]) -> Iterator[Path]:
+    """Every ``.phh`` file under the given files and folders, sorted within a folder."""
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            yield from sorted(path.rglob("*.phh"))
+        else:
+            yield path
+
+
+# --- export --------------------------------------------------------------------------------
+
+
+def export(hand: Hand, *, extra: dict[str, Any] | None = None) -> str:
+    """The hand as PHH text, written from its events so that a replay gives the same stacks.
+
+    :raises HandHistoryError: if the replay of the text would differ (a live-rule call of a
+        full big blind over a short all-in blind (R5) has no PHH spelling).
+    """
+    started = hand.started
+    if started is None:
+        raise HandHistoryError("nothing to export: the hand has not started")
+    count = len(started.seats)
+    blinds, antes = list(started.blinds), list(started.antes)
+    if count == 2:
+        blinds, antes = blinds[::-1], antes[::-1]
+    position = {seat: k + 1 for k, seat in enumerate(started.seats)}
+    actions = [_action_text(e, position) for e in _effective(hand)]
+    lines = [
+        'variant = "NT"',
+        f"ante_trimming_status = {'false' if started.dead_antes else 'true'}",
+        f"antes = {antes}",
+        f"blinds_or_straddles = {blinds}",
+        f"min_bet = {started.big_blind}",
+        f"starting_stacks = {list(started.stacks)}",
+        "actions = [",
+        *(f'  "{a}",' for a in actions if a),
+        "]",
+        f"players = [{', '.join(_toml_str(n) for n in started.names)}]",
+        f"seats = {list(started.seats)}",
+        f"hand = {started.hand_number}",
+    ]
+    if hand.is_over:
+        lines.append(f"finishing_stacks = {list(hand.stacks)}")
+    for key, value in (extra or {}).items():
+        lines.append(f"{key} = {_toml_value(value)}")
+    text = "\n".join(lines) + "\n"
+    if hand.is_over:
+        check = verify(loads(text))
+        if not check.passed:
+            raise HandHistoryError(f"this hand has no faithful PHH spelling: {check.message}")
+    return text
+
+
+def _effective(hand: Hand) -> list[Event]:
+    return list(hand._effective)
+
+
+def _action_text(event: Event, position: dict[int, int]) -> str:
+    if isinstance(event, HoleCardsDealt):
+        cards = "".join(c.code if c is not None else "??" for c in event.cards)
+        return f"d dh p{position[event.seat]} {cards}"
+    if isinstance(event, BoardDealt):
+        return "d db " + "".join(c.code for c in event.cards)
+    if isinstance(event, ActionTaken):
+        player = f"p{position[event.seat]}"
+        if event.action is ActionKind.FOLD:
+            return f"{player} f"
+        if event.action in (ActionKind.CHECK, ActionKind.CALL):
+            return f"{player} cc"
+        return f"{player} cbr {event.to}"
+    if isinstance(event, HandShown):
+        return f"p{position[event.seat]} sm " + "".join(c.code for c in event.cards)
+    if isinstance(event, HandMucked):
+        return f"p{position[event.seat]} sm"
+    if isinstance(event, HandStarted):
+        return ""
+    return ""
+
+
+def _toml_str(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return _toml_str(str(value))
