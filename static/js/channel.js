@@ -1,0 +1,238 @@
+// The one shared channel client of every Feltcast page (docs/view-model.md).
+//
+// connect to /ws/<channel> → hello {page, version, resume} → snapshot → patch, patch, ...
+// A patch is a JSON Merge Patch (RFC 7386) of the view. A revision other than last + 1 is a
+// gap: the client keeps showing its last good view and reconnects for a fresh snapshot.
+// When the server goes away the last good view stays on screen; the client reconnects with
+// exponential backoff and jitter and resumes from the last revision it applied.
+//
+// Usage:
+//   const channel = connectChannel({channel: "delayed", page: "overlay"});
+//   channel.subscribe(render);          // render(view, {revision, events, status})
+//   channel.onStatus((status) => ...);  // "connecting" | "live" | "resyncing" | "offline"
+
+const STATUSES = new Set(["connecting", "live", "resyncing", "offline"]);
+
+/** The asset version the server stamped into the page (<meta name="feltcast-version">). */
+export function assetVersion(doc = document) {
+  const meta = doc.querySelector('meta[name="feltcast-version"]');
+  return (meta && meta.getAttribute("content")) || "dev";
+}
+
+function isObject(value) {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
+}
+
+/** RFC 7386 JSON Merge Patch: returns a new value; `target` is never modified. */
+export function mergePatch(target, patch) {
+  if (!isObject(patch)) {
+    return structuredClone(patch);
+  }
+  const result = isObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) {
+      delete result[key];
+    } else {
+      result[key] = mergePatch(result[key], value);
+    }
+  }
+  return result;
+}
+
+/** Delay before reconnect attempt `attempt` (0-based): exponential, capped, with jitter. */
+export function backoffDelay(attempt, { base = 400, cap = 8000, random = Math.random } = {}) {
+  const ceiling = Math.min(cap, base * 2 ** Math.min(attempt, 16));
+  // "Equal jitter": half fixed, half random, so a venue full of pages never reconnects in step.
+  return Math.round(ceiling / 2 + random() * (ceiling / 2));
+}
+
+export class Channel {
+  /**
+   * @param {object} options
+   * @param {string} options.channel  channel name, e.g. "delayed"
+   * @param {string} options.page     page id sent in hello ("overlay", "commentary", ...)
+   * @param {string|null} [options.token]  sent as ?token= (browsers cannot set ws headers)
+   * @param {string} [options.version] asset version (defaults to the page's meta tag)
+   * @param {string} [options.base]    ws base URL (defaults to this page's origin)
+   */
+  constructor({ channel, page, token = null, version = null, base = null }) {
+    this.channel = channel;
+    this.page = page;
+    this.token = token;
+    this.version = version || assetVersion();
+    const origin = base || `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}`;
+    const url = new URL(`/ws/${encodeURIComponent(channel)}`, origin.replace(/^http/, "ws"));
+    if (token) url.searchParams.set("token", token);
+    this.url = url.toString();
+    this.view = null; // the last good view: kept when the server is gone
+    this.revision = null; // revision of this.view
+    this.receivedAt = null; // performance-free wall time (ms) when this.view arrived
+    this.status = "connecting";
+    this.lastError = null; // the last {"type": "error"} the server sent
+    this._socket = null;
+    this._attempt = 0;
+    this._timer = null;
+    this._stopped = false;
+    this._needSnapshot = true; // true until a snapshot arrives on the current socket
+    this._renderers = new Set();
+    this._statusListeners = new Set();
+    this._errorListeners = new Set();
+  }
+
+  /** Call render(view, meta) now (if a view is known) and on every change; returns unsubscribe. */
+  subscribe(render) {
+    this._renderers.add(render);
+    if (this.view !== null) this._call(render, { revision: this.revision, events: [] });
+    return () => this._renderers.delete(render);
+  }
+
+  /** Call listener(status) now and on every change of connection status. */
+  onStatus(listener) {
+    this._statusListeners.add(listener);
+    listener(this.status);
+    return () => this._statusListeners.delete(listener);
+  }
+
+  /** Call listener(error) for every {"type": "error"} message of the server. */
+  onError(listener) {
+    this._errorListeners.add(listener);
+    return () => this._errorListeners.delete(listener);
+  }
+
+  start() {
+    this._stopped = false;
+    this._open();
+    return this;
+  }
+
+  stop() {
+    this._stopped = true;
+    clearTimeout(this._timer);
+    if (this._socket) this._socket.close(1000, "page closed");
+    this._socket = null;
+  }
+
+  _setStatus(status) {
+    if (!STATUSES.has(status) || status === this.status) return;
+    this.status = status;
+    document.documentElement.dataset.connection = status;
+    for (const listener of this._statusListeners) listener(status);
+  }
+
+  _open() {
+    clearTimeout(this._timer);
+    this._needSnapshot = true;
+    let socket;
+    try {
+      socket = new WebSocket(this.url);
+    } catch (error) {
+      this._scheduleReconnect();
+      return;
+    }
+    this._socket = socket;
+    socket.addEventListener("open", () => {
+      if (socket !== this._socket) return;
+      socket.send(JSON.stringify({
+        type: "hello",
+        page: this.page,
+        version: this.version,
+        resume: this.revision,
+      }));
+    });
+    socket.addEventListener("message", (event) => {
+      if (socket !== this._socket) return;
+      this._onMessage(event.data);
+    });
+    socket.addEventListener("close", () => {
+      if (socket !== this._socket) return;
+      this._socket = null;
+      if (!this._stopped) this._scheduleReconnect();
+    });
+    // "error" is always followed by "close"; nothing to do here.
+  }
+
+  _scheduleReconnect() {
+    // Keep this.view: the page goes on showing its last good graphics.
+    this._setStatus(this.status === "resyncing" ? "resyncing" : "offline");
+    const delay = backoffDelay(this._attempt);
+    this._attempt += 1;
+    clearTimeout(this._timer);
+    this._timer = setTimeout(() => this._open(), delay);
+  }
+
+  /** Drop the socket and ask for a fresh snapshot (the last good view stays on screen). */
+  resync() {
+    this.revision = null; // resume: null asks the server for a snapshot
+    this._setStatus("resyncing");
+    const socket = this._socket;
+    this._socket = null;
+    if (socket) socket.close(4000, "revision gap");
+    this._attempt = 0;
+    clearTimeout(this._timer);
+    this._timer = setTimeout(() => this._open(), backoffDelay(0, { base: 100 }));
+  }
+
+  _onMessage(data) {
+    let message;
+    try {
+      message = JSON.parse(data);
+    } catch (error) {
+      this.resync();
+      return;
+    }
+    if (message.type === "snapshot") {
+      this._needSnapshot = false;
+      this._attempt = 0;
+      this._apply(message.view, message.revision, []);
+      this._setStatus("live");
+    } else if (message.type === "patch") {
+      const expected = this.revision === null ? null : this.revision + 1;
+      if (this._needSnapshot && this.revision !== null && message.revision === expected) {
+        // Resumed: the server continues where we left off instead of sending a snapshot.
+        this._needSnapshot = false;
+        this._attempt = 0;
+        this._setStatus("live");
+      }
+      if (this._needSnapshot || message.revision !== expected) {
+        this.resync();
+        return;
+      }
+      this._apply(mergePatch(this.view, message.patch), message.revision, message.events || []);
+    } else if (message.type === "error") {
+      this.lastError = message.error || null;
+      for (const listener of this._errorListeners) listener(this.lastError);
+    }
+  }
+
+  _apply(view, revision, events) {
+    this.view = view;
+    this.revision = revision;
+    this.receivedAt = Date.now();
+    document.documentElement.dataset.revision = String(revision);
+    const meta = { revision, events };
+    for (const render of this._renderers) this._call(render, meta);
+  }
+
+  _call(render, meta) {
+    try {
+      render(this.view, { ...meta, status: this.status, receivedAt: this.receivedAt });
+    } catch (error) {
+      // A render bug must not cost the connection; it is reported once per revision.
+      console.error(`render failed at revision ${meta.revision}:`, error);
+    }
+  }
+}
+
+/** Query-string settings every page understands: ?channel=, ?token=. */
+export function pageParams(defaults) {
+  const params = new URLSearchParams(location.search);
+  return {
+    channel: params.get("channel") || defaults.channel,
+    token: params.get("token") || defaults.token || null,
+  };
+}
+
+/** Create and start a channel client. */
+export function connectChannel(options) {
+  return new Channel(options).start();
+}

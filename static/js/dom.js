@@ -1,0 +1,104 @@
+// Small DOM helpers shared by the pages. Data only ever reaches the DOM through textContent,
+// attributes and createElement: never innerHTML.
+
+/** el("div", {class: "a b", data: {seat: 3}, attrs: {...}, text: "..."}, ...children) */
+export function el(tag, options = {}, ...children) {
+  const node = document.createElement(tag);
+  if (options.class) node.className = options.class;
+  if (options.text !== undefined && options.text !== null) node.textContent = String(options.text);
+  for (const [key, value] of Object.entries(options.data || {})) node.dataset[key] = String(value);
+  for (const [key, value] of Object.entries(options.attrs || {})) node.setAttribute(key, value);
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+export function svg(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [key, value] of Object.entries(attrs)) node.setAttribute(key, String(value));
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+/** Set textContent only when it changes (keeps transitions and selection stable). */
+export function setText(node, text) {
+  const value = text === null || text === undefined ? "" : String(text);
+  if (node.textContent !== value) node.textContent = value;
+}
+
+export function toggle(node, className, on) {
+  node.classList.toggle(className, Boolean(on));
+}
+
+/** Replace the children of `node` with `children` (DOM nodes). */
+export function replaceChildren(node, children) {
+  node.replaceChildren(...children.filter(Boolean));
+}
+
+const CHIPS = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+
+/** 7340000 → "7,340,000" */
+export function chips(amount) {
+  return amount === null || amount === undefined ? "" : CHIPS.format(amount);
+}
+
+/** 91.84 → "91.8 BB"; big stacks lose the decimal. */
+export function bigBlinds(value) {
+  if (value === null || value === undefined) return "";
+  const digits = Math.abs(value) >= 100 ? 0 : 1;
+  return `${value.toFixed(digits)} BB`;
+}
+
+/** 0.6153 → "61.5%"; null → "" (unknown is never shown as 0). */
+export function percent(fraction, digits = 1) {
+  if (fraction === null || fraction === undefined) return "";
+  return `${(fraction * 100).toFixed(digits)}%`;
+}
+
+/** Seconds → "m:ss" (never negative). */
+export function clockText(seconds) {
+  const whole = Math.max(0, Math.ceil(seconds));
+  const minutes = Math.floor(whole / 60);
+  return `${minutes}:${String(whole % 60).padStart(2, "0")}`;
+}
+
+/** Unix seconds → local "HH:MM:SS". */
+export function timeOfDay(unixSeconds) {
+  if (unixSeconds === null || unixSeconds === undefined) return "";
+  return new Date(unixSeconds * 1000).toLocaleTimeString("en-GB", { hour12: false });
+}
+
+/** Keyed list reconciliation: one element per key, created once and updated in place. */
+export class KeyedList {
+  constructor(container, create) {
+    this.container = container;
+    this.create = create;
+    this.nodes = new Map();
+  }
+
+  /** update(node, item) is called for every item; returns the nodes in order. */
+  sync(items, keyOf, update) {
+    const seen = new Set();
+    let previous = null;
+    for (const item of items) {
+      const key = keyOf(item);
+      seen.add(key);
+      let node = this.nodes.get(key);
+      if (!node) {
+        node = this.create(item);
+        this.nodes.set(key, node);
+      }
+      update(node, item);
+      const expectedNext = previous ? previous.nextSibling : this.container.firstChild;
+      if (expectedNext !== node) this.container.insertBefore(node, expectedNext);
+      previous = node;
+    }
+    for (const [key, node] of this.nodes) {
+      if (!seen.has(key)) {
+        node.remove();
+        this.nodes.delete(key);
+      }
+    }
+  }
+}

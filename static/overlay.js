@@ -1,0 +1,150 @@
+// The OBS overlay: one render(view) for first paint and every update (docs/view-model.md).
+// ?channel= picks the channel (default "delayed"), ?token= is needed for "secure".
+// The page computes nothing about poker; it only shows what its channel allows. When the server
+// goes away it keeps the last graphics: nothing on screen says "disconnected".
+import { connectChannel, pageParams } from "./js/channel.js";
+import { syncCards } from "./js/cards.js";
+import { KeyedList, bigBlinds, chips, el, percent, setText, toggle } from "./js/dom.js";
+
+const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
+  showdown: "Showdown", over: "" };
+const ANTE_LABELS = { big_blind: "BB ante", button: "Button ante", per_player: "Ante" };
+
+const $ = (id) => document.getElementById(id);
+
+function createSeat() {
+  const equityFill = el("div", { class: "equity-fill" });
+  return el("article", { class: "player" },
+    el("div", { class: "hole" }),
+    el("div", { class: "who" },
+      el("div", { class: "name-row" },
+        el("span", { class: "name" }),
+        el("span", { class: "position" })),
+      el("div", { class: "sub-row" },
+        el("span", { class: "action" }),
+        el("span", { class: "hand" }))),
+    el("div", { class: "stack" },
+      el("span", { class: "chips" }),
+      el("span", { class: "bb" })),
+    el("div", { class: "equity" }, el("span", { class: "equity-value" })),
+    el("div", { class: "equity-bar" }, equityFill));
+}
+
+/** Winners' best five cards, for highlighting at showdown. */
+function highlightedCards(view) {
+  const best = new Set();
+  const street = view.table && view.table.street;
+  if (street !== "showdown" && street !== "over") return best;
+  for (const seat of view.seats || []) {
+    if (seat.winner && Array.isArray(seat.best_five)) seat.best_five.forEach((c) => best.add(c));
+  }
+  return best;
+}
+
+function updateSeat(node, seat, best) {
+  const q = (selector) => node.querySelector(selector);
+  node.dataset.seat = String(seat.seat);
+  toggle(node, "to-act", seat.to_act);
+  toggle(node, "folded", seat.folded);
+  toggle(node, "all-in", seat.all_in);
+  toggle(node, "winner", seat.winner);
+  toggle(node, "away", seat.sitting_out);
+
+  // A folded hand is dead: its unknown backs are mucked from the graphics; known faces (secure
+  // and delayed channels, R20) stay, dimmed.
+  let cards = Array.isArray(seat.cards) ? seat.cards : [];
+  if (seat.folded && cards.every((code) => code === null)) cards = [];
+  toggle(node, "no-cards", cards.length === 0);
+  const showdown = best.size > 0;
+  syncCards(q(".hole"), cards, {
+    classFor: (code) => (!showdown ? [] : best.has(code) ? ["best"] : ["muted"]),
+  });
+
+  setText(q(".name"), seat.name);
+  const position = q(".position");
+  setText(position, seat.position);
+  position.hidden = !seat.position;
+
+  let action = seat.last_action;
+  if (seat.winner && seat.won) action = `Wins ${chips(seat.won)}`;
+  else if (seat.sitting_out && !action) action = "Away";
+  const actionNode = q(".action");
+  setText(actionNode, action);
+  actionNode.hidden = !action;
+  actionNode.dataset.verb = (action || "").split(" ")[0].toLowerCase();
+  const hand = q(".hand");
+  setText(hand, seat.folded ? "" : seat.hand);
+  hand.hidden = seat.folded || !seat.hand;
+
+  setText(q(".chips"), seat.all_in && seat.stack === 0 ? "ALL IN" : chips(seat.stack));
+  setText(q(".bb"), seat.all_in && seat.stack === 0 ? "" : bigBlinds(seat.stack_bb));
+
+  const equity = seat.equity && !seat.folded ? seat.equity.equity : null;
+  toggle(node, "has-equity", equity !== null);
+  setText(q(".equity-value"), percent(equity, 0));
+  q(".equity-fill").style.width = equity === null ? "0%" : `${(equity * 100).toFixed(2)}%`;
+}
+
+function renderEventBar(table) {
+  setText($("table-name"), table.name);
+  setText($("hand-number"), table.hand_number ? `Hand ${table.hand_number}` : "");
+  const level = table.level;
+  setText($("level"), level ? `Level ${level.number}` : "");
+  setText($("blinds"), level ? `${chips(level.small_blind)} / ${chips(level.big_blind)}` : "");
+  const ante = level && level.ante ? `${ANTE_LABELS[level.ante_mode] || "Ante"} ${chips(level.ante)}`
+    : "";
+  setText($("ante"), ante);
+  $("ante").hidden = !ante;
+}
+
+function renderTable(view, best) {
+  const table = view.table;
+  const board = Array.isArray(table.board) ? table.board : [];
+  const showdown = best.size > 0;
+  syncCards($("board"), board, {
+    slots: table.street && table.street !== "over" ? 5 : board.length,
+    classFor: (code) => (!showdown ? [] : best.has(code) ? ["best"] : ["muted"]),
+  });
+  setText($("street"), STREET_LABELS[table.street] || "");
+
+  const pots = Array.isArray(table.pots) ? table.pots : [];
+  const bets = (view.seats || []).reduce((sum, seat) => sum + (seat.bet || 0), 0);
+  const total = pots.reduce((sum, pot) => sum + pot.amount, 0) + bets;
+  setText($("pot-total"), chips(total));
+  const side = $("side-pots");
+  side.replaceChildren(...(pots.length > 1 ? pots : []).map((pot) => el("span",
+    { class: "side-pot" }, el("span", { class: "label", text: pot.label }),
+    el("span", { class: "amount", text: chips(pot.amount) }))));
+
+  const winners = (view.seats || []).filter((seat) => seat.winner);
+  const banner = $("winner");
+  banner.hidden = winners.length === 0;
+  if (winners.length) {
+    const names = winners.map((seat) => seat.name).join(" & ");
+    const won = winners.reduce((sum, seat) => sum + (seat.won || 0), 0);
+    setText($("winner-name"), `${names} ${winners.length > 1 ? "win" : "wins"} ${chips(won)}`);
+    const hand = winners.find((seat) => seat.hand);
+    setText($("winner-hand"), hand ? hand.hand : "");
+  }
+}
+
+const players = new KeyedList($("players"), createSeat);
+
+/** The one render function: first paint and every update. */
+export function render(view) {
+  const stage = $("stage");
+  stage.classList.remove("empty");
+  const best = highlightedCards(view);
+  renderEventBar(view.table);
+  const seated = (view.seats || []).filter((seat) => seat.name !== null);
+  stage.dataset.players = String(seated.length);
+  players.sync(seated, (seat) => seat.seat, (node, seat) => updateSeat(node, seat, best));
+  renderTable(view, best);
+  stage.dataset.street = view.table.street || "";
+  stage.dataset.channel = view.channel ? view.channel.name : "";
+}
+
+const params = pageParams({ channel: "delayed" });
+const channel = connectChannel({ channel: params.channel, page: "overlay", token: params.token });
+channel.subscribe(render);
+window.feltcast = { channel, render };

@@ -1,0 +1,240 @@
+"""A small scriptable stand-in for the Feltcast service, for the page tests.
+
+It serves ``static/`` exactly where the service does (``/overlay``, ``/commentary``,
+``/operator`` and ``/static/...``) and speaks the websocket protocol of ``docs/view-model.md``
+on ``/ws/<channel>``: every ``hello`` is recorded and answered with a snapshot of the channel's
+current view; the test then pushes patches, gaps or closes sockets. ``POST /api/commands``
+records each command (``docs/commands.md``) and answers ok or a scripted error.
+
+The server runs on its own event loop in a background thread so that the synchronous
+Playwright API can drive the browser from the test thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from aiohttp import WSMsgType, web
+
+STATIC = Path(__file__).resolve().parents[2] / "static"
+PAGES = ("overlay", "commentary", "operator")
+
+T = TypeVar("T")
+JSON = Any
+
+
+def merge_patch(target: JSON, patch: JSON) -> JSON:
+    """RFC 7386 JSON Merge Patch (the harness keeps its views current with it)."""
+    if not isinstance(patch, dict):
+        return patch
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
+
+
+@dataclass
+class Hello:
+    channel: str
+    message: dict[str, Any]
+    token: str | None
+
+
+@dataclass
+class Command:
+    body: dict[str, Any]
+    authorization: str | None
+
+
+@dataclass
+class ChannelState:
+    view: dict[str, Any] | None = None
+    revision: int = 0
+    sockets: set[web.WebSocketResponse] = field(default_factory=set)
+
+
+class Harness:
+    """Start with :meth:`start`; every public method is called from the test thread."""
+
+    def __init__(self, static_dir: Path = STATIC) -> None:
+        self.static_dir = static_dir
+        self.port = 0
+        self.hellos: list[Hello] = []
+        self.commands: list[Command] = []
+        self.requests: list[str] = []
+        self.replies: list[tuple[int, dict[str, Any]]] = []
+        self.channels: dict[str, ChannelState] = {}
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._runner: web.AppRunner | None = None
+
+    # ---- lifecycle ----
+    def start(self) -> None:
+        self._thread.start()
+        self._call(self._start_site())
+
+    def close(self) -> None:
+        self._call(self._stop_site())
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=5)
+        self._loop.close()
+
+    def stop_server(self) -> None:
+        """The server goes away: every socket is closed and the port stops answering."""
+        self._call(self._stop_site())
+
+    def restart_server(self) -> None:
+        self._call(self._start_site())
+
+    def reset(self) -> None:
+        self._call(self._reset())
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    # ---- scripting ----
+    def set_view(self, channel: str, view: dict[str, Any], revision: int = 1) -> None:
+        """The view a (re)connecting client receives as its snapshot; nothing is pushed."""
+        state = self.channels.setdefault(channel, ChannelState())
+        state.view, state.revision = view, revision
+
+    def push_snapshot(self, channel: str, view: dict[str, Any], revision: int) -> None:
+        self.set_view(channel, view, revision)
+        self._send(channel, {"type": "snapshot", "revision": revision, "view": view})
+
+    def push_patch(self, channel: str, patch: dict[str, Any],
+                   events: list[dict[str, Any]] | None = None) -> int:
+        state = self.channels[channel]
+        state.view = merge_patch(state.view, patch)
+        state.revision += 1
+        self._send(channel, {"type": "patch", "revision": state.revision, "patch": patch,
+                             "events": events or []})
+        return state.revision
+
+    def push_gap(self, channel: str, patch: dict[str, Any]) -> None:
+        """A patch that skips a revision (one was lost); the state moves on by two."""
+        state = self.channels[channel]
+        state.view = merge_patch(state.view, patch)
+        state.revision += 2
+        self._send(channel, {"type": "patch", "revision": state.revision, "patch": patch,
+                             "events": []})
+
+    def push_raw(self, channel: str, message: dict[str, Any]) -> None:
+        self._send(channel, message)
+
+    def reply_next(self, status: int, body: dict[str, Any]) -> None:
+        """The reply of the next POST /api/commands (default: ok)."""
+        self.replies.append((status, body))
+
+    def connected(self, channel: str) -> int:
+        state = self.channels.get(channel)
+        return 0 if state is None else sum(not ws.closed for ws in state.sockets)
+
+    def hellos_on(self, channel: str) -> list[Hello]:
+        return [hello for hello in self.hellos if hello.channel == channel]
+
+    def wait_until(self, predicate: Callable[[], bool], timeout: float = 5.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not predicate():
+            if time.monotonic() > deadline:
+                raise AssertionError("harness: condition not met in time")
+            time.sleep(0.02)
+
+    # ---- internals (run on the harness loop) ----
+    def _call(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout=10)
+
+    def _send(self, channel: str, message: dict[str, Any]) -> None:
+        async def send() -> None:
+            for ws in list(self.channels.get(channel, ChannelState()).sockets):
+                if not ws.closed:
+                    await ws.send_str(json.dumps(message))
+        self._call(send())
+
+    async def _reset(self) -> None:
+        for state in self.channels.values():
+            for ws in list(state.sockets):
+                await ws.close()
+        self.channels.clear()
+        self.hellos.clear()
+        self.commands.clear()
+        self.requests.clear()
+        self.replies.clear()
+
+    def _app(self) -> web.Application:
+        app = web.Application(middlewares=[self._record])
+        for page in PAGES:
+            app.router.add_get(f"/{page}", self._page)
+        app.router.add_get("/ws/{channel}", self._websocket)
+        app.router.add_post("/api/commands", self._command)
+        app.router.add_static("/static/", self.static_dir)
+        return app
+
+    async def _start_site(self) -> None:
+        self._runner = web.AppRunner(self._app(), handle_signals=False, shutdown_timeout=0.5)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", self.port, reuse_address=True)
+        await site.start()
+        if not self.port:
+            server = site._server
+            assert isinstance(server, asyncio.Server)
+            self.port = server.sockets[0].getsockname()[1]
+
+    async def _stop_site(self) -> None:
+        for state in self.channels.values():
+            for ws in list(state.sockets):
+                await ws.close(code=1001, message=b"server going away")
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    @web.middleware
+    async def _record(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        self.requests.append(request.path_qs)
+        response: web.StreamResponse = await handler(request)
+        return response
+
+    async def _page(self, request: web.Request) -> web.FileResponse:
+        return web.FileResponse(self.static_dir / f"{request.path.strip('/')}.html")
+
+    async def _websocket(self, request: web.Request) -> web.WebSocketResponse:
+        channel = request.match_info["channel"]
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        state = self.channels.setdefault(channel, ChannelState())
+        state.sockets.add(ws)
+        try:
+            async for message in ws:
+                if message.type != WSMsgType.TEXT:
+                    continue
+                data = json.loads(message.data)
+                if data.get("type") == "hello":
+                    self.hellos.append(Hello(channel, data, request.query.get("token")))
+                    current = self.channels.setdefault(channel, ChannelState())
+                    if current.view is not None:
+                        await ws.send_str(json.dumps({"type": "snapshot",
+                                                      "revision": current.revision,
+                                                      "view": current.view}))
+        finally:
+            state.sockets.discard(ws)
+        return ws
+
+    async def _command(self, request: web.Request) -> web.Response:
+        body = await request.json()
+        self.commands.append(Command(body, request.headers.get("Authorization")))
+        if self.replies:
+            status, reply = self.replies.pop(0)
+            return web.json_response(reply, status=status)
+        revision = max((s.revision for s in self.channels.values()), default=0)
+        return web.json_response({"ok": True, "id": body.get("id"), "revision": revision})

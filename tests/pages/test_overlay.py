@@ -1,0 +1,214 @@
+"""The OBS overlay in Debian's Chromium against the harness server (docs/view-model.md).
+
+Every test also checks, in the ``page`` fixture's teardown, that the page raised no error, logged
+no console error and sent no request that leaves 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+from tests.pages.conftest import Probe
+from tests.pages.harness import Harness
+from tests.pages.views import flop_view, showdown_view
+
+
+def open_overlay(page: Page, harness: Harness, channel: str, view: dict[str, Any],
+                 revision: int = 1, query: str = "") -> None:
+    harness.set_view(channel, view, revision)
+    page.goto(f"{harness.base}/overlay?channel={channel}{query}")
+    expect(page.locator("html")).to_have_attribute("data-revision", str(revision))
+
+
+def seat_box(page: Page, seat: int) -> Any:
+    return page.locator(f".player[data-seat='{seat}']")
+
+
+def card_codes(page: Page, selector: str) -> list[str | None]:
+    codes: list[str | None] = page.eval_on_selector_all(
+        selector, "nodes => nodes.map(n => n.dataset.card || null)")
+    return codes
+
+
+def test_renders_every_part_of_the_fixture_view(page: Page, harness: Harness) -> None:
+    open_overlay(page, harness, "delayed", flop_view("delayed"))
+    # Seats in seat order, the empty seat 5 left out.
+    expect(page.locator(".player .name")).to_have_text(
+        ["Ashton Griffin", "Kalidou Sow", "Mira Lindqvist", "Rast", "Daniel Ortega",
+         "Yuki Tanaka", "Lena Fischer"])
+    ashton = seat_box(page, 1)
+    expect(ashton).to_have_class("player to-act has-equity")
+    expect(ashton.locator(".position")).to_have_text("BTN")
+    expect(ashton.locator(".chips")).to_have_text("734,000")
+    expect(ashton.locator(".bb")).to_have_text("91.8 BB")
+    expect(ashton.locator(".equity-value")).to_have_text("27%")
+    expect(ashton.locator(".hand")).to_have_text("Ace High")
+    assert card_codes(page, ".player[data-seat='1'] .card") == ["Ah", "Kd"]
+    width = ashton.locator(".equity-fill").evaluate("n => n.style.width")
+    assert width == "27%"
+    rast = seat_box(page, 4)
+    expect(rast.locator(".action")).to_have_text("Bet 24,000")
+    expect(rast.locator(".equity-value")).to_have_text("66%")
+    expect(rast.locator(".bb")).to_have_text("119 BB")
+    for folded in (2, 3, 6, 8):
+        expect(seat_box(page, folded)).to_have_class("player folded")
+        expect(seat_box(page, folded).locator(".action")).to_have_text("Fold")
+    yuki = seat_box(page, 7)
+    expect(yuki).to_have_class("player all-in has-equity")
+    expect(yuki.locator(".chips")).to_have_text("ALL IN")
+    expect(yuki.locator(".action")).to_have_text("All-in 206,000")
+    # Board: three cards and two empty places; pot = pots + bets in front (726,000).
+    assert card_codes(page, "#board .card") == ["Qs", "9s", "8c", None, None]
+    expect(page.locator("#board .card.slot")).to_have_count(2)
+    expect(page.locator("#street")).to_have_text("Flop")
+    expect(page.locator("#pot-total")).to_have_text("726,000")
+    expect(page.locator(".side-pot")).to_have_text(["Main pot662,000", "Side pot 140,000"])
+    expect(page.locator("#table-name")).to_have_text("Main Event Final Table")
+    expect(page.locator("#hand-number")).to_have_text("Hand 57")
+    expect(page.locator("#level")).to_have_text("Level 12")
+    expect(page.locator("#blinds")).to_have_text("4,000 / 8,000")
+    expect(page.locator("#ante")).to_have_text("BB ante 8,000")
+    expect(page.locator("#winner")).to_be_hidden()
+    # The OBS source is transparent.
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
+    assert page.evaluate("[innerWidth, innerHeight]") == [1920, 1080]
+
+
+def test_hello_names_page_version_token_and_no_resume(page: Page, harness: Harness) -> None:
+    open_overlay(page, harness, "secure", flop_view("secure"), query="&token=s3cret")
+    (hello,) = harness.hellos_on("secure")
+    assert hello.message == {"type": "hello", "page": "overlay", "version": "dev",
+                             "resume": None}
+    assert hello.token == "s3cret"
+
+
+def test_patches_update_in_place(page: Page, harness: Harness) -> None:
+    open_overlay(page, harness, "delayed", flop_view("delayed"), revision=5)
+    page.evaluate("document.querySelector('#board .card').dataset.mark = 'kept'")
+    seats = copy.deepcopy(flop_view("delayed")["seats"])
+    seats[0].update(to_act=False, bet=24000, stack=710000, stack_bb=88.8,
+                    last_action="Call 24,000")
+    for seat in seats:
+        seat["bet"] = 0
+    harness.push_patch("delayed", {"table": {"street": "turn", "board": ["Qs", "9s", "8c", "2h"],
+                                             "pots": [{"amount": 710000, "eligible": [1, 4, 7],
+                                                       "winners": [], "label": "Main pot"},
+                                                      {"amount": 88000, "eligible": [1, 4],
+                                                       "winners": [], "label": "Side pot 1"}],
+                                             "to_call": 0},
+                                   "seats": seats},
+                       events=[{"kind": "board_dealt", "cards": ["2h"]}])
+    expect(page.locator("html")).to_have_attribute("data-revision", "6")
+    expect(page.locator("#street")).to_have_text("Turn")
+    assert card_codes(page, "#board .card") == ["Qs", "9s", "8c", "2h", None]
+    # The flop cards are the same elements (only the new card animates in).
+    assert page.evaluate("document.querySelector('#board .card').dataset.mark") == "kept"
+    expect(seat_box(page, 1).locator(".chips")).to_have_text("710,000")
+    expect(seat_box(page, 1).locator(".action")).to_have_text("Call 24,000")
+    expect(seat_box(page, 1)).not_to_have_class("player to-act has-equity")
+    expect(page.locator("#pot-total")).to_have_text("798,000")
+    # A merge patch that touches one key leaves the rest alone.
+    harness.push_patch("delayed", {"table": {"hand_number": 58}})
+    expect(page.locator("#hand-number")).to_have_text("Hand 58")
+    expect(page.locator("#street")).to_have_text("Turn")
+
+
+def test_a_revision_gap_resyncs_from_a_fresh_snapshot(page: Page, harness: Harness) -> None:
+    open_overlay(page, harness, "delayed", flop_view("delayed"), revision=10)
+    harness.push_gap("delayed", {"table": {"hand_number": 60}})  # revision 12: 11 was lost
+    harness.wait_until(lambda: len(harness.hellos_on("delayed")) == 2)
+    assert harness.hellos_on("delayed")[1].message["resume"] is None
+    expect(page.locator("html")).to_have_attribute("data-revision", "12")
+    expect(page.locator("#hand-number")).to_have_text("Hand 60")
+    expect(page.locator("html")).to_have_attribute("data-connection", "live")
+    # A patch before any snapshot on a new socket is a gap too; so is a stale revision.
+    harness.push_raw("delayed", {"type": "patch", "revision": 12, "patch": {}, "events": []})
+    harness.wait_until(lambda: len(harness.hellos_on("delayed")) == 3)
+    expect(page.locator("#hand-number")).to_have_text("Hand 60")
+
+
+def test_keeps_last_graphics_when_the_server_goes_and_recovers(
+        page: Page, harness: Harness, probe: Probe, artifacts: Path) -> None:
+    probe.allow_websocket_errors = True  # Chromium logs each refused reconnect
+    open_overlay(page, harness, "delayed", flop_view("delayed"), revision=20)
+    harness.stop_server()
+    expect(page.locator("html")).to_have_attribute("data-connection", "offline")
+    page.wait_for_timeout(1200)  # a few reconnect attempts against a closed port
+    expect(page.locator(".player")).to_have_count(7)
+    expect(seat_box(page, 1).locator(".chips")).to_have_text("734,000")
+    assert card_codes(page, "#board .card.face") == ["Qs", "9s", "8c"]
+    expect(page.locator("#stage")).to_be_visible()
+    expect(page.locator("body")).not_to_contain_text("disconnect", ignore_case=True)
+    page.screenshot(path=str(artifacts / "overlay-server-gone.png"), omit_background=True)
+    # The server comes back with the table moved on: the page resumes and re-hydrates.
+    moved = flop_view("delayed")
+    moved["table"]["board"] = ["Qs", "9s", "8c", "Kh"]
+    moved["table"]["street"] = "turn"
+    harness.set_view("delayed", moved, revision=23)
+    harness.restart_server()
+    expect(page.locator("html")).to_have_attribute("data-revision", "23", timeout=15000)
+    expect(page.locator("html")).to_have_attribute("data-connection", "live")
+    assert harness.hellos_on("delayed")[-1].message["resume"] == 20
+    assert card_codes(page, "#board .card.face") == ["Qs", "9s", "8c", "Kh"]
+
+
+def test_unknown_cards_never_show_a_face(page: Page, harness: Harness) -> None:
+    view = flop_view("venue")
+    view["seats"][3]["cards"] = ["??", "Xx"]  # garbage is never drawn as a face either
+    open_overlay(page, harness, "venue", view)
+    expect(page.locator(".player .card.back")).to_have_count(6)  # seats 1, 4, 7
+    expect(page.locator(".player .card.face")).to_have_count(0)
+    expect(page.locator(".player .card .rank")).to_have_count(0)
+    assert page.locator(".player .card").evaluate_all(
+        "nodes => nodes.every(n => n.textContent === '' && !n.dataset.card)")
+    # Folded players' unknown cards are mucked; no equity or hand strength is shown.
+    expect(seat_box(page, 2).locator(".card")).to_have_count(0)
+    expect(page.locator(".player.has-equity")).to_have_count(0)
+    expect(page.locator(".player .equity-value")).to_have_text([""] * 7)
+    expect(page.locator(".player .hand")).to_have_text([""] * 7)
+    # The board is public.
+    assert card_codes(page, "#board .card.face") == ["Qs", "9s", "8c"]
+
+
+def test_showdown_highlights_the_winning_five(page: Page, harness: Harness) -> None:
+    open_overlay(page, harness, "delayed", showdown_view("delayed"))
+    expect(page.locator("#winner-name")).to_have_text("Rast wins 702,000")
+    expect(page.locator("#winner-hand")).to_have_text("Straight, Queen High")
+    assert card_codes(page, "#board .card.best") == ["Qs", "9s", "8c"]
+    assert card_codes(page, "#board .card.muted") == ["2h", "3c"]
+    assert card_codes(page, ".player[data-seat='4'] .card.best") == ["Js", "Ts"]
+    assert card_codes(page, ".player[data-seat='1'] .card.muted") == ["Ah", "Kd"]
+    expect(seat_box(page, 4)).to_have_class("player winner has-equity")
+    expect(seat_box(page, 4).locator(".action")).to_have_text("Wins 702,000")
+
+
+def test_data_is_text_never_markup(page: Page, harness: Harness) -> None:
+    view = flop_view("delayed")
+    view["seats"][0]["name"] = "<img src=x onerror=alert(1)>"
+    view["table"]["name"] = "<b>bold</b>"
+    open_overlay(page, harness, "delayed", view)
+    expect(seat_box(page, 1).locator(".name")).to_have_text("<img src=x onerror=alert(1)>")
+    expect(page.locator("#table-name")).to_have_text("<b>bold</b>")
+    expect(page.locator("#stage img, #stage b")).to_have_count(0)
+
+
+def test_screenshots_of_the_transparent_overlay(page: Page, harness: Harness,
+                                                artifacts: Path) -> None:
+    open_overlay(page, harness, "delayed", flop_view("delayed"))
+    page.wait_for_timeout(700)  # let the entrance transitions finish
+    page.screenshot(path=str(artifacts / "overlay-delayed-flop.png"), omit_background=True)
+    harness.push_snapshot("delayed", showdown_view("delayed"), 9)
+    expect(page.locator("html")).to_have_attribute("data-revision", "9")
+    page.wait_for_timeout(700)
+    page.screenshot(path=str(artifacts / "overlay-delayed-showdown.png"), omit_background=True)
+    open_overlay(page, harness, "venue", flop_view("venue"), 3)
+    page.wait_for_timeout(700)
+    shot = artifacts / "overlay-venue-flop.png"
+    page.screenshot(path=str(shot), omit_background=True)
+    # A PNG with an alpha channel (colour type 6): OBS composites it over the video.
+    header = shot.read_bytes()[:26]
+    assert header[:8] == b"\x89PNG\r\n\x1a\n" and header[25] == 6

@@ -1,0 +1,148 @@
+"""Fixture views in the shape of docs/view-model.md (what the service would send)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+View = dict[str, Any]
+
+AS_OF = 1764500000.0
+
+
+def _seat(seat: int, name: str | None, stack: int, **extra: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "seat": seat, "name": name, "stack": stack, "stack_bb": round(stack / 8000, 1),
+        "bet": 0, "position": None, "to_act": False, "folded": False, "all_in": False,
+        "sitting_out": False, "last_action": None, "cards": [], "equity": None, "hand": None,
+        "best_five": None, "outs": None, "winner": False, "won": 0,
+    }
+    if name is None:
+        base.update(stack=0, stack_bb=0.0)
+    base.update(extra)
+    return base
+
+
+def flop_view(channel: str = "delayed") -> View:
+    """Hand 57 on the flop Qs 9s 8c: Rast bet 24,000, Ashton to act; three players in."""
+    full = channel in ("delayed", "secure", "operator")
+
+    def cards(*codes: str) -> list[str | None]:
+        return list(codes) if full else [None] * len(codes)
+
+    def known(value: Any) -> Any:
+        return value if full else None
+
+    seats = [
+        _seat(1, "Ashton Griffin", 734000, position="BTN", to_act=True, cards=cards("Ah", "Kd"),
+              last_action=None, equity=known({"win": 0.27, "tie": 0.0, "equity": 0.27}),
+              hand=known("Ace High"), outs=known({"cards": ["Jh", "Jd", "Jc", "Th", "Td",
+                                                            "Tc"], "count": 6})),
+        _seat(2, "Kalidou Sow", 412000, position="SB", folded=True, last_action="Fold",
+              cards=cards("7c", "2d")),
+        _seat(3, "Mira Lindqvist", 1280000, position="BB", folded=True, last_action="Fold",
+              cards=cards("9h", "3h")),
+        _seat(4, "Rast", 954000, bet=24000, last_action="Bet 24,000", cards=cards("Js", "Ts"),
+              equity=known({"win": 0.66, "tie": 0.0, "equity": 0.66}),
+              hand=known("Straight, Queen High"), outs=None),
+        _seat(5, None, 0),
+        _seat(6, "Daniel Ortega", 88000, all_in=False, folded=True, last_action="Fold",
+              cards=cards("5s", "5d")),
+        _seat(7, "Yuki Tanaka", 0, all_in=True, last_action="All-in 206,000",
+              cards=cards("Qd", "Qc"),
+              equity=known({"win": 0.07, "tie": 0.0, "equity": 0.07}),
+              hand=known("Three of a Kind, Queens"),
+              outs=known({"cards": ["9c", "9d", "8d", "8h", "Qh"], "count": 5})),
+        _seat(8, "Lena Fischer", 2210000, folded=True, last_action="Fold", cards=cards("Kc", "4c")),
+    ]
+    return {
+        "channel": {"name": channel, "delay": 30.0 if channel == "delayed" else 0.0,
+                    "as_of": AS_OF, "live": channel != "delayed"},
+        "table": {
+            "name": "Main Event Final Table",
+            "hand_number": 57,
+            "level": {"number": 12, "small_blind": 4000, "big_blind": 8000, "ante": 8000,
+                      "ante_mode": "big_blind", "ends_at": AS_OF + 754},
+            "street": "flop",
+            "board": ["Qs", "9s", "8c"],
+            "pots": [{"amount": 662000, "eligible": [1, 4, 7], "winners": [],
+                      "label": "Main pot"},
+                     {"amount": 40000, "eligible": [1, 4], "winners": [], "label": "Side pot 1"}],
+            "to_call": 24000,
+            "min_raise_to": 48000,
+            "actions": [
+                {"seat": 7, "name": "Yuki Tanaka", "street": "preflop", "verb": "all_in",
+                 "amount": 206000, "text": "Yuki Tanaka is all-in for 206,000"},
+                {"seat": 8, "name": "Lena Fischer", "street": "preflop", "verb": "fold",
+                 "amount": None, "text": "Lena Fischer folds"},
+                {"seat": 1, "name": "Ashton Griffin", "street": "preflop", "verb": "call",
+                 "amount": 206000, "text": "Ashton Griffin calls 206,000"},
+                {"seat": 4, "name": "Rast", "street": "preflop", "verb": "call",
+                 "amount": 206000, "text": "Rast calls 206,000"},
+                {"seat": 4, "name": "Rast", "street": "flop", "verb": "bet",
+                 "amount": 24000, "text": "Rast bets 24,000"},
+            ],
+        },
+        "seats": seats,
+        "alerts": [],
+    }
+
+
+def showdown_view(channel: str = "delayed") -> View:
+    """The same hand at showdown on the river: Rast's straight wins the main and side pot."""
+    view = copy.deepcopy(flop_view(channel))
+    table = view["table"]
+    table.update(street="showdown", board=["Qs", "9s", "8c", "2h", "3c"], to_call=0,
+                 min_raise_to=None)
+    table["pots"][0]["winners"] = [4]
+    table["pots"][1]["winners"] = [4]
+    for seat in view["seats"]:
+        seat["to_act"] = False
+        seat["bet"] = 0
+        seat["outs"] = None
+    ashton, rast, yuki = view["seats"][0], view["seats"][3], view["seats"][6]
+    ashton.update(cards=["Ah", "Kd"], last_action="Call 24,000", hand="Ace High",
+                  equity={"win": 0.0, "tie": 0.0, "equity": 0.0})
+    rast.update(winner=True, won=702000, stack=954000 + 702000, hand="Straight, Queen High",
+                best_five=["Qs", "Js", "Ts", "9s", "8c"],
+                equity={"win": 1.0, "tie": 0.0, "equity": 1.0})
+    yuki.update(cards=["Qd", "Qc"], hand="Three of a Kind, Queens",
+                equity={"win": 0.0, "tie": 0.0, "equity": 0.0})
+    return view
+
+
+def operator_view() -> View:
+    """The operator channel: the secure view plus the operator object."""
+    view = flop_view("operator")
+    view["alerts"] = [{"level": "warning", "source": "reader:table",
+                       "message": "Reader 'table' is silent"}]
+    view["operator"] = {
+        "between_hands": False,
+        "legal": {
+            "seat": 1, "name": "Ashton Griffin",
+            "fold": True, "check": False, "call": 24000,
+            "bet": None, "raise": {"min": 48000, "max": 734000},
+            "all_in": 734000,
+            "ruling": "A raise to less than 48,000 that adds at least 12,000 is completed "
+                      "to 48,000; less than that is a call (R8).",
+        },
+        "undo": {"available": True, "label": "Rast bets 24,000"},
+        "clock": {"seat": None, "phase": "idle", "remaining": None},
+        "cards_needed": [],
+        "capture": [
+            {"source": "reader:table", "status": "silent", "detail": "no frame for 12 s"},
+            {"source": "reader:burn", "status": "ok", "detail": None},
+        ],
+        "obs": {"connected": True, "stream_delay": 30.0, "ok": True,
+                "message": "Stream delay 30 s"},
+        "channels": [
+            {"name": "venue", "delay": 0.0, "clients": 2},
+            {"name": "delayed", "delay": 30.0, "clients": 3},
+            {"name": "secure", "delay": 0.0, "clients": 1},
+        ],
+        "pages": [
+            {"page": "overlay", "channel": "delayed", "version": "dev", "current": True},
+            {"page": "commentary", "channel": "delayed", "version": "old", "current": False},
+        ],
+    }
+    return view
