@@ -1,0 +1,94 @@
+"""The commentators' equity screen (delayed channel by default) in Debian's Chromium."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+from tests.pages.conftest import Probe
+from tests.pages.harness import Harness
+from tests.pages.views import AS_OF, flop_view, showdown_view
+
+
+def open_commentary(page: Page, harness: Harness, channel: str, revision: int = 1,
+                    query: str = "") -> None:
+    page.goto(f"{harness.base}/commentary{query}")
+    expect(page.locator("html")).to_have_attribute("data-revision", str(revision))
+
+
+def player(page: Page, seat: int):  # type: ignore[no-untyped-def]
+    return page.locator(f".player[data-seat='{seat}']")
+
+
+def test_defaults_to_the_delayed_channel_and_shows_everything(
+        page: Page, harness: Harness, artifacts: Path) -> None:
+    harness.set_view("delayed", flop_view("delayed"))
+    page.set_viewport_size({"width": 1600, "height": 1000})
+    open_commentary(page, harness, "delayed")
+    (hello,) = harness.hellos_on("delayed")
+    assert hello.message["page"] == "commentary"
+    # Delay and "as of" time (local time of the view's as_of).
+    expect(page.locator("#delay")).to_have_text("Delay 30 s")
+    as_of = page.evaluate(
+        f"new Date({AS_OF} * 1000).toLocaleTimeString('en-GB', {{hour12: false}})")
+    expect(page.locator("#as-of")).to_have_text(as_of)
+    expect(page.locator("#blinds")).to_have_text("4,000 / 8,000")
+    # Win, tie, equity, hand strength, outs listed and counted, stacks in BB.
+    ashton = player(page, 1)
+    expect(ashton.locator(".equity-value")).to_have_text("27.0%")
+    expect(ashton.locator(".win-tie")).to_have_text("win 27.0% · tie 0.0%")
+    expect(ashton.locator(".hand")).to_have_text("Ace High")
+    expect(ashton.locator(".outs-count")).to_have_text("6 outs")
+    codes = ashton.locator(".outs-cards .card").evaluate_all("ns => ns.map(n => n.dataset.card)")
+    assert codes == ["Jh", "Jd", "Jc", "Th", "Td", "Tc"]
+    expect(ashton.locator(".bb")).to_have_text("91.8 BB")
+    expect(ashton.locator(".state")).to_have_text("To act")
+    expect(player(page, 7).locator(".outs-count")).to_have_text("5 outs")
+    expect(player(page, 4).locator(".outs")).to_be_hidden()
+    expect(player(page, 4).locator(".bet")).to_have_text("bet 24,000")
+    # Pot odds for the player to act: 24,000 to call into 726,000.
+    expect(page.locator("#odds-call")).to_have_text("24,000")
+    expect(page.locator("#odds-ratio")).to_have_text("30.3 : 1")
+    expect(page.locator("#odds-needed")).to_have_text("3.2%")
+    expect(page.locator("#odds-has")).to_have_text("27.0%")
+    # The hand's action history, by street.
+    expect(page.locator("#history li")).to_have_text([
+        "Pre-flop", "Yuki Tanaka is all-in for 206,000", "Lena Fischer folds",
+        "Ashton Griffin calls 206,000", "Rast calls 206,000", "Flop", "Rast bets 24,000"])
+    page.wait_for_timeout(400)
+    page.screenshot(path=str(artifacts / "commentary-flop.png"), full_page=True)
+
+
+def test_showdown_and_no_pot_odds_without_a_bet(page: Page, harness: Harness) -> None:
+    harness.set_view("delayed", showdown_view("delayed"))
+    open_commentary(page, harness, "delayed")
+    expect(page.locator("#odds")).to_be_hidden()
+    expect(player(page, 4).locator(".state")).to_have_text("Wins 702,000")
+    expect(page.locator(".pot-eligible")).to_have_text(["won by Rast", "won by Rast"])
+
+
+def test_on_the_venue_channel_nothing_secret_appears(page: Page, harness: Harness) -> None:
+    harness.set_view("venue", flop_view("venue"))
+    open_commentary(page, harness, "venue", query="?channel=venue")
+    expect(page.locator("#delay")).to_have_text("Live")
+    expect(page.locator(".player .card.face")).to_have_count(0)
+    expect(page.locator(".player.has-equity")).to_have_count(0)
+    expect(page.locator(".player .outs")).to_have_count(7)
+    for outs in page.locator(".player .outs").all():
+        expect(outs).to_be_hidden()
+    expect(page.locator("#odds-has")).to_have_text("—")
+
+
+def test_shows_when_the_server_is_gone_and_keeps_the_numbers(
+        page: Page, harness: Harness, probe: Probe) -> None:
+    probe.allow_websocket_errors = True
+    harness.set_view("delayed", flop_view("delayed"))
+    open_commentary(page, harness, "delayed")
+    expect(page.locator("#connection")).to_be_hidden()
+    harness.stop_server()
+    expect(page.locator("#connection")).to_have_text(
+        "Server unreachable — showing the last known state")
+    expect(player(page, 1).locator(".equity-value")).to_have_text("27.0%")
+    harness.restart_server()
+    expect(page.locator("#connection")).to_be_hidden(timeout=15000)
