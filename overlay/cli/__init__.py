@@ -19,6 +19,7 @@ from engine.errors import FeltcastError
 #: name -> (module, one-line help). Keep sorted by name.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "equity": ("overlay.cli.equity", "exact all-in equity of known hands on any street"),
+    "obs": ("overlay.cli.obs", "set up and check OBS Studio over obs-websocket"),
 }
 
 

@@ -1,0 +1,47 @@
+"""Feltcast's OBS control over obs-websocket (protocol v5, OBS 28 and later).
+
+- :mod:`overlay.obs.settings`: :class:`ObsSettings` (the ``[obs]`` configuration) and rules.
+- :mod:`overlay.obs.client`: :class:`ObsClient`, the one supervised connection to OBS.
+- :mod:`overlay.obs.setup`: ``feltcast obs setup``, the final table's scenes and sources.
+- :mod:`overlay.obs.automation`: table events to OBS operations.
+- :mod:`overlay.obs.delay_guard`: no live hole cards into OBS without its stream delay.
+
+See docs/obs.md.
+"""
+
+from __future__ import annotations
+
+from overlay.obs.automation import ObsAutomation, OutcomeStatus, RuleOutcome
+from overlay.obs.client import ObsClient, ObsEvent, ObsHealth, ObsRequester, ObsState
+from overlay.obs.delay_guard import (
+    StreamDelay,
+    check_obs,
+    ensure_stream_delay,
+    feeds_secure_channel,
+    read_stream_delay,
+)
+from overlay.obs.settings import AutomationRule, ObsSettings, RuleAction, default_rules
+from overlay.obs.setup import SetupReport, StandIn, setup_final_table
+
+__all__ = [
+    "AutomationRule",
+    "ObsAutomation",
+    "ObsClient",
+    "ObsEvent",
+    "ObsHealth",
+    "ObsRequester",
+    "ObsSettings",
+    "ObsState",
+    "OutcomeStatus",
+    "RuleAction",
+    "RuleOutcome",
+    "SetupReport",
+    "StandIn",
+    "StreamDelay",
+    "check_obs",
+    "default_rules",
+    "ensure_stream_delay",
+    "feeds_secure_channel",
+    "read_stream_delay",
+    "setup_final_table",
+]

@@ -1,0 +1,248 @@
+"""Configuration of Feltcast's OBS control: connection, scene names, overlay page, rules.
+
+Everything here is a frozen value built once from the ``[obs]`` table of the configuration
+(:meth:`ObsSettings.from_mapping`); a bad value raises :class:`~engine.errors.ConfigError`
+naming the key, e.g. ``obs.port``.
+
+>>> settings = ObsSettings(password="s3cret", base_url="http://127.0.0.1:8080/")
+>>> settings.overlay_url
+'http://127.0.0.1:8080/overlay?channel=delayed'
+>>> "s3cret" in repr(settings)
+False
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Final
+from urllib.parse import urlencode, urlsplit
+
+from engine.errors import ConfigError
+
+OVERLAY_WIDTH: Final = 1920
+"""Width in pixels of every Feltcast page in OBS (the pages draw on a fixed 1920x1080 stage)."""
+OVERLAY_HEIGHT: Final = 1080
+"""Height in pixels of every Feltcast page in OBS."""
+
+CHANNELS: Final = ("delayed", "venue", "secure")
+"""The information channels a page can read (see docs/obs.md for which to pick)."""
+SECURE_CHANNEL: Final = "secure"
+"""The live channel with hole cards: only behind an OBS stream delay (the delay guard)."""
+
+
+class RuleAction(StrEnum):
+    """What an automation rule does in OBS when its event happens."""
+
+    SWITCH_SCENE = "switch_scene"
+    """``SetCurrentProgramScene`` to ``scene``."""
+    SHOW_ITEM = "show_item"
+    """``SetSceneItemEnabled`` true for ``source`` in ``scene``."""
+    HIDE_ITEM = "hide_item"
+    """``SetSceneItemEnabled`` false for ``source`` in ``scene``."""
+    EMIT_EVENT = "emit_event"
+    """``CallVendorRequest`` to obs-browser's ``emit_event``: a JS event in the browser pages."""
+    RECORD_CHAPTER = "record_chapter"
+    """``CreateRecordChapter`` (OBS 30.2 and later, Hybrid MP4 recordings only)."""
+    SAVE_REPLAY = "save_replay"
+    """``SaveReplayBuffer`` (the replay buffer must be running)."""
+
+
+_NEEDS_SCENE: Final = {RuleAction.SWITCH_SCENE, RuleAction.SHOW_ITEM, RuleAction.HIDE_ITEM}
+_NEEDS_SOURCE: Final = {RuleAction.SHOW_ITEM, RuleAction.HIDE_ITEM}
+
+
+@dataclass(frozen=True, slots=True)
+class AutomationRule:
+    """On an event of kind ``on`` (e.g. ``"all_in_showdown"``), do ``action`` in OBS.
+
+    ``name`` is the event name for ``emit_event`` (default: the event kind) and the chapter
+    name for ``record_chapter`` (default: the event kind); it may use ``$key`` placeholders
+    filled from the event's payload, e.g. ``"Hand $hand_number"``.
+    """
+
+    on: str
+    action: RuleAction
+    scene: str = ""
+    source: str = ""
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.on:
+            raise ConfigError("on", "an automation rule needs the event kind it reacts to")
+        if self.action in _NEEDS_SCENE and not self.scene:
+            raise ConfigError("scene", f"the rule {self.action.value!r} needs a scene name")
+        if self.action in _NEEDS_SOURCE and not self.source:
+            raise ConfigError("source", f"the rule {self.action.value!r} needs a source name")
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any], key: str = "obs.rules[0]") -> AutomationRule:
+        """Build a rule from a configuration table such as
+        ``{"on": "hand_ended", "do": "switch_scene", "scene": "Feltcast Table"}``.
+
+        :raises ConfigError: naming ``key`` and the faulty field.
+        """
+        if not isinstance(data, Mapping):
+            raise ConfigError(key, "expected a table with 'on' and 'do'")
+        unknown = sorted(set(data) - {"on", "do", "scene", "source", "name"})
+        if unknown:
+            raise ConfigError(f"{key}.{unknown[0]}", "unknown key (expected on, do, scene, "
+                              "source or name)")
+        values = {k: _string(data, k, f"{key}.{k}", "") for k in ("on", "scene", "source", "name")}
+        do = _string(data, "do", f"{key}.do", "")
+        try:
+            action = RuleAction(do)
+        except ValueError:
+            choices = ", ".join(a.value for a in RuleAction)
+            raise ConfigError(f"{key}.do", f"{do!r} is not one of {choices}") from None
+        try:
+            return cls(action=action, **values)
+        except ConfigError as error:
+            raise ConfigError(f"{key}.{error.key}", error.problem) from None
+
+
+@dataclass(frozen=True, slots=True)
+class ObsSettings:
+    """How Feltcast reaches OBS and what it builds there. Passwords and tokens stay out of
+    the repr."""
+
+    host: str = "127.0.0.1"
+    port: int = 4455
+    password: str = field(default="", repr=False)
+    connect_timeout: float = 5.0
+    """Seconds for TCP connect, websocket upgrade, Hello and Identify together."""
+    request_timeout: float = 5.0
+    """Seconds OBS has to answer one request."""
+    reconnect_initial: float = 0.5
+    """First wait before reconnecting after a failure; doubles up to ``reconnect_max``."""
+    reconnect_max: float = 30.0
+    base_url: str = "http://127.0.0.1:8080"
+    """Root of the Feltcast service as OBS reaches it (pages are ``/overlay`` and so on)."""
+    overlay_channel: str = "delayed"
+    """The channel the OBS overlay reads: ``delayed``, ``venue`` or ``secure``."""
+    overlay_token: str = field(default="", repr=False)
+    """Access token added to the overlay URL (the ``secure`` channel needs one)."""
+    overlay_source: str = "Feltcast Overlay"
+    table_scene: str = "Feltcast Table"
+    showdown_scene: str = "Feltcast Showdown"
+    break_scene: str = "Feltcast Break"
+    security_delay_seconds: float = 900.0
+    """The table's security delay D: OBS's stream delay must be at least this long whenever
+    an OBS browser source reads the live ``secure`` channel."""
+    rules: tuple[AutomationRule, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.host:
+            raise ConfigError("obs.host", "must not be empty")
+        if not 0 < self.port < 65536:
+            raise ConfigError("obs.port", f"{self.port} is not a TCP port (1-65535)")
+        for name in ("connect_timeout", "request_timeout", "reconnect_initial",
+                     "reconnect_max"):
+            if getattr(self, name) <= 0:
+                raise ConfigError(f"obs.{name}", "must be a positive number of seconds")
+        if self.reconnect_max < self.reconnect_initial:
+            raise ConfigError("obs.reconnect_max", "must not be shorter than reconnect_initial")
+        url = urlsplit(self.base_url)
+        if url.scheme not in ("http", "https") or not url.netloc or url.query:
+            raise ConfigError("obs.base_url", f"{self.base_url!r} is not a service root such as "
+                              "http://127.0.0.1:8080")
+        if self.overlay_channel not in CHANNELS:
+            raise ConfigError("obs.overlay_channel", f"{self.overlay_channel!r} is not one of "
+                              + ", ".join(CHANNELS))
+        names = [self.overlay_source, self.table_scene, self.showdown_scene, self.break_scene]
+        if any(not name for name in names) or len(set(names)) != len(names):
+            raise ConfigError("obs.scenes", "the overlay source and the three scenes need "
+                              "four different, non-empty names")
+        if self.security_delay_seconds <= 0:
+            raise ConfigError("obs.security_delay_seconds", "must be a positive number of "
+                              "seconds")
+
+    @property
+    def scenes(self) -> tuple[str, str, str]:
+        """The scenes ``feltcast obs setup`` builds: table, showdown, break."""
+        return (self.table_scene, self.showdown_scene, self.break_scene)
+
+    @property
+    def overlay_url(self) -> str:
+        """The URL the OBS browser source loads."""
+        query = {"channel": self.overlay_channel}
+        if self.overlay_token:
+            query["token"] = self.overlay_token
+        return f"{self.base_url.rstrip('/')}/overlay?{urlencode(query)}"
+
+    @property
+    def effective_rules(self) -> tuple[AutomationRule, ...]:
+        """The configured rules, or the defaults for these scene names when none are set."""
+        return self.rules or default_rules(self)
+
+    def replace(self, **changes: Any) -> ObsSettings:
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any]) -> ObsSettings:
+        """Build settings from the ``[obs]`` table of the configuration.
+
+        Keys are the field names; ``rules`` is a list of tables (see :class:`AutomationRule`).
+
+        :raises ConfigError: naming the key and the problem.
+        """
+        if not isinstance(data, Mapping):
+            raise ConfigError("obs", "expected a table")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(f"obs.{unknown[0]}", "unknown key")
+        values: dict[str, Any] = {}
+        defaults = cls()
+        for f in dataclasses.fields(cls):
+            if f.name not in data or f.name == "rules":
+                continue
+            default = getattr(defaults, f.name)
+            key = f"obs.{f.name}"
+            if isinstance(default, str):
+                values[f.name] = _string(data, f.name, key, default)
+            elif isinstance(default, int):
+                values[f.name] = _integer(data[f.name], key)
+            else:
+                values[f.name] = _number(data[f.name], key)
+        if "rules" in data:
+            raw_rules = data["rules"]
+            if isinstance(raw_rules, str | bytes) or not isinstance(raw_rules, Sequence):
+                raise ConfigError("obs.rules", "expected a list of tables")
+            values["rules"] = tuple(AutomationRule.from_mapping(rule, f"obs.rules[{i}]")
+                                    for i, rule in enumerate(raw_rules))
+        return cls(**values)
+
+
+def default_rules(settings: ObsSettings) -> tuple[AutomationRule, ...]:
+    """What Feltcast does in OBS when the configuration names no rules."""
+    return (
+        AutomationRule("all_in_showdown", RuleAction.SWITCH_SCENE, scene=settings.showdown_scene),
+        AutomationRule("hand_ended", RuleAction.SWITCH_SCENE, scene=settings.table_scene),
+        AutomationRule("break_started", RuleAction.SWITCH_SCENE, scene=settings.break_scene),
+        AutomationRule("level_started", RuleAction.SWITCH_SCENE, scene=settings.table_scene),
+        AutomationRule("level_started", RuleAction.EMIT_EVENT, name="feltcast_level_started"),
+        AutomationRule("player_eliminated", RuleAction.SAVE_REPLAY),
+    )
+
+
+def _string(data: Mapping[str, Any], name: str, key: str, default: str) -> str:
+    value = data.get(name, default)
+    if not isinstance(value, str):
+        raise ConfigError(key, f"expected text, got {type(value).__name__}")
+    return value
+
+
+def _integer(value: object, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(key, f"expected a whole number, got {value!r}")
+    return value
+
+
+def _number(value: object, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(key, f"expected a number, got {value!r}")
+    return float(value)

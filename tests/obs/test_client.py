@@ -1,0 +1,132 @@
+"""The supervised OBS connection, against a real OBS Studio (and real sockets)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import threading
+import time
+
+import pytest
+
+from engine.errors import ObsRequestError, ObsUnavailableError
+from overlay.obs.client import ObsClient, ObsEvent, ObsHealth, ObsState
+from tests.obs.conftest import Observer, ObsStudio, free_port
+
+
+async def wait_until(predicate: object, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():  # type: ignore[operator]
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.02)
+
+
+def obs_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name.startswith("feltcast-obs")]
+
+
+async def test_connects_and_reports_health(client: ObsClient, observer: Observer) -> None:
+    version = observer.call("GetVersion")
+    health = client.health
+    assert health.state is ObsState.CONNECTED
+    assert (health.obs_version, health.websocket_version) == (
+        version["obsVersion"], version["obsWebSocketVersion"])
+    assert health.as_dict()["state"] == "connected"
+    assert client.supports("GetSourceScreenshot")
+    assert not client.supports("NoSuchRequest")
+    scenes = await client.call("GetSceneList")
+    assert scenes["currentProgramSceneName"] == observer.call(
+        "GetCurrentProgramScene")["currentProgramSceneName"]
+
+
+async def test_a_refused_request_keeps_obs_status_and_comment(client: ObsClient) -> None:
+    with pytest.raises(ObsRequestError) as caught:
+        await client.call("GetInputSettings", {"inputName": "No Such Source"})
+    assert caught.value.status == 600  # RequestStatus::ResourceNotFound
+    assert "No Such Source" in caught.value.comment
+    assert caught.value.request_type == "GetInputSettings"
+
+
+async def test_events_reach_listeners_on_the_loop(client: ObsClient, observer: Observer) -> None:
+    seen: list[ObsEvent] = []
+    loop_thread = threading.current_thread()
+    threads: set[threading.Thread] = set()
+
+    def listener(event: ObsEvent) -> None:
+        threads.add(threading.current_thread())
+        seen.append(event)
+
+    unsubscribe = client.add_event_listener(listener)
+    observer.call("CreateScene", sceneName="Client Events Scene")
+    await wait_until(lambda: any(e.type == "SceneCreated" for e in seen))
+    unsubscribe()
+    created = next(e for e in seen if e.type == "SceneCreated")
+    assert created.data["sceneName"] == "Client Events Scene"
+    assert threads == {loop_thread}
+
+
+async def test_wrong_password_is_reported_in_words(obs: ObsStudio) -> None:
+    async with ObsClient(obs.settings(password="not-the-password")) as client:
+        with pytest.raises(ObsUnavailableError, match="refused the password"):
+            await client.wait_connected(10, give_up_when_down=True)
+        assert client.health.state is ObsState.DOWN
+
+
+async def test_nothing_listening_fails_fast_and_calls_fail_at_once(obs: ObsStudio) -> None:
+    async with ObsClient(obs.settings(port=free_port())) as client:
+        with pytest.raises(ObsUnavailableError, match="nothing listens"):
+            await client.wait_connected(10, give_up_when_down=True)
+        started = time.monotonic()
+        with pytest.raises(ObsUnavailableError, match="not connected"):
+            await client.call("GetVersion")
+        assert time.monotonic() - started < 0.5
+
+
+async def test_a_silent_server_cannot_hang_the_connect(obs: ObsStudio) -> None:
+    # A real TCP listener that never answers the websocket upgrade: obs-websocket-py's own
+    # connect() would wait forever.
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        port = silent.getsockname()[1]
+        settings = obs.settings(port=port, connect_timeout=0.5)
+        started = time.monotonic()
+        async with ObsClient(settings) as client:
+            with pytest.raises(ObsUnavailableError, match=r"handshake within 0\.5 s"):
+                await client.wait_connected(10, give_up_when_down=True)
+        assert time.monotonic() - started < 3.0
+
+
+async def test_stop_leaves_no_thread_behind(obs: ObsStudio) -> None:
+    before = obs_threads()
+    async with ObsClient(obs.settings()) as client:
+        await client.wait_connected(10)
+        assert len(obs_threads()) > len(before)
+    assert obs_threads() == before
+
+
+async def test_reconnects_after_obs_is_killed_and_restarted(
+        obs: ObsStudio, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="overlay.obs.client")
+    history: list[ObsHealth] = []
+    async with ObsClient(obs.settings()) as client:
+        client.add_health_listener(history.append)
+        await client.wait_connected(10)
+
+        obs.kill_obs()
+        await wait_until(lambda: client.health.state is ObsState.DOWN)
+        with pytest.raises(ObsUnavailableError, match="not connected"):
+            await client.call("GetVersion")
+        await wait_until(lambda: client.health.attempts >= 3)  # it keeps trying, quietly
+        down = client.health
+
+        await asyncio.to_thread(obs.restart_obs)
+        await client.wait_connected(15)
+        assert (await client.call("GetVersion"))["rpcVersion"] == 1
+
+    assert [h.state for h in history][-1] is ObsState.CONNECTED
+    assert ObsState.DOWN in [h.state for h in history]
+    # `since` marks when it went down, not the latest failed attempt.
+    assert all(h.since == down.since for h in history if h.state is ObsState.DOWN)
+    messages = [r.getMessage() for r in caplog.records if r.name == "overlay.obs.client"]
+    assert len([m for m in messages if "connection down" in m]) == 1
+    assert len([m for m in messages if "connection back" in m]) == 1
