@@ -1,0 +1,441 @@
+"""Fan-out of the table log to channel subscribers (asyncio).
+
+One :class:`ChannelHub` per channel holds the channel's state (a reducer's replay of exactly
+what the channel may see, :mod:`engine.channels`) and its *revision*: the number of items the
+channel has released, counted from the start of the log. Revisions are a pure function of the
+log and the clock, so they mean the same after a restart.
+
+A subscriber receives (see ``docs/channels.md`` for the message schema):
+
+1. a ``snapshot`` (the channel's *view* and its revision) — or, when it resumes from a
+   revision the hub still holds, only the patches it missed;
+2. then one ``patch`` per released item, in order, revision + 1 each time (no gap, no
+   duplicate): a JSON Merge Patch (RFC 7386) of the view plus the item's event;
+3. a new ``snapshot`` with ``"reason": "behind"`` (a resync) if it fell behind: its bounded
+   queue overflowed. A slow subscriber never blocks the publisher or the other subscribers.
+
+This is the wire protocol of ``docs/view-model.md``: the websocket handler forwards
+:attr:`ChannelMessage.text` as it is.
+
+Delayed channels release items with a loop timer at their due time (no polling loop).
+
+:class:`TableLog` is the write path: stamp time and sequence numbers, persist the batch
+(:class:`overlay.store.EventStore`, in a worker thread), and only then offer it to every hub.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Generic, Protocol, TypeVar
+
+from engine.channels import ChannelItem, ChannelSpec, ChannelView
+from engine.errors import FeltcastError
+from engine.log import LoggedEvent, TableEvent
+from overlay.store import EventStore
+
+__all__ = [
+    "ChannelHub",
+    "ChannelMessage",
+    "EventListReducer",
+    "Reducer",
+    "Subscription",
+    "TableLog",
+    "apply_merge_patch",
+    "merge_patch",
+]
+
+S = TypeVar("S")
+Clock = Callable[[], float]
+
+
+class Reducer(Protocol[S]):
+    """How a channel's state and view are built from the items it releases (pluggable: the
+    service plugs in the hand engine's replay and the page view model)."""
+
+    def initial(self) -> S:
+        """The state of an empty log."""
+
+    def apply(self, state: S, item: ChannelItem) -> S:
+        """The state after ``item`` (may update ``state`` in place and return it)."""
+
+    def snapshot(self, state: S) -> dict[str, Any]:
+        """The JSON-safe view of ``state`` (a fresh object: the hub keeps it to diff)."""
+
+
+class EventListReducer:
+    """The simplest reducer: the view is the list of released items (tests, debugging)."""
+
+    def initial(self) -> list[dict[str, Any]]:
+        return []
+
+    def apply(self, state: list[dict[str, Any]], item: ChannelItem) -> list[dict[str, Any]]:
+        state.append(item.to_dict())
+        return state
+
+    def snapshot(self, state: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"items": list(state)}
+
+
+def merge_patch(old: Any, new: Any) -> Any:
+    """The JSON Merge Patch (RFC 7386) that turns ``old`` into ``new``.
+
+    Objects are diffed key by key (a removed key becomes ``null``); anything else is replaced
+    whole. (RFC 7386 cannot set a key to ``null``: such a key is deleted on the client.)
+    """
+    if not isinstance(old, dict) or not isinstance(new, dict):
+        return new
+    patch: dict[str, Any] = {}
+    for key in old.keys() - new.keys():
+        patch[key] = None
+    for key, value in new.items():
+        if key not in old:
+            patch[key] = value
+        elif old[key] != value:
+            patch[key] = merge_patch(old[key], value) if isinstance(value, dict) and \
+                isinstance(old[key], dict) else value
+    return patch
+
+
+def apply_merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 applied to a copy of ``target`` (what a client does with a ``patch``)."""
+    if not isinstance(patch, dict):
+        return patch
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = apply_merge_patch(result.get(key), value)
+    return result
+
+
+def item_event(item: ChannelItem) -> dict[str, Any]:
+    """An item's event as a patch lists it: the payload's fields plus ``seq`` and ``time``
+    (and ``revealed`` for a hole card shown after its hand)."""
+    data = item.event.payload.to_dict()
+    data["seq"] = item.event.seq
+    data["time"] = item.event.time
+    if item.revealed:
+        data["revealed"] = True
+    return data
+
+
+class ChannelMessage:
+    """One message to subscribers; ``data`` is JSON-ready and ``text`` its JSON (made once,
+    shared by every subscriber)."""
+
+    __slots__ = ("_text", "data")
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+        self._text: str | None = None
+
+    @property
+    def type(self) -> str:
+        kind: str = self.data["type"]
+        return kind
+
+    @property
+    def revision(self) -> int:
+        revision: int = self.data["revision"]
+        return revision
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = json.dumps(self.data, separators=(",", ":"))
+        return self._text
+
+    def __repr__(self) -> str:
+        return f"ChannelMessage({self.data!r})"
+
+
+_RESYNC = object()  # queue marker: the subscriber fell behind
+
+
+class Subscription:
+    """One subscriber's ordered stream of messages (``async for message in subscription``)."""
+
+    def __init__(self, hub: ChannelHub[Any], maxsize: int) -> None:
+        self.hub = hub
+        self.resyncs = 0
+        """How many times this subscriber fell behind and was resynchronised."""
+        self._queue: asyncio.Queue[object] = asyncio.Queue(maxsize)
+        self._skip_through = -1
+        self.closed = False
+
+    def _push(self, message: ChannelMessage | object) -> None:
+        try:
+            self._queue.put_nowait(message)
+        except asyncio.QueueFull:
+            self.resyncs += 1
+            while not self._queue.empty():  # drop the backlog: a snapshot replaces it
+                self._queue.get_nowait()
+            self._queue.put_nowait(_RESYNC)
+
+    async def get(self) -> ChannelMessage:
+        """The next message; waits for one."""
+        while True:
+            item = await self._queue.get()
+            if item is _RESYNC:
+                message = self.hub.snapshot_message(reason="behind")
+                self._skip_through = message.revision
+                return message
+            assert isinstance(item, ChannelMessage)
+            if item.revision > self._skip_through:
+                return item
+
+    def get_nowait(self) -> ChannelMessage | None:
+        """The next message if one is waiting, else ``None``."""
+        while not self._queue.empty():
+            item = self._queue.get_nowait()
+            if item is _RESYNC:
+                message = self.hub.snapshot_message(reason="behind")
+                self._skip_through = message.revision
+                return message
+            assert isinstance(item, ChannelMessage)
+            if item.revision > self._skip_through:
+                return item
+        return None
+
+    @property
+    def backlog(self) -> int:
+        return self._queue.qsize()
+
+    def __aiter__(self) -> Subscription:
+        return self
+
+    async def __anext__(self) -> ChannelMessage:
+        return await self.get()
+
+    def close(self) -> None:
+        """Stop receiving (idempotent)."""
+        if not self.closed:
+            self.closed = True
+            self.hub._subscribers.discard(self)
+
+
+class ChannelHub(Generic[S]):
+    """The state and the subscribers of one channel (see the module docstring)."""
+
+    def __init__(self, spec: ChannelSpec, reducer: Reducer[S], *, log_id: str = "",
+                 clock: Clock = time.time, queue_size: int = 256, history: int = 4096,
+                 loop: asyncio.AbstractEventLoop | None = None) -> None:
+        self.spec = spec
+        self.reducer = reducer
+        self.log_id = log_id
+        self.clock = clock
+        self.queue_size = queue_size
+        self.view = ChannelView(spec)
+        self.state: S = reducer.initial()
+        self._view: dict[str, Any] = reducer.snapshot(self.state)
+        self.seq = 0
+        """The log sequence number of the last released item."""
+        self._history: deque[ChannelMessage] = deque(maxlen=history)
+        self._subscribers: set[Subscription] = set()
+        self._snapshot: ChannelMessage | None = None
+        self._loop = loop
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at: float | None = None
+        self.closed = False
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def revision(self) -> int:
+        """How many items this channel has released since the start of the log."""
+        return self.view.released
+
+    @property
+    def subscribers(self) -> int:
+        return len(self._subscribers)
+
+    # --- input ---------------------------------------------------------------------------
+
+    def offer(self, events: Iterable[TableEvent]) -> None:
+        """Take newly persisted log events (in order); release what is due, time the rest."""
+        for event in events:
+            self.view.offer(event)
+        self.release_due()
+
+    def release_due(self) -> int:
+        """Release every item due now to the state and the subscribers; returns how many."""
+        if self.closed:
+            return 0
+        items = self.view.due(self.clock())
+        if items:
+            first = self.view.released - len(items) + 1
+            for revision, item in enumerate(items, first):
+                self.state = self.reducer.apply(self.state, item)
+                self.seq = item.event.seq
+                view = self.reducer.snapshot(self.state)
+                message = self._patch(revision, item, merge_patch(self._view, view))
+                self._view = view
+                self._history.append(message)
+                for subscriber in self._subscribers:
+                    subscriber._push(message)
+            self._snapshot = None
+        self._schedule()
+        return len(items)
+
+    def _patch(self, revision: int, item: ChannelItem, patch: Any) -> ChannelMessage:
+        return ChannelMessage({"type": "patch", "channel": self.spec.name,
+                               "revision": revision, "seq": item.event.seq, "patch": patch,
+                               "events": [item_event(item)]})
+
+    def _schedule(self) -> None:
+        due = self.view.next_release()
+        if due is None or self.closed:
+            return
+        if self._timer is not None:
+            if self._timer_at == due:
+                return
+            self._timer.cancel()
+        loop = self._loop or asyncio.get_running_loop()
+        self._timer_at = due
+        self._timer = loop.call_later(max(0.0, due - self.clock()), self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        self._timer_at = None
+        self.release_due()  # reschedules itself (also when the timer fired a bit early)
+
+    # --- output --------------------------------------------------------------------------
+
+    def snapshot_message(self, *, reason: str = "") -> ChannelMessage:
+        """The channel's view now as a ``snapshot`` message; ``reason`` says why a client
+        that already had a view gets a new one (``behind``, ``cannot_resume``)."""
+        if self._snapshot is None:
+            self._snapshot = ChannelMessage({
+                "type": "snapshot", "channel": self.spec.name, "log_id": self.log_id,
+                "revision": self.revision, "seq": self.seq, "view": self._view})
+        if not reason:
+            return self._snapshot
+        return ChannelMessage({**self._snapshot.data, "reason": reason})
+
+    def subscribe(self, *, resume_from: int | None = None, log_id: str | None = None,
+                  ) -> Subscription:
+        """A new subscriber: a snapshot first, or only the missed deltas when it resumes.
+
+        ``resume_from`` is the last revision the client has (of log ``log_id``); it resumes
+        when that is still in the hub's history, otherwise it gets a snapshot.
+        """
+        if self.closed:
+            raise FeltcastError(f"channel {self.spec.name} is closed")
+        subscription = Subscription(self, self.queue_size)
+        missed = self._missed_since(resume_from, log_id)
+        if missed is None or len(missed) >= self.queue_size:
+            reason = "" if resume_from is None else "cannot_resume"
+            subscription._push(self.snapshot_message(reason=reason))
+        else:
+            for message in missed:
+                subscription._push(message)
+        self._subscribers.add(subscription)
+        return subscription
+
+    def _missed_since(self, revision: int | None, log_id: str | None,
+                      ) -> list[ChannelMessage] | None:
+        if revision is None or log_id != self.log_id or not 0 <= revision <= self.revision:
+            return None
+        if revision == self.revision:
+            return []
+        oldest = self.revision - len(self._history) + 1
+        if revision + 1 < oldest:
+            return None
+        start = revision + 1 - oldest
+        return [self._history[i] for i in range(start, len(self._history))]
+
+    def close(self) -> None:
+        """Stop timers and forget subscribers (the log stays)."""
+        self.closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        for subscription in list(self._subscribers):
+            subscription.close()
+
+
+class TableLog:
+    """The write path: stamp, persist (durably), then publish to every hub.
+
+    ``await table_log.append(events)`` returns once the events are committed to the store: at
+    that point they are acknowledged and survive a crash.
+    """
+
+    def __init__(self, store: EventStore, hubs: Iterable[ChannelHub[Any]] = (), *,
+                 clock: Clock = time.time) -> None:
+        self.store = store
+        self.hubs: dict[str, ChannelHub[Any]] = {}
+        self.clock = clock
+        self._lock = asyncio.Lock()
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="feltcast-log")
+        self._last_time = -float("inf")
+        for hub in hubs:
+            self.add_hub(hub)
+
+    def add_hub(self, hub: ChannelHub[Any]) -> None:
+        """Attach a hub; it must start from an empty view (call before :meth:`start`)."""
+        if hub.view.last_seq != 0:
+            raise FeltcastError(f"channel {hub.name} already has events")
+        hub.log_id = self.store.log_id
+        self.hubs[hub.name] = hub
+
+    async def start(self) -> int:
+        """Replay the persisted log into every hub; returns the number of events replayed."""
+        loop = asyncio.get_running_loop()
+        after = 0
+        while True:
+            batch = await loop.run_in_executor(self._executor, self.store.read, after, 5000)
+            if not batch:
+                break
+            for hub in self.hubs.values():
+                for event in batch:
+                    hub.view.offer(event)
+            after = batch[-1].seq
+            self._last_time = batch[-1].time
+        for hub in self.hubs.values():
+            hub.release_due()
+        return after
+
+    async def append(self, events: Sequence[LoggedEvent], *, source: str = "engine",
+                     ) -> list[TableEvent]:
+        """Log ``events`` (one batch, one transaction) and publish them; returns the entries."""
+        if not events:
+            return []
+        async with self._lock:
+            stamp = max(self.clock(), self._last_time)  # log times never go backwards
+            first = self.store.last_seq + 1
+            batch = [TableEvent.record(first + i, stamp, event, source=source)
+                     for i, event in enumerate(events)]
+            await asyncio.get_running_loop().run_in_executor(
+                self._executor, self.store.append, batch)
+            self._last_time = stamp
+            for hub in self.hubs.values():
+                hub.offer(batch)
+        return batch
+
+    def hub(self, name: str) -> ChannelHub[Any]:
+        try:
+            return self.hubs[name]
+        except KeyError:
+            raise FeltcastError(f"no channel named {name!r}") from None
+
+    async def close(self) -> None:
+        for hub in self.hubs.values():
+            hub.close()
+        await asyncio.get_running_loop().run_in_executor(self._executor, self.store.close)
+        self._executor.shutdown(wait=True)
+
+
+def hubs_for(specs: Mapping[str, ChannelSpec], reducer_for: Callable[[ChannelSpec], Reducer[Any]],
+             **options: Any) -> list[ChannelHub[Any]]:
+    """One hub per enabled channel of ``specs``."""
+    return [ChannelHub(spec, reducer_for(spec), **options)
+            for spec in specs.values() if spec.enabled]

@@ -1,0 +1,305 @@
+"""Persistence of the append-only table log (SQLModel: SQLite or PostgreSQL).
+
+* SQLite by default: one file, ``<data_dir>/feltcast.db``, in WAL mode with ``synchronous=FULL``
+  (each commit is on disk before :meth:`EventStore.append` returns); PostgreSQL when the
+  configured URL is ``postgresql://…`` (a commit is durable when the server acknowledges it).
+* :meth:`EventStore.append` writes a whole batch in one transaction and returns only once it is
+  committed: an event acknowledged to its sender survives a ``kill -9`` of the service.
+* The schema carries a version number (table ``schema_version``) from the first table on;
+  :func:`migrate` applies the pending steps of :data:`MIGRATIONS` in order, each in its own
+  transaction, and refuses a database written by a newer Feltcast.
+* Every log has a random ``log_id`` (table ``log_meta``): a client resuming a channel after a
+  restart can tell that it is still the same log.
+
+The store is synchronous (SQLAlchemy sessions); the service calls it from one worker thread.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection, Engine
+from sqlmodel import Field, SQLModel
+
+from engine.errors import ConfigError, FeltcastError
+from engine.log import PayloadDecoder, TableEvent, decode_engine_event
+
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "EventStore",
+    "LogRow",
+    "Migration",
+    "StoreError",
+    "create_db_engine",
+    "database_url",
+    "migrate",
+    "open_store",
+    "schema_version",
+]
+
+SQLITE_FILE = "feltcast.db"
+
+
+class StoreError(FeltcastError):
+    """The event log cannot be read or written as asked (the message says why)."""
+
+    code = "store_error"
+
+
+class LogRow(SQLModel, table=True):
+    """One persisted :class:`TableEvent` (schema version 1)."""
+
+    __tablename__ = "table_event"
+
+    seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    time: float
+    secrecy: str = Field(max_length=8)
+    source: str = Field(max_length=64)
+    kind: str = Field(max_length=64, index=True)
+    payload: str  # the payload's to_dict(), as JSON text
+
+
+class SchemaVersion(SQLModel, table=True):
+    """One row per applied migration."""
+
+    __tablename__ = "schema_version"
+
+    version: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    description: str
+
+
+class LogMeta(SQLModel, table=True):
+    """Key/value facts about the log, e.g. its ``log_id``."""
+
+    __tablename__ = "log_meta"
+
+    key: str = Field(primary_key=True, max_length=64)
+    value: str
+
+
+# --- migrations ---------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One schema step: ``apply(connection)`` runs inside the migration's transaction.
+
+    Each step spells out its own DDL (it must keep meaning the same thing when the models
+    above change later); a test checks that the migrated schema matches the models.
+    """
+
+    version: int
+    description: str
+    apply: Callable[[Connection], None]
+
+
+def _v1_event_log(conn: Connection) -> None:
+    metadata = sa.MetaData()
+    sa.Table(
+        "table_event", metadata,
+        sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("time", sa.Float, nullable=False),
+        sa.Column("secrecy", sa.String(8), nullable=False),
+        sa.Column("source", sa.String(64), nullable=False),
+        sa.Column("kind", sa.String(64), nullable=False, index=True),
+        sa.Column("payload", sa.Text, nullable=False),
+    )
+    sa.Table(
+        "log_meta", metadata,
+        sa.Column("key", sa.String(64), primary_key=True),
+        sa.Column("value", sa.Text, nullable=False),
+    )
+    metadata.create_all(conn)
+    conn.execute(sa.text("INSERT INTO log_meta (key, value) VALUES ('log_id', :id)"),
+                 {"id": uuid.uuid4().hex})
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "event log (table_event) and log facts (log_meta)", _v1_event_log),
+)
+"""Every schema step, in order; append new ones, never edit an applied one."""
+
+SCHEMA_VERSION = MIGRATIONS[-1].version
+"""The schema version this code writes."""
+
+_VERSION_TABLE = sa.Table(
+    "schema_version", sa.MetaData(),
+    sa.Column("version", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("description", sa.Text, nullable=False),
+)
+
+
+def schema_version(engine: Engine) -> int:
+    """The database's schema version (0 for an empty database)."""
+    with engine.connect() as conn:
+        if not sa.inspect(conn).has_table("schema_version"):
+            return 0
+        version = conn.execute(sa.select(sa.func.max(_VERSION_TABLE.c.version))).scalar()
+    return int(version or 0)
+
+
+def migrate(engine: Engine, migrations: Sequence[Migration] = MIGRATIONS) -> list[int]:
+    """Bring the schema up to the last of ``migrations``; returns the versions applied."""
+    versions = [m.version for m in migrations]
+    if versions != list(range(1, len(versions) + 1)):
+        raise StoreError(f"migrations must be numbered 1, 2, 3, … without gaps: {versions}")
+    with engine.begin() as conn:
+        _VERSION_TABLE.create(conn, checkfirst=True)
+    current = schema_version(engine)
+    if current > len(migrations):
+        raise StoreError(f"this database has schema version {current}, newer than this "
+                         f"Feltcast knows ({len(migrations)}): upgrade Feltcast")
+    applied = []
+    for migration in migrations[current:]:
+        with engine.begin() as conn:
+            migration.apply(conn)
+            conn.execute(_VERSION_TABLE.insert().values(version=migration.version,
+                                                        description=migration.description))
+        applied.append(migration.version)
+    return applied
+
+
+# --- engine factory -------------------------------------------------------------------------
+
+def database_url(url: str = "", data_dir: Path | None = None) -> str:
+    """The URL to use: ``url`` when given, else the SQLite file in ``data_dir``."""
+    if url:
+        if not url.startswith(("sqlite:///", "postgresql://", "postgresql+psycopg2://")):
+            raise ConfigError("database.url", "expected a sqlite:/// or postgresql:// URL")
+        return url
+    directory = Path("data") if data_dir is None else data_dir
+    return f"sqlite:///{(directory / SQLITE_FILE).resolve()}"
+
+
+def _sqlite_pragmas(synchronous: str) -> Callable[[Any, Any], None]:
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy's BEGIN drive transactions (pysqlite's own would defer them).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            mode = cursor.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() not in {"wal", "memory"}:
+                raise StoreError(f"SQLite refused WAL mode (got {mode!r})")
+            cursor.execute(f"PRAGMA synchronous={synchronous}")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=5000")
+        finally:
+            cursor.close()
+    return on_connect
+
+
+def create_db_engine(url: str, *, synchronous: str = "FULL") -> Engine:
+    """A SQLAlchemy engine for ``url``; SQLite gets WAL mode and its pragmas on every connection.
+
+    ``synchronous`` (SQLite only): ``FULL`` syncs the WAL on each commit (survives power loss);
+    ``NORMAL`` survives a killed process but may lose the last commits on power loss.
+    """
+    if synchronous not in {"FULL", "NORMAL", "EXTRA"}:
+        raise ConfigError("database.synchronous", "one of FULL, NORMAL, EXTRA")
+    if url.startswith("sqlite"):
+        path = url.removeprefix("sqlite:///")
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(url, connect_args={"check_same_thread": False})
+        sa.event.listen(engine, "connect", _sqlite_pragmas(synchronous))
+
+        @sa.event.listens_for(engine, "begin")
+        def _begin(conn: Connection) -> None:
+            conn.exec_driver_sql("BEGIN")
+
+        return engine
+    if url.startswith("postgresql"):
+        if url.startswith("postgresql://"):  # SQLAlchemy 2.1 would pick psycopg 3
+            url = "postgresql+psycopg2://" + url.removeprefix("postgresql://")
+        return sa.create_engine(url, pool_pre_ping=True)
+    raise ConfigError("database.url", "expected a sqlite:/// or postgresql:// URL")
+
+
+# --- the store ------------------------------------------------------------------------------
+
+_EVENTS = LogRow.__table__  # type: ignore[attr-defined]
+
+
+class EventStore:
+    """The persisted log: append batches, read from a sequence number."""
+
+    def __init__(self, engine: Engine, *, decode: PayloadDecoder = decode_engine_event,
+                 migrations: Sequence[Migration] = MIGRATIONS) -> None:
+        self.engine = engine
+        self.decode = decode
+        migrate(engine, migrations)
+        with engine.connect() as conn:
+            self.log_id: str = conn.execute(
+                sa.text("SELECT value FROM log_meta WHERE key = 'log_id'")).scalar_one()
+        self._last_seq = self._read_last_seq()
+
+    def _read_last_seq(self) -> int:
+        with self.engine.connect() as conn:
+            return int(conn.execute(sa.select(sa.func.max(_EVENTS.c.seq))).scalar() or 0)
+
+    @property
+    def last_seq(self) -> int:
+        """The sequence number of the last appended event (0 when the log is empty)."""
+        return self._last_seq
+
+    def append(self, batch: Sequence[TableEvent]) -> None:
+        """Persist ``batch`` (consecutive sequence numbers following :attr:`last_seq`).
+
+        One transaction: all of the batch is on disk when this returns, or none of it.
+        """
+        if not batch:
+            return
+        expected = range(self._last_seq + 1, self._last_seq + 1 + len(batch))
+        if [e.seq for e in batch] != list(expected):
+            raise StoreError(f"log append out of order: after event {self._last_seq} came "
+                             f"{[e.seq for e in batch][:5]}…")
+        rows = [{"seq": e.seq, "time": e.time, "secrecy": str(e.secrecy), "source": e.source,
+                 "kind": e.kind, "payload": json.dumps(e.payload.to_dict(),
+                                                       separators=(",", ":"))}
+                for e in batch]
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(_EVENTS.insert(), rows)
+        except sa.exc.IntegrityError as error:
+            self._last_seq = self._read_last_seq()
+            raise StoreError(f"another writer appended to this log (now at event "
+                             f"{self._last_seq}); only one service may write a table's "
+                             f"log") from error
+        self._last_seq = batch[-1].seq
+
+    def read(self, after: int = 0, limit: int | None = None) -> list[TableEvent]:
+        """The events with ``seq > after``, in order (at most ``limit``)."""
+        query = sa.select(_EVENTS).where(_EVENTS.c.seq > after).order_by(_EVENTS.c.seq)
+        if limit is not None:
+            query = query.limit(limit)
+        with self.engine.connect() as conn:
+            rows = conn.execute(query).all()
+        return [self._event(row) for row in rows]
+
+    def iter_all(self, after: int = 0, chunk: int = 5000) -> Iterator[TableEvent]:
+        """Every event after ``after``, read in chunks (for replays of long logs)."""
+        while batch := self.read(after, chunk):
+            yield from batch
+            after = batch[-1].seq
+
+    def _event(self, row: Any) -> TableEvent:
+        data = {"seq": row.seq, "time": row.time, "secrecy": row.secrecy,
+                "source": row.source, "event": json.loads(row.payload)}
+        return TableEvent.from_dict(data, self.decode)
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def open_store(url: str = "", data_dir: Path | None = None, *,
+               decode: PayloadDecoder = decode_engine_event,
+               synchronous: str = "FULL") -> EventStore:
+    """Open (creating and migrating as needed) the log at ``url`` or in ``data_dir``."""
+    return EventStore(create_db_engine(database_url(url, data_dir), synchronous=synchronous),
+                      decode=decode)
