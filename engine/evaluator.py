@@ -130,14 +130,16 @@ def describe_strength(strength: int) -> str:
     return f"{category.label}, {detail}"
 
 
-_MULTISET_DICT: dict[int, int] = {}
+_SCALAR: list[list[int]] = []
 
 
 def _multiset_value(key: int) -> int:
-    if not _MULTISET_DICT:
-        _MULTISET_DICT.update(zip(t.MULTISET_KEYS.tolist(), t.MULTISET_VALUES.tolist(),
-                                  strict=True))
-    return _MULTISET_DICT[key]
+    if not _SCALAR:  # plain lists: indexing them from Python is faster than numpy scalars
+        _SCALAR.extend([t.LOW_OFFSET.tolist(), t.HIGH_INDEX.tolist(), t.DENSE_VALUES.tolist(),
+                        t.FLUSH_VALUES.tolist()])
+    low_offset, high_index, values, _ = _SCALAR
+    high, low = divmod(key, t.LOW_BASE)
+    return values[low_offset[low] + high_index[high]]
 
 
 def _checked(cards: Iterable[Card]) -> tuple[Card, ...]:
@@ -165,10 +167,9 @@ def evaluate_strength(cards: Iterable[Card]) -> int:
         key += 5 ** card.rank
         masks[card.suit] |= 1 << card.rank
     strength = _multiset_value(key)
+    flush_values = _SCALAR[3]
     for mask in masks:
-        flush = int(t.FLUSH_VALUES[mask])
-        if flush > strength:
-            strength = flush
+        strength = max(strength, flush_values[mask])
     return strength
 
 
@@ -216,19 +217,21 @@ def evaluate_batch(cards: npt.ArrayLike, *, check: bool = True) -> npt.NDArray[n
         raise InvalidHandError(f"expected an array of shape (n, 5|6|7), got {idx.shape}")
     if idx.shape[0] and not np.issubdtype(idx.dtype, np.integer):
         raise InvalidHandError(f"card indices must be integers, got {idx.dtype}")
-    idx = idx.astype(np.int64, copy=False)
+    idx = idx.astype(np.intp, copy=False)
     if check and idx.size:
         if idx.min() < 0 or idx.max() > 51:
             raise InvalidHandError("card index out of range 0-51")
         ordered = np.sort(idx, axis=1)
         if (np.diff(ordered, axis=1) == 0).any():
             raise InvalidHandError("a hand repeats a card")
-    ranks = idx >> 2
-    suits = idx & 3
-    strength = t.multiset_value(t.POW5[ranks].sum(axis=1))
-    bits = np.int64(1) << ranks
+    # Column by column: numpy reduces short rows slowly.
+    key = t.CARD_KEY[idx[:, 0]]
+    bits = t.CARD_BIT[idx[:, 0]]
+    for column in range(1, idx.shape[1]):
+        key = key + t.CARD_KEY[idx[:, column]]
+        bits = bits | t.CARD_BIT[idx[:, column]]
+    strength = t.multiset_value(key)
     for suit in range(4):
-        mask = np.where(suits == suit, bits, 0).sum(axis=1)
-        strength = np.maximum(strength, t.FLUSH_VALUES[mask])
+        strength = np.maximum(strength, t.FLUSH_VALUES[(bits >> (16 * suit)) & 0x1FFF])
     result: npt.NDArray[np.int32] = strength.astype(np.int32, copy=False)
     return result

@@ -149,3 +149,33 @@ def test_batch_refuses_bad_arrays() -> None:
     with pytest.raises(InvalidHandError, match="repeats"):
         evaluate_batch(np.array([[0, 1, 2, 3, 3]]))
     assert evaluate_batch(np.zeros((0, 7), dtype=np.int64)).shape == (0,)
+
+
+@pytest.mark.slow
+def test_all_seven_card_hands_fall_into_the_published_categories() -> None:
+    # All 133,784,560 seven-card hands, evaluated in batches: five cards below ``low`` (in
+    # colex order, so those below ``low`` are a prefix) plus ``low`` and ``high``.
+    five = np.array(list(combinations(range(50), 5)), dtype=np.int8)
+    five = five[np.lexsort(five.T)]  # colex: by last card, then the one before, ...
+    counts = np.zeros(10, dtype=np.int64)
+    rows = np.empty((len(five), 7), dtype=np.int8)
+    rows[:, :5] = five
+    for low in range(5, 51):
+        n = len(five) if low == 50 else int(np.searchsorted(five[:, 4], low))
+        for high in range(low + 1, 52):
+            rows[:n, 5] = low
+            rows[:n, 6] = high
+            strengths = evaluate_batch(rows[:n], check=False)
+            counts += np.bincount(strengths >> 20, minlength=10)
+    assert counts.sum() == 133_784_560
+    assert dict(zip(Category, counts[1:].tolist(), strict=True)) == {
+        Category.STRAIGHT_FLUSH: 41_584,
+        Category.FOUR_OF_A_KIND: 224_848,
+        Category.FULL_HOUSE: 3_473_184,
+        Category.FLUSH: 4_047_644,
+        Category.STRAIGHT: 6_180_020,
+        Category.THREE_OF_A_KIND: 6_461_620,
+        Category.TWO_PAIR: 31_433_400,
+        Category.PAIR: 58_627_800,
+        Category.HIGH_CARD: 23_294_460,
+    }
