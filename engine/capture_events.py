@@ -102,6 +102,8 @@ class FaultKind(StrEnum):
     """A connected reader sent nothing for longer than the watchdog allows."""
     PROTOCOL_MISMATCH = "protocol_mismatch"
     """A reader speaks a protocol version Feltcast does not understand."""
+    WRONG_READER = "wrong_reader"
+    """A reader introduced itself with another name than configured (swapped cables?)."""
     MALFORMED_LINE = "malformed_line"
     """A line that is not valid protocol (counted and skipped)."""
     LINES_LOST = "lines_lost"

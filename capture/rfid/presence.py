@@ -5,8 +5,9 @@ clock), so tests drive it tick by tick.
 
 Debouncing. RFID reads flicker: a tag lying still is missed now and then, and a card slid
 past an antenna is read once. So a tag *arrives* on an antenna only after ``min_reads`` reads
-spanning at least ``settle_s`` seconds, and *leaves* only after it has not been read for
-``release_s`` seconds. A tag is in one place at a time: it cannot arrive somewhere while it
+spanning at least ``settle_s`` seconds, and *leaves* only once that antenna's snapshots have
+gone without it for ``release_s`` seconds. Silence is not absence: an antenna that reports
+nothing removes nothing. A tag is in one place at a time: it cannot arrive somewhere while it
 is still present elsewhere (a card moved from a seat to the muck leaves the seat first).
 
 Events, by zone (see :mod:`engine.capture_events`):
@@ -100,6 +101,8 @@ class PresenceTracker:
         self._burn_count = 0
         self._faults: set[Hashable] = set()
         self._unmapped: set[AntennaKey] = set()
+        self._reported: dict[AntennaKey, float] = {}
+        """When each antenna last sent a snapshot: only a snapshot proves a tag is gone."""
 
     # -- inputs ---------------------------------------------------------------------------
 
@@ -119,10 +122,12 @@ class PresenceTracker:
         if key not in self._zones:
             if tags and key not in self._unmapped:
                 self._unmapped.add(key)
+                log.warning("tags on unmapped antenna %s of reader %s", antenna, reader)
                 return [self._fault(FaultKind.UNMAPPED_ANTENNA, reader, now,
                                     f"tags on antenna {antenna} of reader {reader}, "
                                     "which the antenna map does not list")]
             return []
+        self._reported[key] = now
         for uid in tags:
             seen = self._sightings.setdefault(uid, {})
             sighting = seen.get(key)
@@ -169,7 +174,6 @@ class PresenceTracker:
     def _fault(self, kind: FaultKind, reader: str, now: float, detail: str, *,
                zones: tuple[Zone, ...] = (), cards: tuple[Card, ...] = (), uid: str = "",
                misdeal: bool = False) -> CaptureFault:
-        log.warning("capture fault %s on %s: %s", kind, reader, detail)
         return CaptureFault(kind, reader, detail, now, reader, zones, cards, uid, 1, misdeal)
 
     def _settle(self, now: float) -> list[CaptureEvent]:
@@ -177,8 +181,8 @@ class PresenceTracker:
         # Expire sightings (never for a frozen reader).
         for uid in list(self._sightings):
             seen = self._sightings[uid]
-            for key in [k for k, s in seen.items()
-                        if k[0] not in self._frozen and now - s.last > release]:
+            for key in [k for k, s in seen.items() if k[0] not in self._frozen
+                        and self._reported.get(k, now) - s.last > release]:
                 del seen[key]
                 placed = self._placed.get(uid)
                 if placed is not None and placed[0] == key:
@@ -209,6 +213,8 @@ class PresenceTracker:
         events: list[CaptureEvent] = []
         self._update_zones(now, events, faults)
         fresh = [f for key, f in faults.items() if key not in self._faults]
+        for fault in fresh:
+            log.warning("capture fault %s on %s: %s", fault.kind, fault.reader, fault.detail)
         self._faults = set(faults)
         return events + list(fresh)
 

@@ -61,7 +61,7 @@ def test_every_event_round_trips_through_json(event: CaptureEvent) -> None:
 
 @given(events)
 def test_reprs_round_trip(event: CaptureEvent) -> None:
-    namespace = {cls.__name__: cls for cls in EVENT_TYPES.values()}
+    namespace: dict[str, object] = {cls.__name__: cls for cls in EVENT_TYPES.values()}
     namespace |= {"Card": Card, "Zone": Zone, "FaultKind": FaultKind, "ZoneKind": ZoneKind}
     assert eval(repr(event), namespace) == event
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -26,7 +28,7 @@ from .conftest import DECK, READER, Table, uid_of
 BURN_ANT, BOARD_ANT, MUCK_ANT = 13, 11, 12
 
 
-def faults(events: list[object], kind: FaultKind) -> list[CaptureFault]:
+def faults(events: Sequence[object], kind: FaultKind) -> list[CaptureFault]:
     return [e for e in events if isinstance(e, CaptureFault) and e.kind is kind]
 
 
