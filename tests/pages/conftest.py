@@ -28,8 +28,10 @@ CHROMIUM_ARGS = [
     "--disable-default-apps",
     "--disable-extensions",
 ]
-# A socket the browser could not open while the harness was down (expected in outage tests).
+# What Chromium itself logs (not the page): a socket it could not open while the harness was
+# down, and a command the server rejected with a 4xx. Tests that provoke them allow them.
 WEBSOCKET_REFUSED = "WebSocket connection to"
+HTTP_REJECTED = "Failed to load resource: the server responded with a status of 4"
 
 
 @dataclass
@@ -40,10 +42,12 @@ class Probe:
     page_errors: list[str] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
     allow_websocket_errors: bool = False
+    allow_rejections: bool = False
 
     def unexpected_console_errors(self) -> list[str]:
         return [text for text in self.console_errors
-                if not (self.allow_websocket_errors and WEBSOCKET_REFUSED in text)]
+                if not (self.allow_websocket_errors and WEBSOCKET_REFUSED in text)
+                and not (self.allow_rejections and text.startswith(HTTP_REJECTED))]
 
     def foreign_requests(self) -> list[str]:
         """Every request that would leave 127.0.0.1 (data: and blob: URLs never leave)."""

@@ -1,0 +1,450 @@
+// The operator console: touch-first action tracker for a tablet. It reads the operator channel
+// (docs/view-model.md, "The operator object") and sends typed, acknowledged commands
+// (docs/commands.md). It never decides what is legal: buttons follow operator.legal and every
+// rejection shows the server's own message.
+import { Channel, pageParams } from "./js/channel.js";
+import { cardElement, isCardCode } from "./js/cards.js";
+import { Keypad } from "./js/keypad.js";
+import { KeyedList, chips, clockText, el, setText, toggle } from "./js/dom.js";
+
+const TOKEN_KEY = "feltcast.operator.token";
+const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
+  showdown: "Showdown", over: "Hand over" };
+const RANKS = ["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2"];
+const SUITS = ["s", "h", "d", "c"];
+
+const $ = (id) => document.getElementById(id);
+const state = { view: null, receivedAt: 0, busy: false, token: null, ruling: null,
+  manual: [], misdealArmed: null };
+
+// ---------------------------------------------------------------- commands
+
+/** A v4 UUID; crypto.randomUUID needs a secure context, a tablet on the LAN may not have one. */
+export function commandId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6] & 0x0f) | 0x40;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-`
+    + hex.slice(20);
+}
+
+function showError(error) {
+  setText($("error-message"), error.message || "The server rejected the command");
+  const detail = [error.code, error.rule].filter(Boolean).join(" · ");
+  setText($("error-detail"), detail);
+  const ruling = error.ruling;
+  state.ruling = ruling && typeof ruling === "object" && ruling.command ? ruling.command : null;
+  const apply = $("apply-ruling");
+  apply.hidden = !state.ruling;
+  if (state.ruling) {
+    const text = typeof ruling.text === "string" ? ruling.text : "";
+    setText(apply, text ? `Apply: ${text}` : "Apply the ruling");
+  }
+  if (ruling && typeof ruling === "string") setText($("error-detail"), `${detail} · ${ruling}`);
+  $("error").hidden = false;
+}
+
+function clearError() {
+  $("error").hidden = true;
+  state.ruling = null;
+}
+
+function setBusy(busy) {
+  state.busy = busy;
+  document.body.classList.toggle("busy", busy);
+  if (state.view) render(state.view);
+}
+
+/** POST one command; resolves to the reply (ok or error), never throws. */
+export async function sendCommand(type, fields = {}) {
+  if (state.busy) return null;
+  const command = { id: commandId(), type, ...fields };
+  setBusy(true);
+  let reply;
+  try {
+    const response = await fetch("/api/commands", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${state.token}` },
+      body: JSON.stringify(command),
+    });
+    reply = await response.json().catch(() => ({ error: { code: `http_${response.status}`,
+      message: `The server answered ${response.status} ${response.statusText}` } }));
+    if (response.status === 401) {
+      sessionStorage.removeItem(TOKEN_KEY);
+      showLogin(reply.error ? reply.error.message : "The operator token was refused");
+    }
+  } catch (error) {
+    reply = { error: { code: "unreachable", message: "The server cannot be reached; the "
+      + "command was not sent. Try again." } };
+  }
+  setBusy(false);
+  if (reply && reply.ok) clearError();
+  else showError((reply && reply.error) || { message: "Unexpected answer from the server" });
+  return reply;
+}
+
+// ---------------------------------------------------------------- keypad
+
+const keypad = new Keypad(renderKeypad);
+
+function amountMode(legal) {
+  if (!legal) return null;
+  if (legal.bet) return { type: "bet", label: "Bet", ...legal.bet };
+  if (legal.raise) return { type: "raise_to", label: "Raise to", ...legal.raise };
+  return null;
+}
+
+function renderKeypad() {
+  const legal = state.view && state.view.operator ? state.view.operator.legal : null;
+  const mode = amountMode(legal);
+  setText($("amount"), chips(keypad.value));
+  setText($("amount-label"), mode ? mode.label : "Bet / raise");
+  setText($("amount-min"), mode ? `min ${chips(mode.min)}` : "");
+  setText($("amount-max"), mode ? `max ${chips(mode.max)}` : "");
+  toggle($("amount"), "clamped", keypad.clamped);
+  toggle($("keypad"), "below-min", keypad.belowMin);
+  setText($("ruling"), keypad.belowMin && legal ? legal.ruling : keypad.clamped
+    ? `Capped at the maximum, ${chips(keypad.max)} (all-in)` : "");
+  const submit = $("btn-amount");
+  submit.disabled = state.busy || !mode || keypad.value <= 0;
+  setText(submit, mode && keypad.value > 0 ? `${mode.label} ${chips(keypad.value)}`
+    : mode ? mode.label : "Bet / raise");
+  for (const key of document.querySelectorAll("#keypad .key[data-key]")) {
+    key.disabled = !mode;
+  }
+}
+
+// ---------------------------------------------------------------- seats
+
+function createSeatRow() {
+  const name = el("input", { class: "edit-name", attrs: { type: "text", autocomplete: "off",
+    "aria-label": "name" } });
+  const stack = el("input", { class: "edit-stack", attrs: { type: "text", inputmode: "numeric",
+    autocomplete: "off", "aria-label": "stack" } });
+  for (const input of [name, stack]) {
+    input.addEventListener("input", () => { input.dataset.dirty = "1"; });
+  }
+  const row = el("li", { class: "seat" },
+    el("span", { class: "seat-no" }),
+    el("div", { class: "seat-main" },
+      el("div", { class: "seat-line" },
+        el("span", { class: "name" }),
+        el("span", { class: "position" }),
+        el("span", { class: "status" })),
+      el("div", { class: "seat-line" },
+        el("span", { class: "stack" }),
+        el("span", { class: "bet" }),
+        el("span", { class: "last-action" }))),
+    el("div", { class: "hole" }),
+    el("div", { class: "editor" }, name, stack,
+      el("button", { class: "btn save", text: "Save", attrs: { type: "button" } }),
+      el("button", { class: "btn ghost empty", text: "Empty", attrs: { type: "button" } })));
+  row.querySelector(".save").addEventListener("click", () => {
+    const seat = Number(row.dataset.seat);
+    const digits = stack.value.replace(/[,\s_.]/g, "");
+    sendCommand("set_seat", { seat, name: name.value.trim(),
+      stack: /^\d+$/.test(digits) ? Number(digits) : digits }).then((reply) => {
+      if (reply && reply.ok) { delete name.dataset.dirty; delete stack.dataset.dirty; }
+    });
+  });
+  row.querySelector(".empty").addEventListener("click", () => {
+    sendCommand("empty_seat", { seat: Number(row.dataset.seat) });
+  });
+  return row;
+}
+
+function updateSeatRow(row, seat, editable) {
+  const q = (selector) => row.querySelector(selector);
+  row.dataset.seat = String(seat.seat);
+  toggle(row, "to-act", seat.to_act);
+  toggle(row, "folded", seat.folded);
+  toggle(row, "empty-seat", seat.name === null);
+  toggle(row, "editable", editable);
+  setText(q(".seat-no"), seat.seat);
+  setText(q(".name"), seat.name === null ? "empty" : seat.name);
+  setText(q(".position"), seat.position);
+  q(".position").hidden = !seat.position;
+  const status = seat.all_in ? "all-in" : seat.folded ? "folded" : seat.sitting_out ? "away" : "";
+  setText(q(".status"), status);
+  setText(q(".stack"), seat.name === null ? "" : chips(seat.stack));
+  setText(q(".bet"), seat.bet ? `bet ${chips(seat.bet)}` : "");
+  setText(q(".last-action"), seat.last_action);
+  const cards = Array.isArray(seat.cards) ? seat.cards : [];
+  const key = cards.map((c) => c || "?").join(" ");
+  if (q(".hole").dataset.key !== key) {
+    q(".hole").dataset.key = key;
+    q(".hole").replaceChildren(...cards.map((code) => cardElement(code, "mini")));
+  }
+  const name = q(".edit-name");
+  const stack = q(".edit-stack");
+  if (!name.dataset.dirty && document.activeElement !== name) name.value = seat.name || "";
+  if (!stack.dataset.dirty && document.activeElement !== stack) {
+    stack.value = seat.name === null ? "" : String(seat.stack);
+  }
+  for (const node of row.querySelectorAll(".editor input, .editor button")) {
+    node.disabled = !editable || state.busy;
+  }
+}
+
+const seatRows = new KeyedList($("seats"), createSeatRow);
+
+// ---------------------------------------------------------------- manual cards
+
+function buildPicker() {
+  const picker = $("picker");
+  for (const suit of SUITS) {
+    for (const rank of RANKS) {
+      const code = `${rank}${suit}`;
+      const button = el("button", { class: "pick", data: { card: code },
+        attrs: { type: "button", "aria-label": code } }, cardElement(code, "mini"));
+      button.addEventListener("click", () => {
+        const index = state.manual.indexOf(code);
+        if (index >= 0) state.manual.splice(index, 1); else state.manual.push(code);
+        renderManual();
+      });
+      picker.append(button);
+    }
+  }
+}
+
+function manualTargets(view) {
+  const needed = (view.operator && view.operator.cards_needed) || [];
+  const targets = needed.map((need) => (need.target === "board"
+    ? { value: "board", text: `Board (${need.count} missing)` }
+    : { value: `seat:${need.seat}`, text: `Seat ${need.seat} (${need.count} missing)` }));
+  const listed = new Set(targets.map((t) => t.value));
+  if (!listed.has("board")) targets.push({ value: "board", text: "Board" });
+  for (const seat of view.seats || []) {
+    if (seat.name !== null && !listed.has(`seat:${seat.seat}`)) {
+      targets.push({ value: `seat:${seat.seat}`, text: `Seat ${seat.seat} ${seat.name}` });
+    }
+  }
+  return targets;
+}
+
+function renderManual() {
+  const view = state.view;
+  if (!view) return;
+  const select = $("manual-target");
+  const targets = manualTargets(view);
+  const signature = targets.map((t) => `${t.value}=${t.text}`).join("|");
+  if (select.dataset.signature !== signature) {
+    const current = select.value;
+    select.dataset.signature = signature;
+    select.replaceChildren(...targets.map((t) => el("option", { text: t.text,
+      attrs: { value: t.value } })));
+    if (targets.some((t) => t.value === current)) select.value = current;
+  }
+  const known = new Set([...(view.table.board || []),
+    ...(view.seats || []).flatMap((seat) => seat.cards || [])].filter(isCardCode));
+  for (const button of $("picker").children) {
+    const code = button.dataset.card;
+    button.disabled = known.has(code) || state.busy;
+    toggle(button, "picked", state.manual.includes(code));
+  }
+  setText($("manual-picked"), state.manual.join(" "));
+  $("btn-manual-send").disabled = state.busy || state.manual.length === 0;
+  toggle($("manual"), "needed", ((view.operator && view.operator.cards_needed) || []).length > 0);
+}
+
+function sendManual() {
+  const target = $("manual-target").value;
+  const cards = [...state.manual];
+  const done = (reply) => { if (reply && reply.ok) { state.manual = []; renderManual(); } };
+  if (target === "board") sendCommand("deal_board", { cards }).then(done);
+  else sendCommand("deal_cards", { seat: Number(target.split(":")[1]), cards }).then(done);
+}
+
+// ---------------------------------------------------------------- status and health
+
+function renderStatus(view) {
+  const table = view.table;
+  setText($("hand-number"), table.hand_number ? `Hand ${table.hand_number}` : "No hand");
+  setText($("street"), STREET_LABELS[table.street] || "Between hands");
+  const level = table.level;
+  setText($("blinds"), level ? `L${level.number} · ${chips(level.small_blind)}/`
+    + `${chips(level.big_blind)}${level.ante ? ` · ante ${chips(level.ante)}` : ""}` : "");
+  const op = view.operator || {};
+  const health = [];
+  for (const source of op.capture || []) {
+    health.push(el("span", { class: `chip health-${source.status}`,
+      text: `${source.source}: ${source.status}${source.detail ? ` (${source.detail})` : ""}` }));
+  }
+  if (op.obs) {
+    health.push(el("span", { class: `chip health-${op.obs.ok ? "ok" : "fault"}`,
+      text: `OBS: ${op.obs.connected ? op.obs.message || "connected" : "not connected"}` }));
+  }
+  $("health").replaceChildren(...health);
+  $("channels").replaceChildren(...(op.channels || []).map((channel) => el("span",
+    { class: "chip channel", data: { channel: channel.name },
+      text: `${channel.name} ${channel.delay ? `${Math.round(channel.delay)} s` : "live"}`
+        + ` · ${channel.clients}` })));
+  $("pages").replaceChildren(...(op.pages || []).map((page) => el("span",
+    { class: `chip ${page.current ? "health-ok" : "health-silent"}`,
+      text: `${page.page} on ${page.channel}${page.current ? "" : " (old version: reload)"}` })));
+  $("alerts").replaceChildren(...(view.alerts || []).map((alert) => el("li",
+    { class: `alert alert-${alert.level}`, text: `${alert.source}: ${alert.message}` })));
+}
+
+function renderClock() {
+  const view = state.view;
+  const clock = view && view.operator ? view.operator.clock : null;
+  const running = clock && clock.remaining !== null && clock.remaining !== undefined
+    && (clock.phase === "minute" || clock.phase === "countdown");
+  const node = $("clock");
+  if (running) {
+    const elapsed = (Date.now() - state.receivedAt) / 1000;
+    const seat = (view.seats || []).find((s) => s.seat === clock.seat);
+    setText(node, `${clockText(clock.remaining - elapsed)}${seat ? ` · ${seat.name}` : ""}`);
+  } else {
+    setText(node, clock && clock.phase === "expired" ? "expired" : "—");
+  }
+  node.dataset.phase = clock ? clock.phase : "idle";
+  $("btn-clock").disabled = state.busy || !(view && view.operator && view.operator.legal)
+    || running;
+  $("btn-stop-clock").disabled = state.busy || !running;
+}
+
+// ---------------------------------------------------------------- render
+
+/** The one render function: first paint and every update. */
+export function render(view, meta = {}) {
+  state.view = view;
+  if (meta.receivedAt) state.receivedAt = meta.receivedAt;
+  const op = view.operator || {};
+  const legal = op.legal || null;
+  renderStatus(view);
+  const editable = Boolean(op.between_hands);
+  seatRows.sync(view.seats || [], (seat) => seat.seat,
+    (row, seat) => updateSeatRow(row, seat, editable));
+  toggle($("seats"), "editing", editable);
+
+  setText($("to-act-name"), legal ? `Seat ${legal.seat} · ${legal.name}` : "nobody");
+  const busy = state.busy;
+  $("btn-fold").disabled = busy || !legal || !legal.fold;
+  $("btn-check").disabled = busy || !legal || !legal.check;
+  const call = $("btn-call");
+  call.disabled = busy || !legal || legal.call === null || legal.call === undefined;
+  setText(call, legal && legal.call ? `Call ${chips(legal.call)}` : "Call");
+  const allIn = $("btn-all-in");
+  allIn.disabled = busy || !legal || !legal.all_in;
+  setText(allIn, legal && legal.all_in ? `All-in ${chips(legal.all_in)}` : "All-in");
+  const mode = amountMode(legal);
+  if (mode) keypad.setLimits(mode.min, mode.max); else keypad.setLimits(null, null);
+
+  const undo = op.undo || { available: false };
+  $("btn-undo").disabled = busy || !undo.available;
+  setText($("undo-label"), undo.available && undo.label ? `Undo: ${undo.label}` : "");
+  $("btn-next-hand").disabled = busy || !op.between_hands;
+  $("btn-misdeal").disabled = busy || Boolean(op.between_hands);
+  renderClock();
+  renderManual();
+}
+
+// ---------------------------------------------------------------- wiring
+
+function wire() {
+  const seatOf = () => state.view.operator.legal.seat;
+  $("btn-fold").addEventListener("click", () => sendCommand("fold", { seat: seatOf() }));
+  $("btn-check").addEventListener("click", () => sendCommand("check", { seat: seatOf() }));
+  $("btn-call").addEventListener("click", () => sendCommand("call", { seat: seatOf() }));
+  $("btn-all-in").addEventListener("click", () => sendCommand("all_in", { seat: seatOf() }));
+  for (const key of document.querySelectorAll("#keypad .key[data-key]")) {
+    key.addEventListener("click", () => keypad.press(key.dataset.key));
+  }
+  $("btn-amount").addEventListener("click", () => {
+    const mode = amountMode(state.view.operator.legal);
+    if (!mode || keypad.value <= 0) return;
+    sendCommand(mode.type, { seat: seatOf(), amount: keypad.value }).then((reply) => {
+      if (reply && reply.ok) keypad.press("clear");
+    });
+  });
+  $("btn-undo").addEventListener("click", () => sendCommand("undo"));
+  $("btn-next-hand").addEventListener("click", () => sendCommand("next_hand"));
+  const misdeal = $("btn-misdeal");
+  misdeal.addEventListener("click", () => {
+    if (!state.misdealArmed) {
+      // Two taps: a misdeal voids the hand (R13); one stray touch must not.
+      misdeal.classList.add("armed");
+      setText(misdeal, "Tap again: void the hand");
+      state.misdealArmed = setTimeout(() => {
+        state.misdealArmed = null;
+        misdeal.classList.remove("armed");
+        setText(misdeal, "Misdeal");
+      }, 4000);
+      return;
+    }
+    clearTimeout(state.misdealArmed);
+    state.misdealArmed = null;
+    misdeal.classList.remove("armed");
+    setText(misdeal, "Misdeal");
+    sendCommand("misdeal");
+  });
+  $("btn-clock").addEventListener("click", () => sendCommand("call_clock", { seat: seatOf() }));
+  $("btn-stop-clock").addEventListener("click", () => sendCommand("stop_clock"));
+  $("dismiss-error").addEventListener("click", clearError);
+  $("apply-ruling").addEventListener("click", () => {
+    if (!state.ruling) return;
+    const { type, ...fields } = state.ruling;
+    sendCommand(type, fields);
+  });
+  $("btn-manual-clear").addEventListener("click", () => { state.manual = []; renderManual(); });
+  $("btn-manual-send").addEventListener("click", sendManual);
+  buildPicker();
+  setInterval(renderClock, 250);
+}
+
+function showConnection(status) {
+  const node = $("connection");
+  node.dataset.status = status;
+  setText(node, { connecting: "connecting…", live: "live", resyncing: "resyncing…",
+    offline: "server unreachable" }[status] || status);
+}
+
+function startConsole(token, channelName) {
+  state.token = token;
+  $("login").hidden = true;
+  $("console").hidden = false;
+  const channel = new Channel({ channel: channelName, page: "operator", token });
+  channel.subscribe(render);
+  channel.onStatus(showConnection);
+  channel.onError((error) => showError(error));
+  channel.start();
+  window.feltcast = { channel, render, sendCommand };
+}
+
+function showLogin(message = "") {
+  $("console").hidden = true;
+  $("login").hidden = false;
+  setText($("login-message"), message);
+  $("token-input").focus();
+}
+
+function main() {
+  const params = pageParams({ channel: "operator" });
+  wire();
+  renderKeypad();
+  if (params.token) {
+    // A token in the URL is taken once, kept for this tab and removed from the address bar.
+    sessionStorage.setItem(TOKEN_KEY, params.token);
+    const url = new URL(location.href);
+    url.searchParams.delete("token");
+    history.replaceState(null, "", url);
+  }
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  $("login").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const entered = $("token-input").value.trim();
+    if (!entered) return;
+    sessionStorage.setItem(TOKEN_KEY, entered);
+    if (window.feltcast && window.feltcast.channel) {
+      location.reload(); // a refused token: start clean with the new one
+      return;
+    }
+    startConsole(entered, params.channel);
+  });
+  if (token) startConsole(token, params.channel); else showLogin();
+}
+
+main();

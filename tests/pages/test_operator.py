@@ -1,0 +1,255 @@
+"""The operator console in Debian's Chromium: typed commands on clicks (docs/commands.md),
+the keypad's limits and the server's error messages."""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+from tests.pages.conftest import Probe
+from tests.pages.harness import Harness
+from tests.pages.views import operator_view
+
+TOKEN = "op-token-123"
+UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+
+
+def open_console(page: Page, harness: Harness, view: dict[str, Any] | None = None,
+                 revision: int = 1) -> None:
+    harness.set_view("operator", view or operator_view(), revision)
+    page.goto(f"{harness.base}/operator")
+    expect(page.locator("#login")).to_be_visible()
+    page.fill("#token-input", TOKEN)
+    page.click("#login button[type=submit]")
+    expect(page.locator("html")).to_have_attribute("data-revision", str(revision))
+
+
+def sent(harness: Harness, count: int) -> list[dict[str, Any]]:
+    harness.wait_until(lambda: len(harness.commands) >= count)
+    assert len(harness.commands) == count
+    for command in harness.commands:
+        assert command.authorization == f"Bearer {TOKEN}"
+        assert UUID4.match(command.body["id"])
+    return [{k: v for k, v in c.body.items() if k != "id"} for c in harness.commands]
+
+
+def settle(page: Page) -> None:
+    """Wait until no command is in flight."""
+    expect(page.locator("body")).not_to_have_class("busy")
+
+
+def test_token_is_entered_once_and_kept_for_the_tab(page: Page, harness: Harness) -> None:
+    open_console(page, harness)
+    (hello,) = harness.hellos_on("operator")
+    assert hello.token == TOKEN and hello.message["page"] == "operator"
+    assert page.evaluate("sessionStorage.getItem('feltcast.operator.token')") == TOKEN
+    page.reload()
+    expect(page.locator("#console")).to_be_visible()
+    expect(page.locator("#login")).to_be_hidden()
+    harness.wait_until(lambda: len(harness.hellos_on("operator")) == 2)
+    assert harness.hellos_on("operator")[1].token == TOKEN
+
+
+def test_clicks_send_typed_commands(page: Page, harness: Harness) -> None:
+    open_console(page, harness)
+    expect(page.locator("#to-act-name")).to_have_text("Seat 1 · Ashton Griffin")
+    expect(page.locator("#btn-check")).to_be_disabled()  # facing a bet: no check
+    expect(page.locator("#btn-next-hand")).to_be_disabled()  # a hand is running
+    expect(page.locator("#btn-call")).to_have_text("Call 24,000")
+    expect(page.locator("#btn-all-in")).to_have_text("All-in 734,000")
+    expect(page.locator("#undo-label")).to_have_text("Undo: Rast bets 24,000")
+    page.click("#btn-call")
+    settle(page)
+    page.click("#btn-fold")
+    settle(page)
+    page.click("#btn-all-in")
+    settle(page)
+    for key in ("5", "000", "0"):
+        page.click(f"#keypad .key[data-key='{key}']")
+    expect(page.locator("#amount")).to_have_text("50,000")
+    expect(page.locator("#btn-amount")).to_have_text("Raise to 50,000")
+    page.click("#btn-amount")
+    settle(page)
+    expect(page.locator("#amount")).to_have_text("0")  # cleared once acknowledged
+    page.click("#btn-undo")
+    settle(page)
+    page.click("#btn-misdeal")  # the first tap only arms it (R13 voids the hand)
+    expect(page.locator("#btn-misdeal")).to_have_text("Tap again: void the hand")
+    page.click("#btn-misdeal")
+    settle(page)
+    page.click("#btn-clock")
+    settle(page)
+    assert sent(harness, 7) == [
+        {"type": "call", "seat": 1},
+        {"type": "fold", "seat": 1},
+        {"type": "all_in", "seat": 1},
+        {"type": "raise_to", "seat": 1, "amount": 50000},
+        {"type": "undo"},
+        {"type": "misdeal"},
+        {"type": "call_clock", "seat": 1},
+    ]
+    ids = {command.body["id"] for command in harness.commands}
+    assert len(ids) == 7
+
+
+def test_keypad_clamps_to_the_maximum_and_flags_amounts_below_the_minimum(
+        page: Page, harness: Harness, probe: Probe) -> None:
+    probe.allow_rejections = True  # Chromium logs the 422 it is sent on purpose
+    open_console(page, harness)
+    expect(page.locator("#amount-min")).to_have_text("min 48,000")
+    expect(page.locator("#amount-max")).to_have_text("max 734,000")
+    expect(page.locator("#btn-amount")).to_be_disabled()
+    for _ in range(7):
+        page.click("#keypad .key[data-key='9']")
+    expect(page.locator("#amount")).to_have_text("734,000")
+    expect(page.locator("#amount")).to_have_class("amount clamped")
+    page.click("#keypad .key[data-key='back']")
+    expect(page.locator("#amount")).to_have_text("73,400")
+    page.click("#keypad .key[data-key='min']")
+    expect(page.locator("#amount")).to_have_text("48,000")
+    page.click("#keypad .key[data-key='max']")
+    expect(page.locator("#amount")).to_have_text("734,000")
+    # Below the minimum: R8 is the engine's ruling; the keypad explains and never changes it.
+    page.click("#keypad .key[data-key='clear']")
+    for key in ("3", "000", "0"):
+        page.click(f"#keypad .key[data-key='{key}']")
+    expect(page.locator("#amount")).to_have_text("30,000")
+    expect(page.locator("#ruling")).to_contain_text("(R8)")
+    expect(page.locator("#keypad")).to_have_class("keypad below-min")
+    ruling = {"text": "complete the raise to 48,000",
+              "command": {"type": "raise_to", "seat": 1, "amount": 48000}}
+    harness.reply_next(422, {"error": {
+        "code": "raise_below_minimum", "rule": "R8", "ruling": ruling,
+        "message": "A raise to 30,000 is below the minimum of 48,000; it adds 6,000 of the "
+                   "24,000 increment, 50 % or more, so it is completed to 48,000 (R8)."}})
+    page.click("#btn-amount")
+    expect(page.locator("#error-message")).to_have_text(
+        "A raise to 30,000 is below the minimum of 48,000; it adds 6,000 of the 24,000 "
+        "increment, 50 % or more, so it is completed to 48,000 (R8).")
+    expect(page.locator("#error-detail")).to_have_text("raise_below_minimum · R8")
+    expect(page.locator("#amount")).to_have_text("30,000")  # kept for a correction
+    expect(page.locator("#apply-ruling")).to_have_text("Apply: complete the raise to 48,000")
+    page.click("#apply-ruling")
+    settle(page)
+    expect(page.locator("#error")).to_be_hidden()
+    assert sent(harness, 2) == [{"type": "raise_to", "seat": 1, "amount": 30000},
+                                {"type": "raise_to", "seat": 1, "amount": 48000}]
+
+
+def test_every_rejection_shows_the_servers_message(page: Page, harness: Harness,
+                                                   probe: Probe) -> None:
+    probe.allow_rejections = True  # Chromium logs the 409 and 401 it is sent on purpose
+    open_console(page, harness)
+    harness.reply_next(409, {"error": {"code": "illegal_action", "rule": "R9",
+                                       "message": "It is not seat 1's turn: seat 4 acts (R9)"}})
+    page.click("#btn-fold")
+    expect(page.locator("#error-message")).to_have_text(
+        "It is not seat 1's turn: seat 4 acts (R9)")
+    expect(page.locator("#error-detail")).to_have_text("illegal_action · R9")
+    expect(page.locator("#apply-ruling")).to_be_hidden()
+    page.click("#dismiss-error")
+    expect(page.locator("#error")).to_be_hidden()
+    # A refused token sends the operator back to the token form with the server's words.
+    harness.reply_next(401, {"error": {"code": "unauthorized",
+                                       "message": "The operator token is missing or wrong"}})
+    page.click("#btn-call")
+    expect(page.locator("#login")).to_be_visible()
+    expect(page.locator("#login-message")).to_have_text("The operator token is missing or wrong")
+    assert page.evaluate("sessionStorage.getItem('feltcast.operator.token')") is None
+
+
+def test_between_hands_seats_names_stacks_and_next_hand(page: Page, harness: Harness) -> None:
+    view = operator_view()
+    view["operator"].update(between_hands=True, legal=None)
+    view["table"].update(street=None, board=[], to_call=0)
+    for seat in view["seats"]:
+        seat.update(cards=[], to_act=False, folded=False, last_action=None, bet=0, equity=None)
+    open_console(page, harness, view)
+    expect(page.locator("#btn-fold")).to_be_disabled()
+    expect(page.locator("#keypad .key[data-key='5']")).to_be_disabled()
+    expect(page.locator("#btn-misdeal")).to_be_disabled()
+    row = page.locator(".seat[data-seat='5']")
+    expect(row.locator(".edit-name")).to_have_value("")
+    row.locator(".edit-name").fill("Pia Wunderlich")
+    row.locator(".edit-stack").fill("1,250,000")
+    row.locator(".save").click()
+    settle(page)
+    page.locator(".seat[data-seat='6'] .empty").click()
+    settle(page)
+    page.click("#btn-next-hand")
+    settle(page)
+    assert sent(harness, 3) == [
+        {"type": "set_seat", "seat": 5, "name": "Pia Wunderlich", "stack": 1250000},
+        {"type": "empty_seat", "seat": 6},
+        {"type": "next_hand"},
+    ]
+
+
+def test_manual_card_entry_when_capture_fails(page: Page, harness: Harness) -> None:
+    view = operator_view()
+    view["operator"]["cards_needed"] = [{"target": "seat", "seat": 4, "count": 2}]
+    open_console(page, harness, view)
+    expect(page.locator("#manual")).to_have_class("manual needed")
+    expect(page.locator("#manual-target")).to_have_value("seat:4")
+    expect(page.locator(".pick[data-card='Qs']")).to_be_disabled()  # on the board
+    expect(page.locator(".pick[data-card='Ah']")).to_be_disabled()  # in a hand
+    page.click(".pick[data-card='2c']")
+    page.click(".pick[data-card='7h']")
+    page.click(".pick[data-card='2c']")  # tapped again: taken back
+    page.click(".pick[data-card='3c']")
+    expect(page.locator("#manual-picked")).to_have_text("7h 3c")
+    page.click("#btn-manual-send")
+    settle(page)
+    expect(page.locator("#manual-picked")).to_have_text("")
+    page.select_option("#manual-target", "board")
+    page.click(".pick[data-card='Kh']")
+    page.click("#btn-manual-send")
+    settle(page)
+    assert sent(harness, 2) == [{"type": "deal_cards", "seat": 4, "cards": ["7h", "3c"]},
+                                {"type": "deal_board", "cards": ["Kh"]}]
+
+
+def test_clock_health_channels_and_live_updates(page: Page, harness: Harness,
+                                                artifacts: Path) -> None:
+    page.set_viewport_size({"width": 1366, "height": 1024})
+    open_console(page, harness)
+    expect(page.locator("#health .chip")).to_have_text(
+        ["reader:table: silent (no frame for 12 s)", "reader:burn: ok", "OBS: Stream delay 30 s"])
+    expect(page.locator("#channels .chip")).to_have_text(
+        ["venue live · 2", "delayed 30 s · 3", "secure live · 1"])
+    expect(page.locator("#alerts li")).to_have_text(["reader:table: Reader 'table' is silent"])
+    expect(page.locator("#pages .chip").nth(1)).to_contain_text("old version")
+    expect(page.locator("#clock")).to_have_text("—")
+    expect(page.locator("#btn-stop-clock")).to_be_disabled()
+    harness.push_patch("operator", {"operator": {"clock": {"seat": 1, "phase": "minute",
+                                                           "remaining": 59.5}}})
+    expect(page.locator("#clock")).to_have_text(re.compile(r"^0:(59|60|58) · Ashton Griffin$"))
+    expect(page.locator("#btn-stop-clock")).to_be_enabled()
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(artifacts / "operator-tablet.png"), full_page=True)
+    # The next player is to act: the buttons follow the server's legal actions.
+    legal = copy.deepcopy(operator_view()["operator"]["legal"])
+    legal.update(seat=4, name="Rast", check=True, call=None, raise_=None)
+    legal.pop("raise_")
+    legal.update(bet={"min": 8000, "max": 954000}, raise_to=None)
+    legal.pop("raise_to")
+    legal["raise"] = None
+    harness.push_patch("operator", {"operator": {"legal": legal, "clock": {"phase": "idle",
+                                                                            "seat": None,
+                                                                            "remaining": None}}})
+    expect(page.locator("#to-act-name")).to_have_text("Seat 4 · Rast")
+    expect(page.locator("#btn-check")).to_be_enabled()
+    expect(page.locator("#btn-call")).to_be_disabled()
+    expect(page.locator("#amount-label")).to_have_text("Bet")
+    expect(page.locator("#amount-min")).to_have_text("min 8,000")
+    page.click("#keypad .key[data-key='min']")
+    page.click("#btn-amount")
+    settle(page)
+    page.click("#btn-check")
+    settle(page)
+    assert sent(harness, 2) == [{"type": "bet", "seat": 4, "amount": 8000},
+                                {"type": "check", "seat": 4}]
