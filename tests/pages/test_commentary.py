@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.pages.conftest import Probe
 from tests.pages.harness import Harness
@@ -17,7 +17,7 @@ def open_commentary(page: Page, harness: Harness, channel: str, revision: int = 
     expect(page.locator("html")).to_have_attribute("data-revision", str(revision))
 
 
-def player(page: Page, seat: int):  # type: ignore[no-untyped-def]
+def player(page: Page, seat: int) -> Locator:
     return page.locator(f".player[data-seat='{seat}']")
 
 

@@ -10,7 +10,7 @@ import copy
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
 from tests.pages.conftest import Probe
 from tests.pages.harness import Harness
@@ -24,7 +24,7 @@ def open_overlay(page: Page, harness: Harness, channel: str, view: dict[str, Any
     expect(page.locator("html")).to_have_attribute("data-revision", str(revision))
 
 
-def seat_box(page: Page, seat: int) -> Any:
+def seat_box(page: Page, seat: int) -> Locator:
     return page.locator(f".player[data-seat='{seat}']")
 
 
