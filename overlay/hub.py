@@ -274,7 +274,7 @@ class ChannelHub(Generic[S]):
             first = self.view.released - len(items) + 1
             for revision, item in enumerate(items, first):
                 self.state = self.reducer.apply(self.state, item)
-                self.seq = item.event.seq
+                self.seq = max(self.seq, item.event.seq)
                 view = self.reducer.snapshot(self.state)
                 message = self._patch(revision, item, merge_patch(self._view, view))
                 self._view = view

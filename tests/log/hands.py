@@ -1,0 +1,154 @@
+"""Seeded random hands through the real engine, as a table log, plus a small hand reducer.
+
+:func:`random_log` plays several hands with :class:`engine.hand.Hand` (random legal actions,
+burn cards before every board card, undos, misdeals, showdowns with shown and mucked hands)
+and returns every event the engine emitted, in order, with wall-clock times.
+:class:`HandReducer` is a channel reducer: the state is the replay of the current hand's
+events as the channel sees them, the view its picture (stacks, bets, board, cards, pots).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.cards import Card
+from engine.channels import ChannelItem
+from engine.errors import IllegalActionError
+from engine.events import Event, HandMucked, HoleCardsDealt, Street
+from engine.hand import Hand
+from engine.log import TableEvent
+from tests.engine.randomhands import random_setup
+
+
+def play_random_hand(rng: random.Random, number: int) -> list[Event]:
+    """One hand's events. Most hands run to the end; some are voided (R13)."""
+    setup = random_setup(rng)
+    count = len(setup.stacks)
+    seats = tuple(sorted(rng.sample(range(1, 11), count)))
+    hand = Hand.start(seats=seats, stacks=setup.stacks, blinds=setup.blinds,
+                      antes=setup.antes, big_blind=setup.big_blind, button=seats[-1],
+                      names=tuple(f"P{s}" for s in seats), hand_number=number)
+    deck = list(setup.deck)
+    burns = deck[:4]  # the bottom of the shuffled deck: never dealt to anyone
+    deck = deck[4:]
+    for seat in seats:
+        unread = rng.random() < 0.05
+        cards: tuple[Card | None, ...] = (None, None) if unread else (deck.pop(), deck.pop())
+        hand.deal_hole(seat, cards)
+    if rng.random() < 0.08:
+        hand.void()
+        return list(hand.events)
+    for _ in range(500):
+        if hand.is_over:
+            return list(hand.events)
+        legal = hand.legal_actions()
+        roll = rng.random()
+        if legal is not None:
+            if roll < 0.05 and len(hand.events) > count + 4:
+                try:
+                    hand.undo()
+                except IllegalActionError:
+                    pass
+                else:  # an undone deal is dealt again (new cards: the old ones were seen)
+                    for seat in seats:
+                        if hand.hole_cards(seat) is None:
+                            hand.deal_hole(seat, (deck.pop(), deck.pop()))
+                    continue
+            if roll < 0.25 and not legal.can_check:
+                hand.fold()
+            elif roll < 0.7 or legal.min_raise_to is None or legal.max_raise_to is None:
+                hand.check_or_call()
+            else:
+                low, high = legal.min_raise_to, legal.max_raise_to
+                hand.raise_to(high if low >= high or roll > 0.95 else rng.randint(low, high))
+        elif hand.street is Street.SHOWDOWN:
+            for seat in hand.live_seats:
+                if hand.is_over or hand.street is not Street.SHOWDOWN:
+                    break
+                known = hand.hole_cards(seat)
+                try:
+                    if rng.random() < 0.3 and not hand.is_shown(seat):
+                        hand.muck_hand(seat)
+                    elif known and all(c is not None for c in known):
+                        hand.show_hand(seat)
+                    else:
+                        hand.show_hand(seat, (deck.pop(), deck.pop()))
+                except IllegalActionError:
+                    continue
+            if not hand.is_over and hand.street is Street.SHOWDOWN:
+                try:
+                    hand.resolve_showdown()
+                except IllegalActionError:
+                    hand.void("showdown could not be resolved")
+        else:
+            if burns:
+                hand.burn_card(burns.pop())
+            need = 3 if not hand.board else 1
+            hand.deal_board(tuple(deck.pop() for _ in range(need)))
+    raise AssertionError("the hand did not end")
+
+
+def random_log(seed: int, hands: int, gaps: tuple[float, ...] = (0.0, 0.4, 2.0),
+               t0: float = 1_700_000_000.0) -> list[TableEvent]:
+    """``hands`` random hands as log entries (seq from 1), times ``t0`` + random gaps."""
+    rng = random.Random(seed)
+    entries: list[TableEvent] = []
+    now = t0
+    for number in range(1, hands + 1):
+        for event in play_random_hand(rng, number):
+            now += rng.choice(gaps)
+            entries.append(TableEvent.record(len(entries) + 1, now, event))
+    return entries
+
+
+@dataclass(slots=True)
+class HandState:
+    events: list[Event] = field(default_factory=list)
+    revealed: dict[int, list[str | None]] = field(default_factory=dict)
+
+
+def cards_json(cards: tuple[Card | None, ...] | None) -> list[str | None]:
+    return [] if cards is None else [None if c is None else c.code for c in cards]
+
+
+def picture(hand: Hand, revealed: dict[int, list[str | None]] | None = None) -> dict[str, Any]:
+    """A JSON picture of a hand (what a page would draw)."""
+    if hand.started is None:
+        return {"hand_number": None}
+    return {
+        "hand_number": hand.started.hand_number,
+        "street": str(hand.street),
+        "board": [c.code for c in hand.board],
+        "pot": hand.total_pot,
+        "seats": {str(seat): {"stack": hand.stack(seat), "cards": cards_json(hand.hole_cards(seat)),
+                              "folded": hand.is_folded(seat), "shown": hand.is_shown(seat),
+                              "mucked": hand.is_mucked(seat)}
+                  for seat in hand.seats},
+        "bets": list(hand.bets),
+        "revealed": {str(k): v for k, v in sorted((revealed or {}).items())},
+    }
+
+
+class HandReducer:
+    """The channel's current hand, replayed from exactly the events the channel released."""
+
+    def initial(self) -> HandState:
+        return HandState()
+
+    def apply(self, state: HandState, item: ChannelItem) -> HandState:
+        event = item.event.payload
+        assert isinstance(event, Event)
+        if item.revealed:  # a hole card shown after its hand (reveal channel)
+            if isinstance(event, HoleCardsDealt | HandMucked) and event.cards:
+                state.revealed[event.seat] = cards_json(event.cards)
+            return state
+        if event.kind == "hand_started":
+            state.events.clear()
+            state.revealed.clear()
+        state.events.append(event)
+        return state
+
+    def snapshot(self, state: HandState) -> dict[str, Any]:
+        return picture(Hand.replay(state.events), state.revealed)

@@ -1,0 +1,240 @@
+"""The leak test (issue 4's proof): seeded random hands through the real engine, the channels
+and their hubs, recording every message each subscriber receives and when.
+
+* No secret ever appears on ``venue`` (nor on ``reveal`` before its hand is over).
+* Nothing appears on ``delayed`` before ``event time + D``.
+* Burn cards (R19) appear on no channel at all, not even ``secure``.
+* Snapshot plus patches always equals the channel's state, for every subscriber (also late and
+  slow ones, which are resynchronised), and the full channels' state equals the truth.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from engine.channels import ChannelFilter, ChannelSpec, channels_from_config, due_items
+from engine.events import BoardDealt, CardBurned, HandMucked, HandShown, HoleCardsDealt
+from engine.hand import Hand
+from engine.log import TableEvent
+from overlay.hub import ChannelHub, ChannelMessage, Subscription, apply_merge_patch
+from tests.log.hands import HandReducer, picture, random_log
+
+HAND_ENDS = {"hand_ended", "hand_voided"}
+
+
+@dataclass(slots=True)
+class Hands:
+    """Per log position: which hand, which of its cards are secret, public, burned."""
+
+    hand_of: dict[int, int] = field(default_factory=dict)
+    secret: dict[int, set[str]] = field(default_factory=dict)
+    burns: dict[int, set[str]] = field(default_factory=dict)
+    public_at: dict[int, set[str]] = field(default_factory=dict)
+    end_seq: dict[int, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, entries: list[TableEvent]) -> Hands:
+        hands = cls()
+        number = 0
+        public: set[str] = set()
+        for entry in entries:
+            event = entry.payload
+            if entry.kind == "hand_started":
+                number += 1
+                public = set()
+                hands.secret[number], hands.burns[number] = set(), set()
+            if isinstance(event, HoleCardsDealt | HandMucked):
+                hands.secret[number] |= {c.code for c in event.cards if c is not None}
+            if isinstance(event, CardBurned) and event.card is not None:
+                hands.burns[number].add(event.card.code)
+            if isinstance(event, BoardDealt | HandShown):
+                public |= {c.code for c in event.cards}
+            if entry.kind in HAND_ENDS:
+                hands.end_seq[number] = entry.seq
+            hands.hand_of[entry.seq] = number
+            hands.public_at[entry.seq] = set(public)
+        return hands
+
+    def forbidden(self, spec: ChannelSpec, position: int) -> set[str]:
+        """Card codes that channel ``spec`` may not show once it has released up to
+        ``position``."""
+        if position == 0:
+            return set()
+        number = self.hand_of[position]
+        burns = self.burns[number]
+        if spec.filter is ChannelFilter.FULL:
+            return burns
+        if (spec.filter is ChannelFilter.REVEAL_AFTER_HAND
+                and position >= self.end_seq.get(number, 1 << 60)):
+            return burns
+        return (self.secret[number] - self.public_at[position]) | burns
+
+
+@dataclass(slots=True)
+class Client:
+    """One subscriber and what it rebuilt from its messages."""
+
+    channel: str
+    subscription: Subscription
+    slow: bool = False
+    view: dict | None = None
+    revision: int | None = None
+    position: int = 0
+    received: list[tuple[float, int, ChannelMessage]] = field(default_factory=list)
+
+    def take(self, now: float, message: ChannelMessage) -> None:
+        if message.type == "snapshot":
+            self.view, self.revision = message.data["view"], message.revision
+            self.position = message.data["seq"]
+        else:
+            assert message.type == "patch"
+            assert self.revision is not None and message.revision == self.revision + 1, \
+                f"{self.channel}: gap or duplicate at revision {message.revision}"
+            self.view = apply_merge_patch(self.view, message.data["patch"])
+            self.revision = message.revision
+            self.position = max(self.position, message.data["seq"])
+        self.received.append((now, self.position, message))
+
+
+def simulate(entries: list[TableEvent], specs: dict[str, ChannelSpec], rng: random.Random,
+             ) -> tuple[dict[str, ChannelHub[Any]], list[Client], float]:
+    """Offer the log to every hub in (simulated) real time, subscribers joining and reading
+    at random moments; returns the hubs, the clients and the final time."""
+    now = [entries[0].time - 1.0]
+    hubs: dict[str, ChannelHub[Any]] = {
+        name: ChannelHub(spec, HandReducer(), log_id="L", clock=lambda: now[0],
+                         queue_size=rng.choice((4, 64, 1024)))
+        for name, spec in specs.items()}
+    clients: list[Client] = []
+
+    def join(name: str, slow: bool = False) -> None:
+        clients.append(Client(name, hubs[name].subscribe(), slow))
+
+    for name in hubs:
+        join(name)
+        join(name, slow=True)
+    moments = sorted({e.time for e in entries}
+                     | {e.time + s.delay for e in entries for s in specs.values()}
+                     | {entries[-1].time + s.delay + 1.0 for s in specs.values()})
+    offered = 0
+    for step, moment in enumerate(moments):
+        now[0] = moment
+        fresh = []
+        while offered < len(entries) and entries[offered].time <= moment:
+            fresh.append(entries[offered])
+            offered += 1
+        for hub in hubs.values():
+            hub.offer(fresh)  # releases what is due now
+        if rng.random() < 0.05:
+            join(rng.choice(list(hubs)))
+        for client in clients:
+            if client.slow and rng.random() < 0.8 and step != len(moments) - 1:
+                continue
+            while (message := client.subscription.get_nowait()) is not None:
+                client.take(moment, message)
+            if not client.slow:  # a reader that keeps up has the hub's view at every moment
+                assert client.view == hubs[client.channel].snapshot_message().data["view"]
+    return hubs, clients, now[0]
+
+
+def channels(delay: float) -> dict[str, ChannelSpec]:
+    return channels_from_config({"delayed": {"delay": delay}, "secure": {"enabled": True},
+                                 "reveal": {"enabled": True},
+                                 "commentary": {"filter": "public", "delay": delay / 2}})
+
+
+def check_log(entries: list[TableEvent], specs: dict[str, ChannelSpec], seed: int,
+              served: dict[str, ChannelSpec] | None = None) -> None:
+    """Check the channels ``specs`` promise against hubs built from ``served`` (the same
+    unless a test breaks one on purpose)."""
+    hands = Hands.of(entries)
+    by_seq = {e.seq: e for e in entries}
+
+    async def run() -> tuple[dict[str, ChannelHub[Any]], list[Client], float]:
+        hubs, clients, end = simulate(entries, served or specs, random.Random(seed))
+        for hub in hubs.values():
+            hub.close()
+        return hubs, clients, end
+
+    hubs, clients, end = asyncio.run(run())
+    for client in clients:
+        spec = specs[client.channel]
+        assert client.received, f"{client.channel}: no message at all"
+        for at, position, message in client.received:
+            text = message.text
+            for code in hands.forbidden(spec, position):
+                assert f'"{code}"' not in text, \
+                    f"{client.channel} leaked {code} at position {position}: {text[:300]}"
+            if message.type != "patch":
+                continue
+            entry = by_seq[message.data["seq"]]
+            assert at >= entry.time + spec.delay, f"{client.channel} released early"
+            for event in message.data["events"]:
+                assert event["kind"] != "card_burned"
+                if (spec.filter is not ChannelFilter.FULL and not event.get("revealed")
+                        and event["kind"] in {"hole_cards_dealt", "hand_mucked"}):
+                    assert event["cards"] == [None] * len(event["cards"])
+        # Snapshot plus patches equals the state, even for slow and late subscribers.
+        assert client.view == hubs[client.channel].snapshot_message().data["view"]
+    truth_start = max(i for i, e in enumerate(entries) if e.kind == "hand_started")
+    truth = Hand.replay(e.payload for e in entries[truth_start:])  # type: ignore[misc]
+    for name, spec in specs.items():
+        items = due_items(spec, entries, end)
+        reducer = HandReducer()
+        state = reducer.initial()
+        for item in items:
+            state = reducer.apply(state, item)
+        view = hubs[name].snapshot_message().data["view"]
+        assert view == reducer.snapshot(state)
+        assert hubs[name].revision == len(items)
+        if spec.filter is ChannelFilter.FULL:
+            assert view == picture(truth)
+        else:
+            expected = picture(truth)
+            for data in expected["seats"].values():
+                if not data["shown"]:
+                    data["cards"] = [None] * len(data["cards"])
+            assert {k: v for k, v in view.items() if k != "revealed"} == \
+                {k: v for k, v in expected.items() if k != "revealed"}
+            if spec.filter is ChannelFilter.REVEAL_AFTER_HAND and truth.is_over:
+                dealt = {str(e.payload.seat): [c and c.code for c in e.payload.cards]
+                         for e in entries[truth_start:]
+                         if isinstance(e.payload, HoleCardsDealt) and e.secrecy == "secret"}
+                assert {k: v for k, v in view["revealed"].items() if k in dealt} == dealt
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), hands=st.integers(1, 4),
+       delay=st.sampled_from([1.0, 5.0, 30.0]))
+def test_no_secret_leaks_and_every_view_is_exact(seed: int, hands: int, delay: float) -> None:
+    entries = random_log(seed, hands, gaps=(0.0, 0.3, 1.0, 7.0))
+    check_log(entries, channels(delay), seed)
+
+
+def test_the_leak_checker_catches_a_leaking_channel() -> None:
+    """The oracle works: a venue channel served with full information is caught."""
+    entries = random_log(7, 2)
+    leaky = {**channels(5.0), "venue": ChannelSpec("venue", ChannelFilter.FULL)}
+    try:
+        check_log(entries, channels(5.0), 7, served=leaky)
+    except AssertionError as error:
+        assert "venue" in str(error)
+    else:
+        raise AssertionError("a full-information venue channel went unnoticed")
+
+
+def test_the_leak_checker_catches_an_early_release() -> None:
+    entries = random_log(11, 1)
+    early = {**channels(30.0), "delayed": ChannelSpec("delayed", ChannelFilter.FULL, delay=29)}
+    try:
+        check_log(entries, channels(30.0), 11, served=early)
+    except AssertionError as error:
+        assert "delayed released early" in str(error)
+    else:
+        raise AssertionError("an early release went unnoticed")
