@@ -19,6 +19,10 @@ Facts found on this machine (Debian OBS 29.0.2, obs-websocket 5.1.0):
   and a SIGKILLed OBS 29 restarts without a dialog.
 - The default transition fades for 300 ms: tests that screenshot set the Cut transition.
 - The Debian build has no Browser source (``browser_source``), so setup uses stand-ins.
+- At start, the rtmp-services plugin fetches its service list from obsproject.com (built
+  in, no switch); the proxy variables point libcurl at a dead local port instead.
+- Starting the replay buffer (or a recording) with an empty program scene opens a modal
+  "no sources" question: tests show a scene with sources first.
 """
 
 from __future__ import annotations
@@ -49,6 +53,8 @@ from overlay.obs.settings import ObsSettings
 STARTED = re.compile(r"Server started successfully on port (\d+)")
 LISTEN_FAILED = "Listen failed"
 START_TIMEOUT = 30.0
+DEAD_PROXY = "http://127.0.0.1:9"
+"""The discard port: nothing listens, so every proxied request fails at once, locally."""
 
 
 def free_port() -> int:
@@ -166,12 +172,17 @@ class ObsStudio:
         self.starts += 1
         log_path = self.root / f"obs-{self.starts}.log"
         env = {key: value for key, value in os.environ.items()
-               if not key.startswith(("XDG_", "QT_", "WAYLAND"))}
+               if not key.startswith(("XDG_", "QT_", "WAYLAND"))
+               and not key.lower().endswith("_proxy")}
         runtime = self.root / "runtime"
         runtime.mkdir(mode=0o700, exist_ok=True)
         env |= {"HOME": str(self.home), "XDG_CONFIG_HOME": str(self.home / ".config"),
                 "XDG_RUNTIME_DIR": str(runtime), "DISPLAY": self.display,
-                "QT_QPA_PLATFORM": "xcb", "LIBGL_ALWAYS_SOFTWARE": "1"}
+                "QT_QPA_PLATFORM": "xcb", "LIBGL_ALWAYS_SOFTWARE": "1",
+                # OBS's rtmp-services plugin fetches a service list from obsproject.com at
+                # start (compiled in, no switch): a dead local proxy keeps it on 127.0.0.1.
+                "http_proxy": DEAD_PROXY, "https_proxy": DEAD_PROXY, "all_proxy": DEAD_PROXY,
+                "no_proxy": ""}
         with log_path.open("wb") as log:
             self.process = subprocess.Popen(
                 ["obs", "--multi", "--disable-missing-files-check"], cwd=self.home, env=env,
