@@ -2,8 +2,8 @@
 // One render(view) for first paint and every update (docs/view-model.md).
 import { connectChannel, pageParams } from "./js/channel.js";
 import { cardElement, syncCards } from "./js/cards.js";
-import { KeyedList, bigBlinds, chips, el, percent, setText, timeOfDay, toggle }
-  from "./js/dom.js";
+import { KeyedList, bigBlinds, chips, clockText, el, levelRemaining, percent, setText,
+  timeOfDay, toggle } from "./js/dom.js";
 
 const STREETS = ["preflop", "flop", "turn", "river", "showdown"];
 const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
@@ -162,9 +162,18 @@ function renderHistory(view) {
 }
 
 const players = new KeyedList($("players"), createPlayer);
+const shown = { view: null, receivedAt: 0 };
+
+function renderLevelClock() {
+  const remaining = levelRemaining(shown.view, shown.receivedAt);
+  setText($("level-clock"), remaining === null ? "" : `${clockText(remaining)} left`);
+}
 
 /** The one render function: first paint and every update. */
-export function render(view) {
+export function render(view, meta = {}) {
+  shown.view = view;
+  shown.receivedAt = meta.receivedAt || Date.now();
+  renderLevelClock();
   renderHeader(view);
   renderBoard(view);
   renderHistory(view);
@@ -182,5 +191,6 @@ const params = pageParams({ channel: "delayed" });
 const channel = connectChannel({ channel: params.channel, page: "commentary",
   token: params.token });
 channel.subscribe(render);
+setInterval(renderLevelClock, 1000);
 channel.onStatus(showConnection);
 window.feltcast = { channel, render };

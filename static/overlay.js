@@ -4,7 +4,8 @@
 // goes away it keeps the last graphics: nothing on screen says "disconnected".
 import { connectChannel, pageParams } from "./js/channel.js";
 import { syncCards } from "./js/cards.js";
-import { KeyedList, bigBlinds, chips, el, percent, setText, toggle } from "./js/dom.js";
+import { KeyedList, bigBlinds, chips, clockText, el, levelRemaining, percent, setText, toggle }
+  from "./js/dom.js";
 
 const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
   showdown: "Showdown", over: "" };
@@ -129,9 +130,18 @@ function renderTable(view, best) {
 }
 
 const players = new KeyedList($("players"), createSeat);
+const shown = { view: null, receivedAt: 0 };
+
+function renderLevelClock() {
+  const remaining = levelRemaining(shown.view, shown.receivedAt);
+  setText($("level-clock"), remaining === null ? "" : clockText(remaining));
+}
 
 /** The one render function: first paint and every update. */
-export function render(view) {
+export function render(view, meta = {}) {
+  shown.view = view;
+  shown.receivedAt = meta.receivedAt || Date.now();
+  renderLevelClock();
   const stage = $("stage");
   stage.classList.remove("empty");
   const best = highlightedCards(view);
@@ -147,4 +157,5 @@ export function render(view) {
 const params = pageParams({ channel: "delayed" });
 const channel = connectChannel({ channel: params.channel, page: "overlay", token: params.token });
 channel.subscribe(render);
+setInterval(renderLevelClock, 1000);
 window.feltcast = { channel, render };

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from playwright.sync_api import Locator, Page, expect
@@ -34,6 +35,7 @@ def test_defaults_to_the_delayed_channel_and_shows_everything(
         f"new Date({AS_OF} * 1000).toLocaleTimeString('en-GB', {{hour12: false}})")
     expect(page.locator("#as-of")).to_have_text(as_of)
     expect(page.locator("#blinds")).to_have_text("4,000 / 8,000")
+    expect(page.locator("#level-clock")).to_have_text(re.compile(r"^12:3[234] left$"))
     # Win, tie, equity, hand strength, outs listed and counted, stacks in BB.
     ashton = player(page, 1)
     expect(ashton.locator(".equity-value")).to_have_text("27.0%")

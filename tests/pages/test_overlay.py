@@ -7,6 +7,7 @@ no console error and sent no request that leaves 127.0.0.1.
 from __future__ import annotations
 
 import copy
+import re
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,8 @@ def test_renders_every_part_of_the_fixture_view(page: Page, harness: Harness) ->
     expect(page.locator("#level")).to_have_text("Level 12")
     expect(page.locator("#blinds")).to_have_text("4,000 / 8,000")
     expect(page.locator("#ante")).to_have_text("BB ante 8,000")
+    # The level ends 754 s after the view's as_of: the clock counts down on the view's time.
+    expect(page.locator("#level-clock")).to_have_text(re.compile(r"^12:3[234]$"))
     expect(page.locator("#winner")).to_be_hidden()
     # The OBS source is transparent.
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
