@@ -5,6 +5,7 @@
 - :mod:`overlay.obs.setup`: ``feltcast obs setup``, the final table's scenes and sources.
 - :mod:`overlay.obs.automation`: table events to OBS operations.
 - :mod:`overlay.obs.delay_guard`: no live hole cards into OBS without its stream delay.
+- :mod:`overlay.obs.monitor`: :class:`ObsMonitor`, OBS's health and guard for the console.
 
 See docs/obs.md.
 """
@@ -20,6 +21,7 @@ from overlay.obs.delay_guard import (
     feeds_secure_channel,
     read_stream_delay,
 )
+from overlay.obs.monitor import ObsMonitor, ObsStatus
 from overlay.obs.settings import AutomationRule, ObsSettings, RuleAction, default_rules
 from overlay.obs.setup import SetupReport, StandIn, setup_final_table
 
@@ -29,9 +31,11 @@ __all__ = [
     "ObsClient",
     "ObsEvent",
     "ObsHealth",
+    "ObsMonitor",
     "ObsRequester",
     "ObsSettings",
     "ObsState",
+    "ObsStatus",
     "OutcomeStatus",
     "RuleAction",
     "RuleOutcome",

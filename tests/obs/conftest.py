@@ -294,3 +294,25 @@ async def client(obs: ObsStudio) -> AsyncIterator[ObsClient]:
     async with ObsClient(obs.settings()) as connected:
         await connected.wait_connected(10)
         yield connected
+
+
+class Profile:
+    """Sets OBS's Output/DelayEnable and Output/DelaySec as the Advanced settings page would."""
+
+    def __init__(self, observer: Observer) -> None:
+        self.observer = observer
+
+    def set_delay(self, enabled: bool, seconds: int) -> None:
+        for name, value in (("DelayEnable", "true" if enabled else "false"),
+                            ("DelaySec", str(seconds))):
+            self.observer.call("SetProfileParameter", parameterCategory="Output",
+                               parameterName=name, parameterValue=value)
+
+
+@pytest.fixture
+def profile(observer: Observer) -> Iterator[Profile]:
+    profile = Profile(observer)
+    try:
+        yield profile
+    finally:
+        profile.set_delay(False, 20)  # OBS's defaults

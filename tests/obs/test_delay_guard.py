@@ -2,37 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from engine.errors import DelayViolationError
 from overlay.obs.client import ObsClient
 from overlay.obs.delay_guard import StreamDelay, check_obs, ensure_stream_delay, read_stream_delay
 from overlay.obs.setup import StandIn, setup_final_table, stand_in_names
-from tests.obs.conftest import Observer, ObsStudio
-
-
-class Profile:
-    """Sets OBS's Output/DelayEnable and Output/DelaySec as the Advanced settings page would."""
-
-    def __init__(self, observer: Observer) -> None:
-        self.observer = observer
-
-    def set_delay(self, enabled: bool, seconds: int) -> None:
-        for name, value in (("DelayEnable", "true" if enabled else "false"),
-                            ("DelaySec", str(seconds))):
-            self.observer.call("SetProfileParameter", parameterCategory="Output",
-                               parameterName=name, parameterValue=value)
-
-
-@pytest.fixture
-def profile(observer: Observer) -> Iterator[Profile]:
-    profile = Profile(observer)
-    try:
-        yield profile
-    finally:
-        profile.set_delay(False, 20)  # OBS's defaults
+from tests.obs.conftest import Observer, ObsStudio, Profile
 
 
 @pytest.mark.parametrize("enabled, seconds", [(False, 20), (True, 1800), (False, 1800),
