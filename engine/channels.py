@@ -190,11 +190,9 @@ def filter_event(spec: ChannelSpec, event: TableEvent) -> TableEvent | None:
 
 @dataclass(slots=True)
 class ChannelView:
-    """The incremental, pure view of one channel: log events in, releasable items out.
-
-    >>> view = ChannelView(BUILTIN_CHANNELS["delayed"])  # doctest: +SKIP
-    >>> view.offer(event); view.due(now)                  # doctest: +SKIP
-    """
+    """The incremental, pure view of one channel: log events in (:meth:`offer`, in sequence
+    order), releasable items out (:meth:`due` at a time the caller gives); :meth:`next_release`
+    tells the caller when to come back."""
 
     spec: ChannelSpec
     last_seq: int = 0
