@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import socket
 import threading
 import time
+from typing import Any
 
 import pytest
+from aiohttp import web
 
 from engine.errors import ObsRequestError, ObsUnavailableError
 from overlay.obs.client import ObsClient, ObsEvent, ObsHealth, ObsState
+from overlay.obs.settings import ObsSettings
 from tests.obs.conftest import Observer, ObsStudio, free_port
 
 
@@ -130,3 +134,39 @@ async def test_reconnects_after_obs_is_killed_and_restarted(
     messages = [r.getMessage() for r in caplog.records if r.name == "overlay.obs.client"]
     assert len([m for m in messages if "connection down" in m]) == 1
     assert len([m for m in messages if "connection back" in m]) == 1
+
+
+async def test_a_request_obs_never_answers_times_out_and_the_next_one_works(
+        aiohttp_server: Any) -> None:
+    # A real websocket server speaking just enough v5 to identify the client and answer
+    # GetVersion; it never answers anything else (an OBS stuck on its UI thread).
+    async def handler(request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_json({"op": 0, "d": {"obsWebSocketVersion": "5.1.0", "rpcVersion": 1}})
+        identify = await ws.receive_json()
+        assert identify["op"] == 1
+        await ws.send_json({"op": 2, "d": {"negotiatedRpcVersion": 1}})
+        async for message in ws:
+            payload = json.loads(message.data)["d"]
+            if payload["requestType"] == "GetVersion":
+                await ws.send_json({"op": 7, "d": {
+                    "requestType": "GetVersion", "requestId": payload["requestId"],
+                    "requestStatus": {"result": True, "code": 100},
+                    "responseData": {"obsVersion": "fake", "obsWebSocketVersion": "5.1.0",
+                                     "rpcVersion": 1, "availableRequests": ["GetVersion"]}}})
+        return ws
+
+    app = web.Application()
+    app.router.add_get("/", handler)
+    server = await aiohttp_server(app, host="127.0.0.1")
+    settings = ObsSettings(port=server.port, request_timeout=0.5)
+    async with ObsClient(settings) as client:
+        await client.wait_connected(5)
+        assert client.health.obs_version == "fake"
+        started = time.monotonic()
+        with pytest.raises(ObsUnavailableError, match=r"did not answer GetStats within 0\.5 s"):
+            await client.call("GetStats")
+        assert time.monotonic() - started < 2.0
+        assert client.health.state is ObsState.CONNECTED  # one slow answer is not a loss
+        assert (await client.call("GetVersion"))["obsVersion"] == "fake"
