@@ -262,3 +262,22 @@ def test_cli_reports_a_wrong_password_and_a_missing_obs(obs: ObsStudio) -> None:
          "obs", "check", "--port", "1", "--timeout", "2"],
         cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert nothing.returncode == 1 and "nothing listens on 127.0.0.1:1" in nothing.stderr
+
+
+def test_cli_check_shows_what_feltcast_sees_and_fails_on_an_unguarded_secure_channel(
+        obs: ObsStudio, observer: Observer) -> None:
+    for name, value in (("DelayEnable", "false"), ("DelaySec", "20")):
+        observer.call("SetProfileParameter", parameterCategory="Output", parameterName=name,
+                      parameterValue=value)
+    delayed = run_cli(obs, "check")
+    assert delayed.returncode == 0, delayed.stderr
+    version = observer.call("GetVersion")["obsVersion"]
+    assert f"OBS {version}, obs-websocket" in delayed.stdout
+    assert "Browser source: NO" in delayed.stdout
+    assert "stream delay: off" in delayed.stdout
+    assert delayed.stdout.rstrip().endswith("delay guard: ok")
+
+    secure = run_cli(obs, "check", "--channel", "secure", "--token", "s3cret")
+    assert secure.returncode == 1
+    assert "delay guard: REFUSED: OBS stream delay is off" in secure.stdout
+    assert "s3cret" not in secure.stdout
