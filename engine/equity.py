@@ -162,12 +162,12 @@ def _weighted_multisets(avail: I64, size: int) -> tuple[I64, I64]:
     dealt in prod_r C(avail[r], c_r) ways. Multisets that cannot be dealt are dropped.
     """
     counts, keys = _multisets(size)
-    weights = np.ones(len(keys), dtype=np.int64)
-    for rank in range(13):  # column by column: numpy reduces short rows slowly
-        if avail[rank] < 4:
+    if len(keys) < 1000:
+        weights = _BINOM[avail[None, :], counts].prod(axis=1)
+    else:
+        weights = np.ones(len(keys), dtype=np.int64)
+        for rank in range(13):  # column by column: numpy reduces short rows slowly
             weights *= _BINOM[avail[rank]][counts[:, rank]]
-        else:
-            weights *= _BINOM[4][counts[:, rank]]
     keep = weights > 0
     return keys[keep], weights[keep]
 
