@@ -6,6 +6,7 @@
 - :mod:`overlay.obs.automation`: table events to OBS operations.
 - :mod:`overlay.obs.delay_guard`: no live hole cards into OBS without its stream delay.
 - :mod:`overlay.obs.monitor`: :class:`ObsMonitor`, OBS's health and guard for the console.
+- :mod:`overlay.obs.control`: :class:`ObsControl`, all of the above as the service uses it.
 
 See docs/obs.md.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from overlay.obs.automation import ObsAutomation, OutcomeStatus, RuleOutcome
 from overlay.obs.client import ObsClient, ObsEvent, ObsHealth, ObsRequester, ObsState
+from overlay.obs.control import ObsControl, settings_from_config
 from overlay.obs.delay_guard import (
     StreamDelay,
     check_obs,
@@ -29,6 +31,7 @@ __all__ = [
     "AutomationRule",
     "ObsAutomation",
     "ObsClient",
+    "ObsControl",
     "ObsEvent",
     "ObsHealth",
     "ObsMonitor",
@@ -47,5 +50,6 @@ __all__ = [
     "ensure_stream_delay",
     "feeds_secure_channel",
     "read_stream_delay",
+    "settings_from_config",
     "setup_final_table",
 ]

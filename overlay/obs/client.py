@@ -43,8 +43,7 @@ from overlay.obs.settings import ObsSettings
 
 LOG = logging.getLogger(__name__)
 
-_EVENT_SUBSCRIPTIONS_ALL = 1023
-"""obs-websocket's EventSubscription::All (every category except the high-volume ones)."""
+_STOPPED = "Feltcast stopped its OBS connection"
 
 
 class ObsRequester(Protocol):
@@ -268,6 +267,11 @@ class ObsClient:
         if self._executor is not None:
             executor, self._executor = self._executor, None
             await asyncio.get_running_loop().run_in_executor(None, executor.shutdown)
+        old = self._health
+        if old.state is not ObsState.DOWN or old.last_error != _STOPPED:
+            # A deliberate stop: down, but no warning in the log.
+            self._publish(ObsHealth(ObsState.DOWN, self._clock(), _STOPPED, 0, old.obs_version,
+                                    old.websocket_version))
 
     async def __aenter__(self) -> ObsClient:
         await self.start()

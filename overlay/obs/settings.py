@@ -129,8 +129,8 @@ class ObsSettings:
     showdown_scene: str = "Feltcast Showdown"
     break_scene: str = "Feltcast Break"
     security_delay_seconds: float = 900.0
-    """The table's security delay D: OBS's stream delay must be at least this long whenever
-    an OBS browser source reads the live ``secure`` channel."""
+    """The table's security delay D: OBS's stream delay must be on and at least this long
+    whenever an OBS browser source reads the live ``secure`` channel (on even when D is 0)."""
     rules: tuple[AutomationRule, ...] = ()
 
     def __post_init__(self) -> None:
@@ -155,9 +155,8 @@ class ObsSettings:
         if any(not name for name in names) or len(set(names)) != len(names):
             raise ConfigError("obs.scenes", "the overlay source and the three scenes need "
                               "four different, non-empty names")
-        if self.security_delay_seconds <= 0:
-            raise ConfigError("obs.security_delay_seconds", "must be a positive number of "
-                              "seconds")
+        if self.security_delay_seconds < 0:
+            raise ConfigError("obs.security_delay_seconds", "must not be negative")
 
     @property
     def scenes(self) -> tuple[str, str, str]:

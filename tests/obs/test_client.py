@@ -127,12 +127,15 @@ async def test_reconnects_after_obs_is_killed_and_restarted(
         await client.wait_connected(15)
         assert (await client.call("GetVersion"))["rpcVersion"] == 1
 
-    assert [h.state for h in history][-1] is ObsState.CONNECTED
-    assert ObsState.DOWN in [h.state for h in history]
+    *lifetime, stopped = history
+    assert lifetime[-1].state is ObsState.CONNECTED
+    assert (stopped.state, stopped.last_error) == (ObsState.DOWN,
+                                                   "Feltcast stopped its OBS connection")
+    assert ObsState.DOWN in [h.state for h in lifetime]
     # `since` marks when it went down, not the latest failed attempt.
-    assert all(h.since == down.since for h in history if h.state is ObsState.DOWN)
+    assert all(h.since == down.since for h in lifetime if h.state is ObsState.DOWN)
     messages = [r.getMessage() for r in caplog.records if r.name == "overlay.obs.client"]
-    assert len([m for m in messages if "connection down" in m]) == 1
+    assert len([m for m in messages if "connection down" in m]) == 1  # not for the stop
     assert len([m for m in messages if "connection back" in m]) == 1
 
 

@@ -40,7 +40,7 @@ def test_from_mapping_reads_every_kind_of_field() -> None:
     ({"base_url": "127.0.0.1:8080"}, "obs.base_url", "service root"),
     ({"base_url": "http://h:1/overlay?channel=delayed"}, "obs.base_url", "service root"),
     ({"table_scene": "Same", "break_scene": "Same"}, "obs.scenes", "different"),
-    ({"security_delay_seconds": 0}, "obs.security_delay_seconds", "positive"),
+    ({"security_delay_seconds": -1}, "obs.security_delay_seconds", "not be negative"),
     ({"colour": "red"}, "obs.colour", "unknown key"),
     ({"rules": "switch"}, "obs.rules", "list of tables"),
     ({"rules": [{"on": "hand_ended", "do": "explode"}]}, "obs.rules[0].do", "not one of"),
@@ -95,6 +95,8 @@ def test_feeds_secure_channel(url: str, secure: bool) -> None:
     (StreamDelay(True, 900), 900.5, False),
     (StreamDelay(True, 899), 900.0, False),
     (StreamDelay(False, 3600), 900.0, False),
+    (StreamDelay(False, 0), 0.0, False),  # live hole cards into OBS need its delay on
+    (StreamDelay(True, 0), 0.0, True),
 ])
 def test_stream_delay_covers(delay: StreamDelay, required: float, covers: bool) -> None:
     assert delay.covers(required) is covers

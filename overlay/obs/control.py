@@ -1,0 +1,111 @@
+"""OBS control as the service plugs it in: one object, one async context.
+
+:class:`ObsControl` bundles the supervised client, the monitor (health and delay guard
+for the operator console) and the automation rules. The service builds its settings
+from the configuration with :func:`settings_from_config` and enters it in one cleanup
+context::
+
+    async def obs_ctx(app: web.Application) -> AsyncIterator[None]:
+        settings = settings_from_config(app[CONFIG_KEY], secure_token=tokens.secure)
+        if settings is None:            # [obs] enabled = false
+            yield
+            return
+        async with ObsControl(settings, on_status=publish_obs_status) as obs:
+            app[OBS_KEY] = obs
+            yield
+
+Then ``await app[OBS_KEY].handle_event(kind, payload)`` for each event of the channel
+the overlay reads, and ``obs.status.operator_view()`` / ``obs.status.alerts()`` for the
+console. Nothing here ever waits for OBS: while it is down, events are reported
+``unavailable`` and the service goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from overlay.obs.automation import ObsAutomation, RuleOutcome
+from overlay.obs.client import ObsClient
+from overlay.obs.monitor import ObsMonitor, ObsStatus
+from overlay.obs.settings import ObsSettings
+
+if TYPE_CHECKING:
+    from overlay.config import Config
+
+_ANY_ADDRESS = {"0.0.0.0", "::", ""}
+
+
+def settings_from_config(config: Config, *, base_url: str | None = None,
+                         secure_token: str = "", **changes: Any) -> ObsSettings | None:
+    """OBS settings from the service configuration (``overlay.config.Config``), or None when
+    OBS control is off.
+
+    ``base_url`` defaults to the service's own address (127.0.0.1 when it listens on every
+    interface); ``secure_token`` is added to the overlay URL only for the ``secure``
+    channel; ``changes`` set any other :class:`ObsSettings` field (scene names, rules).
+
+    :raises ConfigError: a value ObsSettings refuses, naming the ``obs.*`` key.
+    """
+    section = config.obs
+    if not section.enabled:
+        return None
+    server = config.server
+    if base_url is None:
+        host = "127.0.0.1" if server.host in _ANY_ADDRESS else server.host
+        if ":" in host:
+            host = f"[{host}]"
+        base_url = f"http://{host}:{server.port}"
+    values: dict[str, Any] = {
+        "host": section.host, "port": section.port, "password": section.password,
+        "connect_timeout": section.timeout, "request_timeout": section.timeout,
+        "base_url": base_url, "overlay_channel": section.channel,
+        "overlay_token": secure_token if section.channel == "secure" else "",
+        "security_delay_seconds": float(config.delay),
+    }
+    return ObsSettings(**(values | changes))
+
+
+class ObsControl:
+    """Client, monitor and automation for one OBS, started and stopped together."""
+
+    def __init__(self, settings: ObsSettings, *,
+                 on_status: Callable[[ObsStatus], None] | None = None,
+                 recheck_seconds: float = 30.0) -> None:
+        self.settings = settings
+        self.client = ObsClient(settings)
+        self.monitor = ObsMonitor(self.client, settings, on_change=on_status,
+                                  recheck_seconds=recheck_seconds)
+        self.automation = ObsAutomation(self.client, settings.effective_rules)
+
+    @property
+    def status(self) -> ObsStatus:
+        return self.monitor.status
+
+    @property
+    def secure_allowed(self) -> bool:
+        """Whether OBS may receive the live ``secure`` channel now: connected and the last
+        delay check passed. The service refuses ``secure`` to OBS otherwise."""
+        status = self.monitor.status
+        return status.ok and status.stream_delay is not None and status.stream_delay.covers(
+            self.settings.security_delay_seconds)
+
+    async def handle_event(self, kind: str,
+                           payload: Mapping[str, Any] | None = None) -> tuple[RuleOutcome, ...]:
+        """Run the automation rules for one table event (see :class:`ObsAutomation`)."""
+        return await self.automation.handle(kind, payload)
+
+    async def start(self) -> None:
+        await self.client.start()
+        await self.monitor.start()
+
+    async def stop(self) -> None:
+        await self.monitor.stop()
+        await self.client.stop()
+
+    async def __aenter__(self) -> ObsControl:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()

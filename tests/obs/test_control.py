@@ -1,0 +1,76 @@
+"""ObsControl, the service's one entry point to OBS: from the configuration to a real OBS."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import pytest
+
+from engine.errors import ConfigError
+from overlay.config import parse_config
+from overlay.obs.automation import OutcomeStatus
+from overlay.obs.control import ObsControl, settings_from_config
+from overlay.obs.setup import StandIn, setup_final_table
+from tests.obs.conftest import Observer, ObsStudio, Profile
+
+
+def service_config(**obs: Any) -> Any:
+    return parse_config({"obs": {"enabled": True, "password": "pw"} | obs,
+                         "delay": {"seconds": 600}, "server": {"host": "0.0.0.0", "port": 8088}})
+
+
+def test_settings_come_from_the_service_configuration() -> None:
+    settings = settings_from_config(service_config(port=4460, channel="secure", timeout=2.0),
+                                    secure_token="tok")
+    assert settings is not None
+    assert (settings.host, settings.port, settings.password) == ("127.0.0.1", 4460, "pw")
+    assert settings.connect_timeout == settings.request_timeout == 2.0
+    assert settings.security_delay_seconds == 600.0
+    # The service listens on every interface: OBS reaches it on the loopback address.
+    assert settings.overlay_url == "http://127.0.0.1:8088/overlay?channel=secure&token=tok"
+
+
+def test_the_token_only_goes_to_the_secure_channel_and_disabled_means_none() -> None:
+    delayed = settings_from_config(service_config(channel="delayed"), secure_token="tok",
+                                   base_url="http://studio.local:9000")
+    assert delayed is not None
+    assert delayed.overlay_url == "http://studio.local:9000/overlay?channel=delayed"
+    assert settings_from_config(parse_config({})) is None  # [obs] enabled = false
+
+
+def test_a_bad_value_names_the_obs_key() -> None:
+    with pytest.raises(ConfigError) as caught:
+        settings_from_config(service_config(), table_scene="Same", break_scene="Same")
+    assert caught.value.key == "obs.scenes"
+
+
+async def wait_for(condition: Any, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await asyncio.sleep(0.02)
+
+
+async def test_control_runs_client_monitor_and_rules_together(
+        obs: ObsStudio, observer: Observer, profile: Profile) -> None:
+    profile.set_delay(True, 900)
+    settings = obs.settings(overlay_source="Control Overlay", table_scene="Control Table",
+                            showdown_scene="Control Showdown", break_scene="Control Break",
+                            overlay_channel="secure", security_delay_seconds=900)
+    async with ObsControl(settings) as control:
+        await wait_for(lambda: control.status.ok)
+        assert control.secure_allowed
+        await setup_final_table(control.client, settings, stand_in=StandIn())
+        observer.call("SetCurrentSceneTransition", transitionName="Cut")
+        observer.drain()
+        [outcome] = await control.handle_event("all_in_showdown")
+        assert outcome.status is OutcomeStatus.DONE
+        observer.expect("CurrentProgramSceneChanged", sceneName="Control Showdown")
+
+        profile.set_delay(True, 60)
+        await control.monitor.check()
+        assert not control.secure_allowed
+        assert control.status.alerts()[0]["level"] == "error"
+    assert not control.client.connected
