@@ -31,7 +31,7 @@ Tables: under 4 MB in all, built with numpy in a fraction of a second.
 
 from __future__ import annotations
 
-from itertools import combinations_with_replacement
+from functools import cache
 from typing import Final
 
 import numpy as np
@@ -51,21 +51,27 @@ POW5: Final[IntArray] = (5 ** np.arange(13, dtype=np.int64)).astype(np.int64)
 _RANKS = np.arange(13, dtype=np.int64)
 
 
+@cache
+def _all_counts(most: int) -> npt.NDArray[np.int8]:
+    """Every vector of 13 rank counts, each 0-4, adding up to at most ``most`` (M, 13)."""
+    counts = np.zeros((1, 0), dtype=np.int8)
+    totals = np.zeros(1, dtype=np.int64)
+    for _ in range(13):
+        parts, part_totals = [], []
+        for c in range(5):
+            keep = totals + c <= most
+            parts.append(np.concatenate(
+                [counts[keep], np.full((int(keep.sum()), 1), c, dtype=np.int8)], axis=1))
+            part_totals.append(totals[keep] + c)
+        counts, totals = np.concatenate(parts), np.concatenate(part_totals)
+    return counts
+
+
 def multiset_counts(size: int) -> npt.NDArray[np.int8]:
     """Every multiset of ``size`` ranks with no rank more than four times, as counts (M, 13)."""
-    combos = np.array(list(combinations_with_replacement(range(13), size)), dtype=np.int64)
-    if size == 0:
-        return np.zeros((1, 13), dtype=np.int8)
-    counts = np.zeros((len(combos), 13), dtype=np.int8)
-    rows = np.repeat(np.arange(len(combos)), size)
-    np.add.at(counts, (rows, combos.ravel()), 1)
-    return counts[(counts <= 4).all(axis=1)]
-
-
-def _top(mask: npt.NDArray[np.bool_], n: int) -> IntArray:
-    """The ``n`` highest ranks where ``mask`` is true, per row, highest first (-1 pads)."""
-    scored = np.where(mask, _RANKS, -1)
-    return -np.sort(-scored, axis=1)[:, :n]
+    counts = _all_counts(max(size, 7))
+    selected: npt.NDArray[np.int8] = counts[counts.sum(axis=1, dtype=np.int64) == size]
+    return selected
 
 
 def _pack(category: int, ranks: IntArray) -> IntArray:
@@ -78,44 +84,47 @@ def _pack(category: int, ranks: IntArray) -> IntArray:
 def straight_top(present: npt.NDArray[np.bool_]) -> IntArray:
     """The top rank of the best straight in each row of rank-presence flags, -1 if none."""
     top = np.full(present.shape[0], -1, dtype=np.int64)
-    low_ace = present[:, 12:13]
-    extended = np.concatenate([low_ace, present], axis=1)  # index 0 is the ace playing low
-    for hi in range(4, 14):  # extended index of the top card; its rank is hi - 1
-        window = extended[:, hi - 4:hi + 1].all(axis=1)
-        top = np.where(window, hi - 1, top)
+    run = present[:, 12].astype(np.int64)  # the ace also plays low, below the deuce
+    for rank in range(13):
+        run = np.where(present[:, rank], run + 1, 0)
+        top = np.where(run >= 5, rank, top)
     return top
 
 
 def rank_values(counts: npt.NDArray[np.int8]) -> IntArray:
-    """Best non-flush strength of each row of rank counts (5 to 7 cards), rule R18."""
-    c = counts.astype(np.int64)
-    present = c >= 1
-    quads = _top(c >= 4, 1)[:, 0]
-    trips = _top(c >= 3, 1)[:, 0]
-    fh_pair = _top((c >= 2) & (trips[:, None] != _RANKS), 1)[:, 0]
-    pairs = _top(c >= 2, 2)
-    st_top = straight_top(present)
+    """Best non-flush strength of each row of rank counts (5 to 7 cards), rule R18.
 
-    def kickers(exclude: list[IntArray], n: int) -> IntArray:
+    One sort orders each row's ranks by (count, rank), highest first: ``KKK77`` gives
+    ``K, 7``; the deciding ranks of every category are then read off the front, except the
+    kicker of quads and of two pair, which is the highest other rank whatever its count.
+    """
+    c = counts.astype(np.int64)
+    order = -np.sort(-(c * 16 + _RANKS), axis=1)
+    g, n = order & 15, order >> 4          # ranks and their counts, most significant first
+    g = np.where(n > 0, g, -1)
+    present = c > 0
+
+    def best_other(*exclude: IntArray) -> IntArray:
         mask = present.copy()
         for rank in exclude:
             mask &= rank[:, None] != _RANKS
-        return _top(mask, n)
+        best: IntArray = np.where(mask, _RANKS, -1).max(axis=1)
+        return best
 
-    col = np.stack
-    quad_v = _pack(FOUR_OF_A_KIND, col([quads, kickers([quads], 1)[:, 0]], axis=1))
-    full_v = _pack(FULL_HOUSE, col([trips, fh_pair], axis=1))
-    straight_v = _pack(STRAIGHT, st_top[:, None])
-    trips_v = _pack(THREE_OF_A_KIND, np.concatenate([trips[:, None], kickers([trips], 2)], axis=1))
-    two_v = _pack(TWO_PAIR, np.concatenate(
-        [pairs, kickers([pairs[:, 0], pairs[:, 1]], 1)], axis=1))
-    pair_v = _pack(PAIR, np.concatenate([pairs[:, :1], kickers([pairs[:, 0]], 3)], axis=1))
-    high_v = _pack(HIGH_CARD, _top(present, 5))
+    st_top = straight_top(present)
+    quads = _pack(FOUR_OF_A_KIND, np.stack([g[:, 0], best_other(g[:, 0])], axis=1))
+    full = _pack(FULL_HOUSE, g[:, :2])
+    straight = _pack(STRAIGHT, st_top[:, None])
+    trips = _pack(THREE_OF_A_KIND, g[:, :3])
+    two_pair = _pack(TWO_PAIR, np.stack([g[:, 0], g[:, 1], best_other(g[:, 0], g[:, 1])],
+                                        axis=1))
+    pair = _pack(PAIR, g[:, :4])
+    high = _pack(HIGH_CARD, g[:, :5])
     result: IntArray = np.select(
-        [quads >= 0, (trips >= 0) & (fh_pair >= 0), st_top >= 0, trips >= 0,
-         pairs[:, 1] >= 0, pairs[:, 0] >= 0],
-        [quad_v, full_v, straight_v, trips_v, two_v, pair_v],
-        default=high_v,
+        [n[:, 0] == 4, (n[:, 0] == 3) & (n[:, 1] >= 2), st_top >= 0, n[:, 0] == 3,
+         n[:, 1] == 2, n[:, 0] == 2],
+        [quads, full, straight, trips, two_pair, pair],
+        default=high,
     )
     return result
 
