@@ -43,6 +43,17 @@ from overlay.obs.settings import ObsSettings
 
 LOG = logging.getLogger(__name__)
 
+
+class _QuietLossFilter(logging.Filter):
+    """obs-websocket-py warns "Connection lost!" on every loss; ObsClient logs the
+    transition itself, once, so that line is dropped (its other messages pass)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Connection lost")
+
+
+logging.getLogger("obswebsocket.core").addFilter(_QuietLossFilter())
+
 _STOPPED = "Feltcast stopped its OBS connection"
 
 
