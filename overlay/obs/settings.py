@@ -50,6 +50,11 @@ class RuleAction(StrEnum):
     """``SaveReplayBuffer`` (the replay buffer must be running)."""
 
 
+_SHORT_KEYS: Final = {"channel": ("overlay_channel",),
+                      "timeout": ("connect_timeout", "request_timeout"),
+                      "enabled": ()}
+"""Keys of the service's ``[obs]`` section (overlay/config.py) and the fields they set."""
+
 _NEEDS_SCENE: Final = {RuleAction.SWITCH_SCENE, RuleAction.SHOW_ITEM, RuleAction.HIDE_ITEM}
 _NEEDS_SOURCE: Final = {RuleAction.SHOW_ITEM, RuleAction.HIDE_ITEM}
 
@@ -185,22 +190,36 @@ class ObsSettings:
         """Build settings from the ``[obs]`` table of the configuration.
 
         Keys are the field names; ``rules`` is a list of tables (see :class:`AutomationRule`).
+        The service configuration's short keys are understood too: ``channel`` for
+        ``overlay_channel``, ``timeout`` for both timeouts, and ``enabled`` (whether to use
+        OBS at all: the service's business, checked here only for its type).
 
         :raises ConfigError: naming the key and the problem.
         """
         if not isinstance(data, Mapping):
             raise ConfigError("obs", "expected a table")
-        known = {f.name for f in dataclasses.fields(cls)}
+        known = {f.name for f in dataclasses.fields(cls)} | set(_SHORT_KEYS)
         unknown = sorted(set(data) - known)
         if unknown:
             raise ConfigError(f"obs.{unknown[0]}", "unknown key")
+        if "enabled" in data and not isinstance(data["enabled"], bool):
+            raise ConfigError("obs.enabled", f"expected true or false, got {data['enabled']!r}")
+        data = dict(data)
+        written_as: dict[str, str] = {}
+        for short, longs in _SHORT_KEYS.items():
+            if short in data:
+                for long in longs:
+                    if long in data:
+                        raise ConfigError(f"obs.{short}", f"give either {short} or {long}")
+                    data[long] = data[short]
+                    written_as[f"obs.{long}"] = f"obs.{short}"
         values: dict[str, Any] = {}
         defaults = cls()
         for f in dataclasses.fields(cls):
             if f.name not in data or f.name == "rules":
                 continue
             default = getattr(defaults, f.name)
-            key = f"obs.{f.name}"
+            key = written_as.get(f"obs.{f.name}", f"obs.{f.name}")
             if isinstance(default, str):
                 values[f.name] = _string(data, f.name, key, default)
             elif isinstance(default, int):
@@ -213,7 +232,12 @@ class ObsSettings:
                 raise ConfigError("obs.rules", "expected a list of tables")
             values["rules"] = tuple(AutomationRule.from_mapping(rule, f"obs.rules[{i}]")
                                     for i, rule in enumerate(raw_rules))
-        return cls(**values)
+        try:
+            return cls(**values)
+        except ConfigError as error:
+            if error.key in written_as:  # name the key as the configuration wrote it
+                raise ConfigError(written_as[error.key], error.problem) from None
+            raise
 
 
 def default_rules(settings: ObsSettings) -> tuple[AutomationRule, ...]:

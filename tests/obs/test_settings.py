@@ -30,7 +30,20 @@ def test_from_mapping_reads_every_kind_of_field() -> None:
     )
 
 
+def test_the_service_sections_short_keys_are_understood() -> None:
+    settings = ObsSettings.from_mapping({"enabled": True, "host": "10.0.0.5", "port": 4455,
+                                         "password": "pw", "channel": "venue", "timeout": 2.5})
+    assert settings.overlay_channel == "venue"
+    assert settings.connect_timeout == settings.request_timeout == 2.5
+
+
 @pytest.mark.parametrize("table, key, problem", [
+    ({"enabled": "yes"}, "obs.enabled", "true or false"),
+    ({"channel": "venue", "overlay_channel": "venue"}, "obs.channel", "either"),
+    ({"timeout": 1, "request_timeout": 2}, "obs.timeout", "either"),
+    ({"channel": "public"}, "obs.channel", "not one of"),
+    ({"timeout": 0}, "obs.timeout", "positive"),
+    ({"timeout": "5s"}, "obs.timeout", "expected a number"),
     ({"port": 0}, "obs.port", "not a TCP port"),
     ({"port": "4455"}, "obs.port", "whole number"),
     ({"port": True}, "obs.port", "whole number"),
