@@ -215,12 +215,13 @@ def _count(hands: Sequence[tuple[Card, ...]], board: tuple[Card, ...],
 
     # 1. Every board by its rank multiset, valued as if no flush were possible.
     keys, weights = _weighted_multisets(avail, to_come)
-    values = table[pairs[:, None], t.board_index(board_key + keys)[None, :]]
-    wins, splits = _tally(values, weights)
+    segments = [table[pairs[:, None], t.board_index(board_key + keys)[None, :]]]
+    seg_weights = [weights]
     boards = int(weights.sum())
 
-    # 2. Boards with three or more of one suit on which some player can hold a flush: add the
-    #    true outcome and take away the rank-only outcome counted above.
+    # 2. Boards with three or more of one suit on which some player can hold a flush: count
+    #    them again with their true values, and once more with negative weights at their
+    #    rank-only values (which step 1 counted), so that one tally settles everything.
     for suit in range(4):
         on_board = sum(1 for c in board if c.suit == suit)
         in_hand = max(sum(1 for c in h if c.suit == suit) for h in hands)
@@ -237,27 +238,29 @@ def _count(hands: Sequence[tuple[Card, ...]], board: tuple[Card, ...],
         suited_bit = np.array([1 << c.rank for c in suited], dtype=np.int64)
         for k in range(first, min(to_come, len(suited)) + 1):
             picks = _combos(len(suited), k)
-            s_keys = suited_pow[picks].sum(axis=1)          # (S,)
-            s_masks = suited_bit[picks].sum(axis=1)         # (S,)
+            s_keys = np.zeros(len(picks), dtype=np.int64)
+            s_masks = np.zeros(len(picks), dtype=np.int64)
+            for column in range(k):
+                s_keys += suited_pow[picks[:, column]]
+                s_masks |= suited_bit[picks[:, column]]
             o_keys, o_weights = _weighted_multisets(others, to_come - k)  # (O,)
             if not len(o_keys):
                 continue
             flush = t.FLUSH_VALUES[hand_masks[:, None] | s_masks[None, :]]  # (P, S)
-            any_flush = (flush > 0).any(axis=0)
-            if not any_flush.any():
-                continue
+            any_flush = flush.max(axis=0) > 0
             s_keys, flush = s_keys[any_flush], flush[:, any_flush]
             boards_so = t.board_index(board_key + s_keys[:, None] + o_keys[None, :])  # (S, O)
             rank_only = table[pairs[:, None, None], boards_so[None, :, :]]  # (P, S, O)
             true = np.maximum(rank_only, flush[:, :, None])
             changed = (true != rank_only).any(axis=0).reshape(-1)
-            if changed.any():
-                n_players = len(hands)
-                w = np.broadcast_to(o_weights[None, :], boards_so.shape).reshape(-1)[changed]
-                w_true, s_true = _tally(true.reshape(n_players, -1)[:, changed], w)
-                w_rank, s_rank = _tally(rank_only.reshape(n_players, -1)[:, changed], w)
-                wins += w_true - w_rank
-                splits += s_true - s_rank
+            w = np.broadcast_to(o_weights, boards_so.shape).reshape(-1)[changed]
+            segments += [true.reshape(len(hands), -1)[:, changed],
+                         rank_only.reshape(len(hands), -1)[:, changed]]
+            seg_weights += [w, -w]
+    if len(segments) == 1:
+        wins, splits = _tally(segments[0], weights)
+    else:
+        wins, splits = _tally(np.concatenate(segments, axis=1), np.concatenate(seg_weights))
     return wins, splits, boards
 
 
