@@ -414,8 +414,11 @@ class TableLog:
             first = self.store.last_seq + 1
             batch = [TableEvent.record(first + i, stamp, event, source=source)
                      for i, event in enumerate(events)]
-            await asyncio.get_running_loop().run_in_executor(
-                self._executor, self.store.append, batch)
+            if self.store.commits_fast:  # ~0.1 ms: cheaper than a thread hop and the GIL
+                self.store.append(batch)
+            else:
+                await asyncio.get_running_loop().run_in_executor(
+                    self._executor, self.store.append, batch)
             self._last_time = stamp
             for hub in self.hubs.values():
                 hub.offer(batch)

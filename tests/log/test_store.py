@@ -159,12 +159,25 @@ def test_sqlite_default_is_a_wal_file_in_the_data_directory(tmp_path: Path) -> N
     assert path.is_file()
     with store.engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
-        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2  # FULL
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1  # NORMAL
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
+    assert store.commits_fast
     # An independent reader (plain sqlite3) sees the committed row before the store closes.
     with sqlite3.connect(path) as raw:
         assert raw.execute("SELECT seq, kind FROM table_event").fetchall() == [(1, "board_dealt")]
     store.close()
+
+
+def test_sqlite_full_synchronous_on_request(tmp_path: Path) -> None:
+    store = open_store("", tmp_path, synchronous="FULL")
+    with store.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA synchronous").scalar() == 2
+    assert not store.commits_fast
+    store.append(entries(1, [FLOP]))
+    assert store.read()[0].payload == FLOP
+    store.close()
+    with pytest.raises(ConfigError, match=r"database\.synchronous"):
+        create_db_engine(f"sqlite:///{tmp_path / 'x.db'}", synchronous="OFF")
 
 
 def test_database_url_choice(tmp_path: Path) -> None:
