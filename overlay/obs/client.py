@@ -55,6 +55,8 @@ class _QuietLossFilter(logging.Filter):
 logging.getLogger("obswebsocket.core").addFilter(_QuietLossFilter())
 
 _STOPPED = "Feltcast stopped its OBS connection"
+_STABLE_SECONDS = 10.0
+"""A connection that lasted this long resets the reconnect backoff."""
 
 
 class ObsRequester(Protocol):
@@ -149,6 +151,7 @@ class _Connection(obsws):
         self._on_event = on_event
         self._on_lost = on_lost
         self._closing = False
+        self._lost_reason = ""
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self.identity = _Identity("", "", frozenset())
@@ -193,6 +196,9 @@ class _Connection(obsws):
             with self._lock:
                 self.events.pop(request_id, None)
                 answer = self.answers.pop(request_id, None)
+        if answer is None and self._lost_reason:
+            raise ObsUnavailableError(f"OBS connection lost during {request_type}: "
+                                      f"{self._lost_reason}")
         if answer is None:
             raise ObsUnavailableError(
                 f"OBS did not answer {request_type} within {self._settings.request_timeout:g} s")
@@ -223,7 +229,14 @@ class _Connection(obsws):
             self.thread_recv.join(timeout=2.0)
 
     def connection_lost(self, reason: str, thread: RecvThread) -> None:
-        if not self._closing and thread is self.thread_recv:
+        if thread is not self.thread_recv:
+            return
+        with self._lock:
+            self._lost_reason = reason
+            waiting = list(self.events.values())
+        for answered in waiting:  # no answer is coming: end their wait now
+            answered.set()
+        if not self._closing:
             self._on_lost(reason)
 
     def disconnect(self) -> None:
@@ -381,12 +394,18 @@ class ObsClient:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.settings.reconnect_max)
                 continue
-            delay = self.settings.reconnect_initial
             self._identity = identity
             self._set_connected(identity)
+            connected_at = time.monotonic()
             await self._lost.wait()
             await self._close_connection()
             self._set_down(self._lost_reason)
+            # A connection that held for a while starts the backoff afresh; one that drops
+            # at once (OBS flapping, a server closing after Identify) keeps backing off.
+            if time.monotonic() - connected_at >= _STABLE_SECONDS:
+                delay = self.settings.reconnect_initial
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.settings.reconnect_max)
 
     async def _run(self, function: Callable[..., Any], *args: Any) -> Any:
         if self._executor is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import socket
@@ -141,10 +142,11 @@ async def test_reconnects_after_obs_is_killed_and_restarted(
     assert not [r for r in caplog.records if r.name.startswith("obswebsocket")]
 
 
-async def test_a_request_obs_never_answers_times_out_and_the_next_one_works(
-        aiohttp_server: Any) -> None:
-    # A real websocket server speaking just enough v5 to identify the client and answer
-    # GetVersion; it never answers anything else (an OBS stuck on its UI thread).
+def unanswering_obs(close_on_request: bool, close_at_once: bool = False,
+                    connections: list[float] | None = None) -> web.Application:
+    """A real websocket server speaking just enough v5 to identify the client and answer
+    GetVersion; any other request it ignores (an OBS stuck on its UI thread) or answers by
+    closing the connection (an OBS dying mid-request)."""
     async def handler(request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse()
         await ws.prepare(request)
@@ -152,6 +154,8 @@ async def test_a_request_obs_never_answers_times_out_and_the_next_one_works(
         identify = await ws.receive_json()
         assert identify["op"] == 1
         await ws.send_json({"op": 2, "d": {"negotiatedRpcVersion": 1}})
+        if connections is not None:
+            connections.append(time.monotonic())
         async for message in ws:
             payload = json.loads(message.data)["d"]
             if payload["requestType"] == "GetVersion":
@@ -160,11 +164,21 @@ async def test_a_request_obs_never_answers_times_out_and_the_next_one_works(
                     "requestStatus": {"result": True, "code": 100},
                     "responseData": {"obsVersion": "fake", "obsWebSocketVersion": "5.1.0",
                                      "rpcVersion": 1, "availableRequests": ["GetVersion"]}}})
+                if close_at_once:  # identified, answered, gone: a flapping OBS
+                    await ws.close()
+            elif close_on_request:
+                await asyncio.sleep(0.2)
+                await ws.close()
         return ws
 
     app = web.Application()
     app.router.add_get("/", handler)
-    server = await aiohttp_server(app, host="127.0.0.1")
+    return app
+
+
+async def test_a_request_obs_never_answers_times_out_and_the_next_one_works(
+        aiohttp_server: Any) -> None:
+    server = await aiohttp_server(unanswering_obs(close_on_request=False), host="127.0.0.1")
     settings = ObsSettings(port=server.port, request_timeout=0.5)
     async with ObsClient(settings) as client:
         await client.wait_connected(5)
@@ -175,3 +189,32 @@ async def test_a_request_obs_never_answers_times_out_and_the_next_one_works(
         assert time.monotonic() - started < 2.0
         assert client.health.state is ObsState.CONNECTED  # one slow answer is not a loss
         assert (await client.call("GetVersion"))["obsVersion"] == "fake"
+
+
+async def test_a_request_in_flight_when_obs_goes_away_fails_at_once(
+        aiohttp_server: Any) -> None:
+    server = await aiohttp_server(unanswering_obs(close_on_request=True), host="127.0.0.1")
+    settings = ObsSettings(port=server.port, request_timeout=10.0, reconnect_initial=5.0,
+                           reconnect_max=5.0)
+    async with ObsClient(settings) as client:
+        await client.wait_connected(5)
+        started = time.monotonic()
+        with pytest.raises(ObsUnavailableError, match="connection lost during GetStats"):
+            await client.call("GetStats")
+        assert time.monotonic() - started < 3.0  # not the 10 s request timeout
+        await wait_until(lambda: client.health.state is ObsState.DOWN)
+        assert "closed" in client.health.last_error
+
+
+async def test_a_flapping_obs_is_retried_with_backoff_not_in_a_loop(
+        aiohttp_server: Any) -> None:
+    connections: list[float] = []
+    server = await aiohttp_server(unanswering_obs(False, close_at_once=True,
+                                                  connections=connections), host="127.0.0.1")
+    settings = ObsSettings(port=server.port, reconnect_initial=0.1, reconnect_max=0.4)
+    async with ObsClient(settings):
+        await asyncio.sleep(2.0)
+    # Waits of 0.1, 0.2, 0.4, 0.4, ... s between sessions: about six in 2 s, not hundreds.
+    assert 3 <= len(connections) <= 9
+    gaps = [b - a for a, b in itertools.pairwise(connections)]
+    assert all(later >= 0.3 for later in gaps[2:])
