@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from pathlib import Path
 
 import pytest
 
@@ -187,9 +186,10 @@ async def test_resume_from_a_revision_gets_only_what_was_missed() -> None:
 
 
 async def test_table_log_persists_before_publishing_and_keeps_time_monotone(
-        tmp_path: Path) -> None:
+        db_url: str) -> None:
     times = iter([100.0, 99.0, 101.0])  # the wall clock steps back once
-    store = open_store("", tmp_path)
+    store = open_store(db_url)  # SQLite commits on the loop, PostgreSQL in the worker thread
+    assert store.commits_fast == db_url.startswith("sqlite")
     table_log = TableLog(store, [ChannelHub(SECURE, EventListReducer())],
                          clock=lambda: next(times))
     await table_log.start()
@@ -215,7 +215,7 @@ async def test_table_log_persists_before_publishing_and_keeps_time_monotone(
     await table_log.close()
 
 
-async def test_delayed_channel_continues_after_a_restart(tmp_path: Path) -> None:
+async def test_delayed_channel_continues_after_a_restart(db_url: str) -> None:
     """Nothing early, nothing lost, nothing twice to a client that says where it was."""
     loop = asyncio.get_running_loop()
     offset = [0.0]
@@ -225,7 +225,7 @@ async def test_delayed_channel_continues_after_a_restart(tmp_path: Path) -> None
 
     spec = with_delay(BUILTIN_CHANNELS["delayed"], 0.2)
     events = sample_events(30)
-    store = open_store("", tmp_path)
+    store = open_store(db_url)
     first = TableLog(store, [ChannelHub(spec, EventListReducer(), clock=clock)], clock=clock)
     await first.start()
     sub = first.hub("delayed").subscribe()
@@ -239,7 +239,7 @@ async def test_delayed_channel_continues_after_a_restart(tmp_path: Path) -> None
     await first.close()
 
     offset[0] += 0.1  # the service is down for a while (less than the delay)
-    second = TableLog(open_store("", tmp_path), [ChannelHub(spec, EventListReducer(),
+    second = TableLog(open_store(db_url), [ChannelHub(spec, EventListReducer(),
                                                             clock=clock)], clock=clock)
     await second.start()
     hub = second.hub("delayed")
