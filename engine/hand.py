@@ -167,6 +167,12 @@ class Hand:
             self._apply(event)
 
     @property
+    def effective_events(self) -> tuple[Event, ...]:
+        """The events that make the current state: the log with undone events removed and
+        burn cards left out."""
+        return tuple(self._effective)
+
+    @property
     def stacks(self) -> tuple[int, ...]:
         """Chips behind per position (bets on this street not included)."""
         return tuple(self._stacks)
@@ -519,7 +525,10 @@ class Hand:
             value = self._strength(i)
             contended = [p for p in pots if self.seats[i] in p.seats and len(
                 [s for s in p.seats if self._live(self._index[s])]) > 1]
-            wins = not contended
+            # A hand that alone contends for a side pot keeps it: it is not mucked (R16).
+            wins = not contended or any(p.seats == (self.seats[i],) or [
+                s for s in p.seats if self._live(self._index[s])] == [self.seats[i]]
+                for p in pots if self.seats[i] in p.seats)
             for pot in contended:
                 best = [self._strength(self._index[s]) for s in pot.seats
                         if self._shown[self._index[s]] and self._live(self._index[s])]
@@ -542,6 +551,8 @@ class Hand:
             description = ""
             if len(contenders) == 1:
                 winners = contenders
+                if self._shown[winners[0]] and len(self.board) == 5:
+                    description = self._describe_hand(winners[0])
             else:
                 values = {i: self._strength(i) for i in contenders}
                 top = max(values.values())

@@ -251,7 +251,7 @@ def export(hand: Hand, *, extra: dict[str, Any] | None = None) -> str:
     if count == 2:
         blinds, antes = blinds[::-1], antes[::-1]
     position = {seat: k + 1 for k, seat in enumerate(started.seats)}
-    actions = [_action_text(e, position) for e in _effective(hand)]
+    actions = [_action_text(e, position) for e in hand.effective_events]
     lines = [
         'variant = "NT"',
         f"ante_trimming_status = {'false' if started.dead_antes else 'true'}",
@@ -276,10 +276,6 @@ def export(hand: Hand, *, extra: dict[str, Any] | None = None) -> str:
         if not check.passed:
             raise HandHistoryError(f"this hand has no faithful PHH spelling: {check.message}")
     return text
-
-
-def _effective(hand: Hand) -> list[Event]:
-    return list(hand._effective)
 
 
 def _action_text(event: Event, position: dict[int, int]) -> str:

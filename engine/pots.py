@@ -33,9 +33,7 @@ def build_pots(contributions: Sequence[int], folded: Sequence[bool], *, seats: S
     pots: list[Pot] = []
     previous = 0
     pending = dead
-    for level in sorted(set(contributions)):
-        if level <= 0:
-            continue
+    for level in sorted(set(contributions) | {0}):
         pending += sum(min(c, level) - min(c, previous) for c in contributions)
         contenders = tuple(seat for seat, c, out in zip(seats, contributions, folded, strict=True)
                            if c >= level and not out)
@@ -45,9 +43,6 @@ def build_pots(contributions: Sequence[int], folded: Sequence[bool], *, seats: S
             pots.append(Pot(pending, contenders))
         pending = 0
         previous = level
-    if pending:  # only dead chips: everyone still in contends
-        contenders = tuple(s for s, out in zip(seats, folded, strict=True) if not out)
-        pots.append(Pot(pending, contenders))
     return tuple(pots)
 
 

@@ -20,6 +20,7 @@ from engine.errors import FeltcastError
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "equity": ("overlay.cli.equity", "exact all-in equity of known hands on any street"),
     "obs": ("overlay.cli.obs", "set up and check OBS Studio over obs-websocket"),
+    "phh": ("overlay.cli.phh", "verify PHH hand histories against the engine, or show one"),
 }
 
 

@@ -1,0 +1,140 @@
+"""PHH import, verify and export, on hands nobody here wrote (``../shared/data/phh``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import phh
+from engine.errors import HandHistoryError
+from engine.hand import Hand
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT.parent / "shared" / "data" / "phh"
+needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="the shared PHH corpus is not here")
+
+HEADS_UP = """
+variant = "NT"
+antes = [0, 0]
+blinds_or_straddles = [50, 100]
+min_bet = 100
+starting_stacks = [1000, 1000]
+actions = ["d dh p1 AhAs", "d dh p2 KdKc", "p2 cbr 300", "p1 cbr 1000", "p2 cc",
+           "d db 2c3d4h", "d db 9s", "d db Jd"]
+finishing_stacks = [2000, 0]
+"""
+
+
+@needs_data
+def test_every_shared_hand_replays_to_its_finishing_stacks() -> None:
+    files = list(phh.iter_files([DATA]))
+    results = [phh.verify(phh.load(path)) for path in files]
+    failures = [r for r in results if not r.passed]
+    assert len(files) == 1736
+    assert failures == []
+    # Only the famous Dwan-Ivey hand lacks finishing_stacks; it still replays to the end.
+    assert [Path(r.source).name for r in results if not r.checked] == ["dwan-ivey-2009.phh"]
+
+
+@needs_data
+def test_dwan_ivey_million_dollar_pot_goes_to_dwan() -> None:
+    hand = phh.replay(phh.load(DATA / "famous" / "dwan-ivey-2009.phh"))
+    assert hand.stacks == (572_100, 1_997_500, 1_109_500)
+    (award,) = hand.awards
+    assert award.seats == (3,) and award.amount == 1_109_500
+    assert award.hand == "Straight, Seven high"
+    assert hand.hole_cards(2) == (None, None)  # Antonius' ???? stayed unknown
+
+
+@needs_data
+def test_cli_verify_reports_and_exits_zero() -> None:
+    folder = DATA / "wsop-2023-43-day5"
+    done = subprocess.run([sys.executable, "-m", "overlay", "phh", "verify", str(folder)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "11 passed, 0 failed"
+
+
+def test_cli_verify_fails_on_a_wrong_finishing_stack(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.phh"
+    bad.write_text(HEADS_UP.replace("finishing_stacks = [2000, 0]",
+                                    "finishing_stacks = [1900, 100]"))
+    good = tmp_path / "good.phh"
+    good.write_text(HEADS_UP)
+    done = subprocess.run([sys.executable, "-m", "overlay", "phh", "verify", str(tmp_path)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 1
+    lines = done.stdout.strip().splitlines()
+    assert lines[-1] == "1 passed, 1 failed"
+    assert "bad.phh: p1 +100 (2,000 instead of 1,900); p2 -100 (0 instead of 100)" in lines[0]
+
+
+def test_heads_up_follows_pokerkit_positions() -> None:
+    # p1 is the big blind, p2 the button on the small blind who acts first pre-flop (R3).
+    hand = phh.start(phh.loads(HEADS_UP))
+    assert hand.bets == (100, 50)
+    hand.deal_hole(1, "AhAs")
+    hand.deal_hole(2, "KdKc")
+    assert hand.actor_seat == 2
+    result = phh.replay(phh.loads(HEADS_UP))
+    assert result.stacks == (2000, 0)
+
+
+def test_refused_action_names_the_action_and_the_rule() -> None:
+    text = HEADS_UP.replace('"p2 cbr 300"', '"p1 cbr 300"')
+    with pytest.raises(HandHistoryError, match=r"action 3 'p1 cbr 300'.*\(R9\)"):
+        phh.replay(phh.loads(text, source="x.phh"))
+
+
+def test_not_nlhe_is_refused() -> None:
+    with pytest.raises(HandHistoryError, match="variant 'FT' is not NT"):
+        phh.loads(HEADS_UP.replace('"NT"', '"FT"'))
+
+
+@needs_data
+@pytest.mark.parametrize("name", ["wsop-2023-43-day5/1.phh", "pluribus/30/0.phh",
+                                  "famous/dwan-ivey-2009.phh"])
+def test_export_replays_the_same(name: str) -> None:
+    hand = phh.replay(phh.load(DATA / name))
+    text = phh.export(hand)
+    again = phh.replay(phh.loads(text))
+    assert again.stacks == hand.stacks
+    assert [type(e) for e in again.effective_events] == [
+        type(e) for e in hand.effective_events]
+
+
+def test_export_of_a_live_hand_replays_the_same() -> None:
+    hand = Hand.start(seats=(2, 5, 7), names=("Ann", "Bo", "Cy"), stacks=(500, 800, 300),
+                      blinds=(10, 20, 0), antes=(0, 20, 0), big_blind=20, button=7)
+    for seat, cards in ((2, "AhKh"), (5, "QdQs"), (7, "2c7d")):
+        hand.deal_hole(seat, cards)
+    hand.raise_to(300)  # Cy all-in
+    hand.call()  # Ann
+    hand.fold()  # Bo
+    hand.deal_board("KsQh3c")
+    hand.deal_board("4d")
+    hand.deal_board("9s")
+    assert hand.is_over
+    text = phh.export(hand)
+    assert "seats = [2, 5, 7]" in text and 'players = ["Ann", "Bo", "Cy"]' in text
+    assert phh.replay(phh.loads(text)).stacks == hand.stacks
+
+
+def test_cli_show_prints_streets_pots_and_equity(tmp_path: Path) -> None:
+    path = tmp_path / "hu.phh"
+    path.write_text(HEADS_UP)
+    done = subprocess.run([sys.executable, "-m", "overlay", "phh", "show", str(path)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "*** FLOP *** [2c3d4h]" in out
+    from engine.equity import equity
+
+    aces = float(equity(["AhAs", "KdKc"]).players[0].equity)
+    assert f"equity: p1 AhAs {aces:.1%}, p2 KdKc {1 - aces:.1%}" in out  # preflop
+    assert "equity: p1 AhAs 100.0%, p2 KdKc 0.0%" in out  # on the river
+    assert "pots: main pot 2,000 (seats 1, 2)" in out
+    assert "p1 (seat 1) wins 2,000 from the main pot with Pair, Aces" in out
