@@ -99,6 +99,9 @@ class ChannelSpec:
             raise ConfigError(f"channels.{self.name}.delay",
                               f"a delay is a number of seconds >= 0, got {self.delay!r}")
         object.__setattr__(self, "delay", float(self.delay))
+        if self.filter is ChannelFilter.FULL and self.delay == 0 and not self.requires_token:
+            raise ConfigError(f"channels.{self.name}.requires_token",
+                              "a live channel with hole cards must require a token")
         object.__setattr__(self, "hand_end_kinds", tuple(self.hand_end_kinds))
         object.__setattr__(self, "hand_start_kinds", tuple(self.hand_start_kinds))
 

@@ -78,6 +78,8 @@ def test_config_changes_and_adds_channels() -> None:
     ({"secure": {"enabled": "yes"}}, "channels.secure.enabled"),
     ({"two words": {"filter": "public"}}, "channels.two words"),
     ({"venue": "public"}, "channels.venue"),
+    ({"secure": {"requires_token": False}}, "channels.secure.requires_token"),
+    ({"venue": {"filter": "full"}}, "channels.venue.requires_token"),
 ])
 def test_bad_channel_config_names_the_key(config: Any, key: str) -> None:
     with pytest.raises(ConfigError) as error:

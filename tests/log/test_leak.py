@@ -220,7 +220,8 @@ def test_no_secret_leaks_and_every_view_is_exact(seed: int, hands: int, delay: f
 def test_the_leak_checker_catches_a_leaking_channel() -> None:
     """The oracle works: a venue channel served with full information is caught."""
     entries = random_log(7, 2)
-    leaky = {**channels(5.0), "venue": ChannelSpec("venue", ChannelFilter.FULL)}
+    leaky = {**channels(5.0), "venue": ChannelSpec("venue", ChannelFilter.FULL,
+                                                   requires_token=True)}
     try:
         check_log(entries, channels(5.0), 7, served=leaky)
     except AssertionError as error:
