@@ -61,6 +61,10 @@ class ChannelState:
     view: dict[str, Any] | None = None
     revision: int = 0
     sockets: set[web.WebSocketResponse] = field(default_factory=set)
+    history: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """Patches by revision, for answering a hello's ``resume`` with the missed patches."""
+    resume: bool = False
+    """True: a hello that resumes from a known revision gets patches, not a snapshot."""
 
 
 class Harness:
@@ -108,6 +112,7 @@ class Harness:
         """The view a (re)connecting client receives as its snapshot; nothing is pushed."""
         state = self.channels.setdefault(channel, ChannelState())
         state.view, state.revision = view, revision
+        state.history.clear()
 
     def push_snapshot(self, channel: str, view: dict[str, Any], revision: int) -> None:
         self.set_view(channel, view, revision)
@@ -118,8 +123,10 @@ class Harness:
         state = self.channels[channel]
         state.view = merge_patch(state.view, patch)
         state.revision += 1
-        self._send(channel, {"type": "patch", "revision": state.revision, "patch": patch,
-                             "events": events or []})
+        message = {"type": "patch", "revision": state.revision, "patch": patch,
+                   "events": events or []}
+        state.history[state.revision] = message
+        self._send(channel, message)
         return state.revision
 
     def push_gap(self, channel: str, patch: dict[str, Any]) -> None:
@@ -162,10 +169,12 @@ class Harness:
                     await ws.send_str(json.dumps(message))
         self._call(send())
 
+    async def _close_all(self, code: int = 1000, message: bytes = b"") -> None:
+        sockets = [ws for state in self.channels.values() for ws in state.sockets]
+        await asyncio.gather(*(ws.close(code=code, message=message) for ws in sockets))
+
     async def _reset(self) -> None:
-        for state in self.channels.values():
-            for ws in list(state.sockets):
-                await ws.close()
+        await self._close_all()
         self.channels.clear()
         self.hellos.clear()
         self.commands.clear()
@@ -192,9 +201,7 @@ class Harness:
             self.port = server.sockets[0].getsockname()[1]
 
     async def _stop_site(self) -> None:
-        for state in self.channels.values():
-            for ws in list(state.sockets):
-                await ws.close(code=1001, message=b"server going away")
+        await self._close_all(code=1001, message=b"server going away")
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -210,7 +217,8 @@ class Harness:
 
     async def _websocket(self, request: web.Request) -> web.WebSocketResponse:
         channel = request.match_info["channel"]
-        ws = web.WebSocketResponse()
+        # A short close timeout: a test may close a browser tab without a close frame.
+        ws = web.WebSocketResponse(timeout=1.0)
         await ws.prepare(request)
         state = self.channels.setdefault(channel, ChannelState())
         state.sockets.add(ws)
@@ -222,7 +230,13 @@ class Harness:
                 if data.get("type") == "hello":
                     self.hellos.append(Hello(channel, data, request.query.get("token")))
                     current = self.channels.setdefault(channel, ChannelState())
-                    if current.view is not None:
+                    resume = data.get("resume")
+                    missed = range(resume + 1, current.revision + 1) if isinstance(
+                        resume, int) else range(0)
+                    if current.resume and missed and all(r in current.history for r in missed):
+                        for revision in missed:
+                            await ws.send_str(json.dumps(current.history[revision]))
+                    elif current.view is not None:
                         await ws.send_str(json.dumps({"type": "snapshot",
                                                       "revision": current.revision,
                                                       "view": current.view}))

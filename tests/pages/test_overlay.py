@@ -15,7 +15,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from tests.pages.conftest import Probe
 from tests.pages.harness import Harness
-from tests.pages.views import flop_view, showdown_view
+from tests.pages.views import flop_view, showdown_view, ten_handed_preflop_view
 
 
 def open_overlay(page: Page, harness: Harness, channel: str, view: dict[str, Any],
@@ -159,6 +159,39 @@ def test_keeps_last_graphics_when_the_server_goes_and_recovers(
     assert card_codes(page, "#board .card.face") == ["Qs", "9s", "8c", "Kh"]
 
 
+def test_resumes_with_only_the_patches_it_missed(page: Page, harness: Harness,
+                                                 probe: Probe) -> None:
+    probe.allow_websocket_errors = True
+    open_overlay(page, harness, "delayed", flop_view("delayed"), revision=30)
+    harness.channels["delayed"].resume = True
+    page.evaluate("document.querySelector('#board .card').dataset.mark = 'kept'")
+    harness.stop_server()
+    expect(page.locator("html")).to_have_attribute("data-connection", "offline")
+    harness.push_patch("delayed", {"table": {"hand_number": 58}})
+    harness.push_patch("delayed", {"table": {"street": "turn",
+                                             "board": ["Qs", "9s", "8c", "Kh"]}})
+    harness.restart_server()
+    expect(page.locator("html")).to_have_attribute("data-revision", "32", timeout=15000)
+    expect(page.locator("html")).to_have_attribute("data-connection", "live")
+    assert harness.hellos_on("delayed")[-1].message["resume"] == 30
+    expect(page.locator("#hand-number")).to_have_text("Hand 58")
+    assert card_codes(page, "#board .card.face") == ["Qs", "9s", "8c", "Kh"]
+    # Patched in place, never rebuilt from a snapshot.
+    assert page.evaluate("document.querySelector('#board .card').dataset.mark") == "kept"
+
+
+def test_server_error_messages_do_not_break_the_graphics(page: Page, harness: Harness) -> None:
+    open_overlay(page, harness, "delayed", flop_view("delayed"), revision=3)
+    harness.push_raw("delayed", {"type": "error", "error": {"code": "slow_client",
+                                                             "message": "too far behind"}})
+    page.wait_for_function("window.feltcast.channel.lastError !== null")
+    assert page.evaluate("window.feltcast.channel.lastError") == {
+        "code": "slow_client", "message": "too far behind"}
+    harness.push_patch("delayed", {"table": {"hand_number": 59}})
+    expect(page.locator("#hand-number")).to_have_text("Hand 59")
+    expect(page.locator(".player")).to_have_count(7)
+
+
 def test_unknown_cards_never_show_a_face(page: Page, harness: Harness) -> None:
     view = flop_view("venue")
     view["seats"][3]["cards"] = ["??", "Xx"]  # garbage is never drawn as a face either
@@ -215,3 +248,24 @@ def test_screenshots_of_the_transparent_overlay(page: Page, harness: Harness,
     # A PNG with an alpha channel (colour type 6): OBS composites it over the video.
     header = shot.read_bytes()[:26]
     assert header[:8] == b"\x89PNG\r\n\x1a\n" and header[25] == 6
+
+
+def test_ten_handed_table_fits_the_stage(page: Page, harness: Harness, artifacts: Path) -> None:
+    open_overlay(page, harness, "secure", ten_handed_preflop_view())
+    expect(page.locator(".player")).to_have_count(10)
+    page.wait_for_timeout(700)
+    boxes = page.locator(".player").evaluate_all(
+        "ns => ns.map(n => { const r = n.getBoundingClientRect();"
+        " return [r.left, r.top, r.right, r.bottom]; })")
+    table = page.locator("#table").bounding_box()
+    assert table is not None
+    for left, top, right, bottom in boxes:
+        assert left >= 0 and top >= 0 and right <= 1920 and bottom <= 1080
+        assert right < table["x"] or bottom < table["y"]  # never under the board panel
+    # A long name is cut with an ellipsis inside its box, never spilling over the stack.
+    name = seat_box(page, 5).locator(".name")
+    assert name.evaluate("n => n.scrollWidth > n.clientWidth")
+    assert card_codes(page, "#board .card") == [None] * 5
+    expect(page.locator("#street")).to_have_text("Pre-flop")
+    expect(page.locator("#pot-total")).to_have_text("20,000")
+    page.screenshot(path=str(artifacts / "overlay-secure-ten-handed.png"), omit_background=True)

@@ -146,3 +146,28 @@ def operator_view() -> View:
         ],
     }
     return view
+
+
+def ten_handed_preflop_view() -> View:
+    """A full ten-handed final table pre-flop on the secure channel, seat 4 to act."""
+    names = ["Ashton Griffin", "Kalidou Sow", "Mira Lindqvist", "Rast", "Bartholomew "
+             "Vandersloot-Kowalczyk", "Daniel Ortega", "Yuki Tanaka", "Lena Fischer",
+             "Omar Haddad", "Sofia Marchetti"]
+    hands = [("Ah", "Kd"), ("7c", "2d"), ("9h", "3h"), ("Js", "Ts"), ("6d", "6c"),
+             ("5s", "5d"), ("Qd", "Qc"), ("Kc", "4c"), ("8h", "8s"), ("Ac", "Jd")]
+    stacks = [734000, 412000, 1280000, 954000, 5120000, 88000, 206000, 2210000, 640000, 1730000]
+    seats = []
+    for index, (name, hand, stack) in enumerate(zip(names, hands, stacks, strict=True)):
+        seat = _seat(index + 1, name, stack, cards=list(hand))
+        seats.append(seat)
+    seats[0].update(position="BTN")
+    seats[1].update(position="SB", bet=4000, stack=408000, last_action="SB 4,000")
+    seats[2].update(position="BB", bet=8000, stack=1272000, last_action="BB 8,000")
+    seats[3].update(to_act=True)
+    view = flop_view("secure")
+    view["seats"] = seats
+    view["table"].update(street="preflop", board=[], to_call=8000, min_raise_to=16000,
+                         hand_number=58, pots=[{"amount": 8000, "eligible": list(range(1, 11)),
+                                                "winners": [], "label": "Main pot"}],
+                         actions=[])
+    return view
