@@ -51,8 +51,10 @@ def _connection_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base-url", default="http://127.0.0.1:8080",
                         help="the Feltcast service as OBS reaches it "
                              "(default http://127.0.0.1:8080)")
-    parser.add_argument("--channel", default="delayed", choices=("delayed", "venue", "secure"),
-                        help="the channel the overlay reads (default delayed)")
+    parser.add_argument("--channel", default="delayed",
+                        help="the channel the overlay reads: delayed (default), venue, secure "
+                             "or another configured channel; any channel but delayed and "
+                             "venue is treated as showing hole cards live (the delay guard)")
     parser.add_argument("--token", default="",
                         help="the secure channel's token, added to the overlay URL")
     parser.add_argument("--security-delay", type=float, default=900.0, metavar="SECONDS",
@@ -73,10 +75,17 @@ def run(args: argparse.Namespace) -> int:
                            connect_timeout=args.timeout, request_timeout=args.timeout,
                            base_url=args.base_url, overlay_channel=args.channel,
                            overlay_token=args.token,
+                           secret_channels=_secret_channels(args.channel),
                            security_delay_seconds=args.security_delay)
     action = _setup if args.obs_action == "setup" else _check
     status: int = asyncio.run(action(settings, args))
     return status
+
+
+def _secret_channels(channel: str) -> tuple[str, ...]:
+    # Without the service's channel table, be strict: only the two standard channels that
+    # never show hole cards early are public.
+    return ("secure",) if channel in ("delayed", "venue", "secure") else ("secure", channel)
 
 
 async def _setup(settings: ObsSettings, args: argparse.Namespace) -> int:

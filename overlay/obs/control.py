@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from overlay.obs.automation import ObsAutomation, RuleOutcome
 from overlay.obs.client import ObsClient
 from overlay.obs.monitor import ObsMonitor, ObsStatus
-from overlay.obs.settings import ObsSettings
+from overlay.obs.settings import SECURE_CHANNEL, ObsSettings
 
 if TYPE_CHECKING:
     from overlay.config import Config
@@ -42,8 +42,9 @@ def settings_from_config(config: Config, *, base_url: str | None = None,
     OBS control is off.
 
     ``base_url`` defaults to the service's own address (127.0.0.1 when it listens on every
-    interface); ``secure_token`` is added to the overlay URL only for the ``secure``
-    channel; ``changes`` set any other :class:`ObsSettings` field (scene names, rules).
+    interface); the secret channels are ``secure`` and the enabled ``full`` channels that
+    are live or delayed less than D, and ``secure_token`` is added to the overlay URL only for one
+    of them; ``changes`` set any other :class:`ObsSettings` field (scene names, rules).
 
     :raises ConfigError: a value ObsSettings refuses, naming the ``obs.*`` key.
     """
@@ -56,11 +57,18 @@ def settings_from_config(config: Config, *, base_url: str | None = None,
         if ":" in host:
             host = f"[{host}]"
         base_url = f"http://{host}:{server.port}"
+    # Channels that show hole cards before D (or live): the guard keeps them from OBS
+    # unless its stream delay covers D. `secure` always counts.
+    secret = (SECURE_CHANNEL, *sorted(
+        channel.name for channel in config.channels
+        if channel.name != SECURE_CHANNEL and channel.enabled and channel.filter == "full"
+        and (channel.delay < config.delay or channel.delay == 0)))
     values: dict[str, Any] = {
         "host": section.host, "port": section.port, "password": section.password,
         "connect_timeout": section.timeout, "request_timeout": section.timeout,
         "base_url": base_url, "overlay_channel": section.channel,
-        "overlay_token": secure_token if section.channel == "secure" else "",
+        "overlay_token": secure_token if section.channel in secret else "",
+        "secret_channels": secret,
         "security_delay_seconds": float(config.delay),
     }
     return ObsSettings(**(values | changes))

@@ -40,16 +40,17 @@ class StreamDelay:
         return f"{self.seconds} s" if self.enabled else "off"
 
 
-def feeds_secure_channel(url: str) -> bool:
-    """Whether a page URL reads the live ``secure`` channel (``?channel=secure``).
+def feeds_secure_channel(url: str, secret_channels: Iterable[str] = (SECURE_CHANNEL,)) -> bool:
+    """Whether a page URL reads a channel with live hole cards (``?channel=secure``).
 
     >>> feeds_secure_channel("http://127.0.0.1:8080/overlay?channel=secure&token=x")
     True
     >>> feeds_secure_channel("http://127.0.0.1:8080/overlay?channel=delayed")
     False
     """
+    secret = {name.lower() for name in secret_channels}
     channels = parse_qs(urlsplit(url).query).get("channel", [])
-    return SECURE_CHANNEL in (c.strip().lower() for c in channels)
+    return any(c.strip().lower() in secret for c in channels)
 
 
 async def read_stream_delay(obs: ObsRequester) -> StreamDelay:
@@ -77,14 +78,17 @@ async def ensure_stream_delay(obs: ObsRequester, required_seconds: float,
     names = ", ".join(repr(name) for name in sources) or "the Feltcast overlay"
     need = math.ceil(required_seconds)
     raise DelayViolationError(
-        f"OBS stream delay is {delay.describe()}, but {names} reads the live secure channel: "
+        f"OBS stream delay is {delay.describe()}, but {names} reads a live channel with hole "
+        f"cards: "
         f"hole cards would go on air before the {need} s security delay. In OBS, turn on "
         f"Settings > Advanced > Stream Delay with at least {need} s (then restart the "
         f"stream), or switch the overlay to the delayed channel.")
 
 
-async def secure_browser_sources(obs: ObsRequester) -> tuple[str, ...]:
-    """The names of OBS browser sources whose URL reads the live ``secure`` channel."""
+async def secure_browser_sources(obs: ObsRequester, secret_channels: Iterable[str] = (
+        SECURE_CHANNEL,)) -> tuple[str, ...]:
+    """The names of OBS browser sources whose URL reads a channel with live hole cards."""
+    secret = tuple(secret_channels)
     kinds = await obs.call("GetInputKindList", {"unversioned": True})
     if BROWSER_SOURCE_KIND not in kinds.get("inputKinds", ()):
         return ()
@@ -93,7 +97,8 @@ async def secure_browser_sources(obs: ObsRequester) -> tuple[str, ...]:
     for entry in inputs.get("inputs", ()):
         name = str(entry.get("inputName", ""))
         settings = await obs.call("GetInputSettings", {"inputName": name})
-        if feeds_secure_channel(str(settings.get("inputSettings", {}).get("url", ""))):
+        url = str(settings.get("inputSettings", {}).get("url", ""))
+        if feeds_secure_channel(url, secret):
             found.append(name)
     return tuple(found)
 
@@ -101,15 +106,15 @@ async def secure_browser_sources(obs: ObsRequester) -> tuple[str, ...]:
 async def check_obs(obs: ObsRequester, settings: ObsSettings) -> StreamDelay | None:
     """The guard as the service runs it on every (re)connection and before setup.
 
-    Looks for browser sources in OBS that read the secure channel (the producer may have
-    added one by hand) and, when there is one or Feltcast's own overlay is configured on
-    ``secure``, requires the stream delay.
+    Looks for browser sources in OBS that read one of ``settings.secret_channels`` (the
+    producer may have added one by hand) and, when there is one or Feltcast's own overlay is
+    configured on such a channel, requires the stream delay.
 
     :returns: the delay read, or None when nothing in OBS reads the secure channel.
     :raises DelayViolationError: the delay is off or too short.
     """
-    sources = list(await secure_browser_sources(obs))
-    if settings.overlay_channel == SECURE_CHANNEL and settings.overlay_source not in sources:
+    sources = list(await secure_browser_sources(obs, settings.secret_channels))
+    if settings.overlay_is_secret and settings.overlay_source not in sources:
         sources.append(settings.overlay_source)
     if not sources:
         return None

@@ -14,6 +14,7 @@ False
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -28,9 +29,11 @@ OVERLAY_HEIGHT: Final = 1080
 """Height in pixels of every Feltcast page in OBS."""
 
 CHANNELS: Final = ("delayed", "venue", "secure")
-"""The information channels a page can read (see docs/obs.md for which to pick)."""
+"""The standard information channels (see docs/obs.md for which to pick); the service may
+configure more."""
 SECURE_CHANNEL: Final = "secure"
-"""The live channel with hole cards: only behind an OBS stream delay (the delay guard)."""
+"""The standard live channel with hole cards: only behind an OBS stream delay."""
+_CHANNEL_NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 class RuleAction(StrEnum):
@@ -126,7 +129,8 @@ class ObsSettings:
     base_url: str = "http://127.0.0.1:8080"
     """Root of the Feltcast service as OBS reaches it (pages are ``/overlay`` and so on)."""
     overlay_channel: str = "delayed"
-    """The channel the OBS overlay reads: ``delayed``, ``venue`` or ``secure``."""
+    """The channel the OBS overlay reads: ``delayed``, ``venue``, ``secure`` or another
+    channel the service configures."""
     overlay_token: str = field(default="", repr=False)
     """Access token added to the overlay URL (the ``secure`` channel needs one)."""
     overlay_source: str = "Feltcast Overlay"
@@ -136,6 +140,9 @@ class ObsSettings:
     security_delay_seconds: float = 900.0
     """The table's security delay D: OBS's stream delay must be on and at least this long
     whenever an OBS browser source reads the live ``secure`` channel (on even when D is 0)."""
+    secret_channels: tuple[str, ...] = (SECURE_CHANNEL,)
+    """Channels that show hole cards earlier than D: an OBS browser source reading one of
+    them needs OBS's stream delay (the delay guard)."""
     rules: tuple[AutomationRule, ...] = ()
 
     def __post_init__(self) -> None:
@@ -153,9 +160,12 @@ class ObsSettings:
         if url.scheme not in ("http", "https") or not url.netloc or url.query:
             raise ConfigError("obs.base_url", f"{self.base_url!r} is not a service root such as "
                               "http://127.0.0.1:8080")
-        if self.overlay_channel not in CHANNELS:
-            raise ConfigError("obs.overlay_channel", f"{self.overlay_channel!r} is not one of "
-                              + ", ".join(CHANNELS))
+        for channel in (self.overlay_channel, *self.secret_channels):
+            if not _CHANNEL_NAME.fullmatch(channel):
+                key = ("obs.overlay_channel" if channel == self.overlay_channel
+                       else "obs.secret_channels")
+                raise ConfigError(key, f"{channel!r} is not a channel name such as "
+                                  + ", ".join(CHANNELS))
         names = [self.overlay_source, self.table_scene, self.showdown_scene, self.break_scene]
         if any(not name for name in names) or len(set(names)) != len(names):
             raise ConfigError("obs.scenes", "the overlay source and the three scenes need "
@@ -167,6 +177,11 @@ class ObsSettings:
     def scenes(self) -> tuple[str, str, str]:
         """The scenes ``feltcast obs setup`` builds: table, showdown, break."""
         return (self.table_scene, self.showdown_scene, self.break_scene)
+
+    @property
+    def overlay_is_secret(self) -> bool:
+        """Whether the overlay reads a channel with hole cards earlier than D."""
+        return self.overlay_channel in self.secret_channels
 
     @property
     def overlay_url(self) -> str:
@@ -216,7 +231,7 @@ class ObsSettings:
         values: dict[str, Any] = {}
         defaults = cls()
         for f in dataclasses.fields(cls):
-            if f.name not in data or f.name == "rules":
+            if f.name not in data or f.name in ("rules", "secret_channels"):
                 continue
             default = getattr(defaults, f.name)
             key = written_as.get(f"obs.{f.name}", f"obs.{f.name}")
@@ -226,6 +241,12 @@ class ObsSettings:
                 values[f.name] = _integer(data[f.name], key)
             else:
                 values[f.name] = _number(data[f.name], key)
+        if "secret_channels" in data:
+            names = data["secret_channels"]
+            if (isinstance(names, str | bytes) or not isinstance(names, Sequence)
+                    or not all(isinstance(name, str) for name in names)):
+                raise ConfigError("obs.secret_channels", "expected a list of channel names")
+            values["secret_channels"] = tuple(names)
         if "rules" in data:
             raw_rules = data["rules"]
             if isinstance(raw_rules, str | bytes) or not isinstance(raw_rules, Sequence):

@@ -26,7 +26,7 @@ from typing import Any, Final
 from engine.errors import ObsError, ObsFeatureMissingError
 from overlay.obs.client import ObsRequester
 from overlay.obs.delay_guard import BROWSER_SOURCE_KIND, ensure_stream_delay
-from overlay.obs.settings import OVERLAY_HEIGHT, OVERLAY_WIDTH, SECURE_CHANNEL, ObsSettings
+from overlay.obs.settings import OVERLAY_HEIGHT, OVERLAY_WIDTH, ObsSettings
 
 TRANSPARENT_CSS: Final = ("body { background-color: rgba(0, 0, 0, 0); margin: 0px auto; "
                           "overflow: hidden; }")
@@ -116,7 +116,7 @@ async def setup_final_table(obs: ObsRequester, settings: ObsSettings, *,
             "own obs-studio packages leave it out), so Feltcast cannot add its overlay. "
             "Install OBS Studio with the Browser source (obsproject.com, the official PPA or "
             "Flatpak) and run the setup again; nothing was changed in OBS.")
-    if settings.overlay_channel == SECURE_CHANNEL:
+    if settings.overlay_is_secret:
         await ensure_stream_delay(obs, settings.security_delay_seconds,
                                   [settings.overlay_source])
     sources = (_browser_sources(settings) if has_browser

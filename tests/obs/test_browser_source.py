@@ -88,7 +88,8 @@ async def test_the_guard_finds_a_browser_source_a_producer_pointed_at_secure(
                    {"url": "http://127.0.0.1:8080/sponsor"})
     assert await secure_browser_sources(client) == ("Producer Browser",)
     settings = client.settings.replace(overlay_channel="delayed", security_delay_seconds=600)
-    with pytest.raises(DelayViolationError, match="'Producer Browser' reads the live secure"):
+    with pytest.raises(DelayViolationError,
+                       match="'Producer Browser' reads a live channel with hole cards"):
         await check_obs(client, settings)
     peer.profile |= {"DelayEnable": "true", "DelaySec": "600"}
     delay = await check_obs(client, settings)

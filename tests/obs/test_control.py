@@ -40,6 +40,28 @@ def test_the_token_only_goes_to_the_secure_channel_and_disabled_means_none() -> 
     assert settings_from_config(parse_config({})) is None  # [obs] enabled = false
 
 
+def test_every_channel_showing_hole_cards_early_is_guarded() -> None:
+    config = parse_config({
+        "obs": {"enabled": True, "password": "pw", "channel": "production"},
+        "delay": {"seconds": 600},
+        "channels": {"production": {"filter": "full", "delay": 0, "requires_token": True},
+                     "late": {"filter": "full", "delay": 120, "requires_token": True},
+                     "after": {"filter": "reveal_after_hand", "delay": 0}}})
+    settings = settings_from_config(config, secure_token="tok")
+    assert settings is not None
+    # delayed (600 s = D) and a reveal-after-hand channel are safe; the others are not.
+    assert settings.secret_channels == ("secure", "late", "production")
+    assert settings.overlay_is_secret
+    assert settings.overlay_url.endswith("channel=production&token=tok")
+
+
+def test_without_a_delay_the_delayed_channel_is_live_too() -> None:
+    config = parse_config({"obs": {"enabled": True, "password": "pw"},
+                           "delay": {"seconds": 0}})
+    settings = settings_from_config(config)
+    assert settings is not None and settings.overlay_is_secret  # "delayed" by 0 s
+
+
 def test_a_bad_value_names_the_obs_key() -> None:
     with pytest.raises(ConfigError) as caught:
         settings_from_config(service_config(), table_scene="Same", break_scene="Same")

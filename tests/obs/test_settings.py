@@ -41,7 +41,7 @@ def test_the_service_sections_short_keys_are_understood() -> None:
     ({"enabled": "yes"}, "obs.enabled", "true or false"),
     ({"channel": "venue", "overlay_channel": "venue"}, "obs.channel", "either"),
     ({"timeout": 1, "request_timeout": 2}, "obs.timeout", "either"),
-    ({"channel": "public"}, "obs.channel", "not one of"),
+    ({"channel": "my channel"}, "obs.channel", "not a channel name"),
     ({"timeout": 0}, "obs.timeout", "positive"),
     ({"timeout": "5s"}, "obs.timeout", "expected a number"),
     ({"port": 0}, "obs.port", "not a TCP port"),
@@ -49,7 +49,10 @@ def test_the_service_sections_short_keys_are_understood() -> None:
     ({"port": True}, "obs.port", "whole number"),
     ({"request_timeout": -1}, "obs.request_timeout", "positive"),
     ({"reconnect_initial": 5, "reconnect_max": 1}, "obs.reconnect_max", "not be shorter"),
-    ({"overlay_channel": "public"}, "obs.overlay_channel", "not one of"),
+    ({"overlay_channel": "a&b"}, "obs.overlay_channel", "not a channel name"),
+    ({"secret_channels": "secure"}, "obs.secret_channels", "list of channel names"),
+    ({"secret_channels": ["secure", 7]}, "obs.secret_channels", "list of channel names"),
+    ({"secret_channels": ["secure", "no way"]}, "obs.secret_channels", "not a channel name"),
     ({"base_url": "127.0.0.1:8080"}, "obs.base_url", "service root"),
     ({"base_url": "http://h:1/overlay?channel=delayed"}, "obs.base_url", "service root"),
     ({"table_scene": "Same", "break_scene": "Same"}, "obs.scenes", "different"),
@@ -90,6 +93,14 @@ def test_default_rules_follow_the_scene_names() -> None:
 def test_overlay_url_round_trips_channel_and_token(channel: str, token: str) -> None:
     settings = ObsSettings(overlay_channel=channel, overlay_token=token)
     assert feeds_secure_channel(settings.overlay_url) == (channel == "secure")
+
+
+def test_a_configured_live_channel_is_as_secret_as_secure() -> None:
+    settings = ObsSettings.from_mapping({"channel": "production",
+                                         "secret_channels": ["secure", "production"]})
+    assert settings.overlay_is_secret
+    assert feeds_secure_channel(settings.overlay_url, settings.secret_channels)
+    assert not ObsSettings(overlay_channel="venue").overlay_is_secret
 
 
 @pytest.mark.parametrize("url, secure", [

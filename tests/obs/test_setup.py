@@ -281,3 +281,6 @@ def test_cli_check_shows_what_feltcast_sees_and_fails_on_an_unguarded_secure_cha
     assert secure.returncode == 1
     assert "delay guard: REFUSED: OBS stream delay is off" in secure.stdout
     assert "s3cret" not in secure.stdout
+    # A channel the CLI does not know is treated as live with hole cards.
+    custom = run_cli(obs, "check", "--channel", "production")
+    assert custom.returncode == 1 and "delay guard: REFUSED" in custom.stdout
