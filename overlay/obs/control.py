@@ -43,8 +43,9 @@ def settings_from_config(config: Config, *, base_url: str | None = None,
 
     ``base_url`` defaults to the service's own address (127.0.0.1 when it listens on every
     interface); the secret channels are ``secure`` and the enabled ``full`` channels that
-    are live or delayed less than D, and ``secure_token`` is added to the overlay URL only for one
-    of them; ``changes`` set any other :class:`ObsSettings` field (scene names, rules).
+    are live or delayed less than D, and ``secure_token`` is added to the overlay URL only
+    for one of them; ``changes`` set any other :class:`ObsSettings` field (scene names,
+    rules).
 
     :raises ConfigError: a value ObsSettings refuses, naming the ``obs.*`` key.
     """

@@ -10,7 +10,7 @@ docs/view-model.md::
             "message": "Stream delay 900 s"}
 
 A delay violation is an ``error`` alert: the service must then keep hole cards away from
-OBS (refuse the ``secure`` channel to it) until the check passes.
+OBS (refuse its secret channels to it) until the check passes.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ LOG = logging.getLogger(__name__)
 
 RECHECK_EVENTS: Final = frozenset({"InputCreated", "InputSettingsChanged", "InputNameChanged",
                                    "CurrentProfileChanged"})
-"""OBS events after which the guard runs again (a browser source may now read ``secure``)."""
+"""OBS events after which the guard runs again (a browser source may now read a secret channel)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,8 @@ Idempotent: what exists is kept (the producer's cameras, positions and order sta
 are), what is missing is created, and a source whose settings differ (a new channel or
 service address) is updated in place. Everything is checked before anything is changed,
 so a missing Browser source, a name already used by something else, or a missing stream
-delay for the ``secure`` channel stops the setup with one message and nothing half made.
+delay for a channel with live hole cards (``secure``) stops the setup with one message
+and nothing half made.
 
 OBS builds without the Browser source (Debian's and Ubuntu's own ``obs-studio`` packages)
 can get *stand-ins* instead (:class:`StandIn`): a text source naming the overlay URL and,
@@ -103,7 +104,7 @@ async def setup_final_table(obs: ObsRequester, settings: ObsSettings, *,
         was changed).
     :raises ObsError: a scene or source name is already used by something else (nothing
         was changed).
-    :raises DelayViolationError: the overlay reads ``secure`` and OBS's stream delay is off
+    :raises DelayViolationError: the overlay reads a secret channel and the stream delay is off
         or too short (nothing was changed).
     :raises ObsUnavailableError, ObsRequestError: OBS went away or refused a request.
     """
