@@ -180,14 +180,14 @@ def _tally(values: npt.NDArray[np.int32], weights: I64) -> tuple[I64, I64]:
     """Weighted outcome counts for player-major values (P, N): one column per board kind.
 
     Returns ``wins`` (P,) and ``splits`` (P, P + 1): ``splits[p, k]`` counts boards on which
-    player p shares the best hand with k - 1 others.
+    player p shares the best hand with k - 1 others. Weights may be negative (corrections).
     """
     n_players = values.shape[0]
     winner = values == values.max(axis=0)
     n_best = winner.sum(axis=0, dtype=np.int8)
-    splits = np.zeros((n_players, n_players + 1), dtype=np.int64)
     as_int = winner.astype(np.int64)
     wins: I64 = as_int @ np.where(n_best == 1, weights, 0)
+    splits = np.zeros((n_players, n_players + 1), dtype=np.int64)
     for k in np.unique(n_best[n_best > 1]).tolist():
         splits[:, k] = as_int @ np.where(n_best == k, weights, 0)
     return wins, splits
@@ -215,7 +215,8 @@ def _count(hands: Sequence[tuple[Card, ...]], board: tuple[Card, ...],
 
     # 1. Every board by its rank multiset, valued as if no flush were possible.
     keys, weights = _weighted_multisets(avail, to_come)
-    segments = [table[pairs[:, None], t.board_index(board_key + keys)[None, :]]]
+    table = table[pairs]  # (P, boards): each player's row
+    segments = [np.take(table, t.board_index(board_key + keys), axis=1)]
     seg_weights = [weights]
     boards = int(weights.sum())
 
@@ -250,12 +251,12 @@ def _count(hands: Sequence[tuple[Card, ...]], board: tuple[Card, ...],
             any_flush = flush.max(axis=0) > 0
             s_keys, flush = s_keys[any_flush], flush[:, any_flush]
             boards_so = t.board_index(board_key + s_keys[:, None] + o_keys[None, :])  # (S, O)
-            rank_only = table[pairs[:, None, None], boards_so[None, :, :]]  # (P, S, O)
+            rank_only = np.take(table, boards_so, axis=1)  # (P, S, O)
             true = np.maximum(rank_only, flush[:, :, None])
-            changed = (true != rank_only).any(axis=0).reshape(-1)
-            w = np.broadcast_to(o_weights, boards_so.shape).reshape(-1)[changed]
-            segments += [true.reshape(len(hands), -1)[:, changed],
-                         rank_only.reshape(len(hands), -1)[:, changed]]
+            changed = np.flatnonzero((flush[:, :, None] > rank_only).any(axis=0))
+            w = np.take(np.broadcast_to(o_weights, boards_so.shape), changed)
+            segments += [np.take(true.reshape(len(hands), -1), changed, axis=1),
+                         np.take(rank_only.reshape(len(hands), -1), changed, axis=1)]
             seg_weights += [w, -w]
     if len(segments) == 1:
         wins, splits = _tally(segments[0], weights)
