@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from engine import _tables as t
-from engine.cards import RANK_NAMES, RANK_PLURALS, Card
+from engine.cards import RANK_NAMES, RANK_PLURALS, Card, ensure_distinct, parse_cards
 from engine.errors import InvalidHandError
 
 __all__ = ["Category", "HandValue", "evaluate", "evaluate_batch", "evaluate_strength"]
@@ -142,23 +142,28 @@ def _multiset_value(key: int) -> int:
     return values[low_offset[low] + high_index[high]]
 
 
-def _checked(cards: Iterable[Card]) -> tuple[Card, ...]:
-    hand = tuple(cards)
+CardsLike = str | Iterable[Card | str]
+
+
+def _checked(cards: CardsLike) -> tuple[Card, ...]:
+    if isinstance(cards, str):
+        hand = parse_cards(cards, distinct=False)
+    else:
+        hand = tuple(card if isinstance(card, Card) else _card(card) for card in cards)
     if not 5 <= len(hand) <= 7:
         raise InvalidHandError(f"a hand has 5, 6 or 7 cards, got {len(hand)}")
-    for card in hand:
-        if not isinstance(card, Card):
-            raise InvalidHandError(f"not a card: {card!r}")
     if len(set(hand)) != len(hand):
-        seen: set[Card] = set()
-        for card in hand:
-            if card in seen:
-                raise InvalidHandError(f"card {card} appears twice in the hand")
-            seen.add(card)
+        ensure_distinct(hand)
     return hand
 
 
-def evaluate_strength(cards: Iterable[Card]) -> int:
+def _card(item: object) -> Card:
+    if isinstance(item, str):
+        return Card(item)
+    raise InvalidHandError(f"not a card: {item!r}")
+
+
+def evaluate_strength(cards: CardsLike) -> int:
     """Just the strength of the best five of ``cards`` (5-7 distinct cards)."""
     hand = _checked(cards)
     key = 0
@@ -173,10 +178,13 @@ def evaluate_strength(cards: Iterable[Card]) -> int:
     return strength
 
 
-def evaluate(cards: Iterable[Card]) -> HandValue:
+def evaluate(cards: CardsLike) -> HandValue:
     """Evaluate the best five of 5, 6 or 7 distinct cards (rule R18).
 
-    :raises InvalidHandError: for a wrong number of cards, a non-card or a repeated card.
+    ``cards`` are :class:`Card` objects, card codes, or one string (``"AhKh QhJhTh 2c"``).
+
+    :raises InvalidHandError: for a wrong number of cards or something that is not a card.
+    :raises InvalidCardError: for a bad card code (``DuplicateCardError`` for a repeated card).
     """
     hand = _checked(cards)
     strength = evaluate_strength(hand)

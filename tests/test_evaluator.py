@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.cards import FULL_DECK, Card, parse_cards
-from engine.errors import InvalidHandError, InvalidInputError
+from engine.errors import DuplicateCardError, InvalidCardError, InvalidHandError
 from engine.evaluator import Category, HandValue, evaluate, evaluate_batch, evaluate_strength
 from tests.reference_eval import reference_value
 
@@ -137,8 +137,20 @@ def test_wrong_number_of_cards(cards: str) -> None:
 
 def test_repeated_card_is_refused() -> None:
     cards = [*parse_cards("AhKhQhJh"), Card("Ah")]
-    with pytest.raises(InvalidInputError, match="Ah appears twice"):
+    with pytest.raises(DuplicateCardError, match="Ah appears twice"):
         evaluate(cards)
+    with pytest.raises(DuplicateCardError, match="Kh appears twice"):
+        evaluate_strength("AhKhQhJhKh")
+
+
+def test_codes_and_strings_are_accepted() -> None:
+    expected = evaluate(parse_cards("AhKhQhJhTh2c"))
+    assert evaluate("Ah Kh Qh Jh 10h 2c") == expected
+    assert evaluate(["Ah", "Kh", Card("Qh"), "Jh", "Th", "2c"]).best_five == expected.best_five
+    with pytest.raises(InvalidCardError, match="'Ax'"):
+        evaluate("AxKhQhJhTh")
+    with pytest.raises(InvalidHandError, match="not a card: 7"):
+        evaluate(["Ah", "Kh", "Qh", "Jh", 7])  # type: ignore[list-item]
 
 
 def test_batch_refuses_bad_arrays() -> None:
