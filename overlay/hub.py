@@ -44,6 +44,7 @@ __all__ = [
     "EventListReducer",
     "Reducer",
     "Subscription",
+    "SubscriptionClosed",
     "TableLog",
     "apply_merge_patch",
     "merge_patch",
@@ -158,42 +159,50 @@ class ChannelMessage:
 _RESYNC = object()  # queue marker: the subscriber fell behind
 
 
+class SubscriptionClosed(FeltcastError):
+    """The subscription (or its channel) was closed."""
+
+    code = "subscription_closed"
+
+
 class Subscription:
-    """One subscriber's ordered stream of messages (``async for message in subscription``)."""
+    """One subscriber's ordered stream of messages (``async for message in subscription``).
+
+    A bounded queue of its own (a deque and one waiter: cheaper than ``asyncio.Queue`` when a
+    message goes to a hundred subscribers); when it overflows, the backlog is replaced by a
+    resync marker, read as a fresh snapshot.
+    """
 
     def __init__(self, hub: ChannelHub[Any], maxsize: int) -> None:
         self.hub = hub
         self.resyncs = 0
         """How many times this subscriber fell behind and was resynchronised."""
-        self._queue: asyncio.Queue[object] = asyncio.Queue(maxsize)
+        self._items: deque[object] = deque()
+        self._maxsize = max(1, maxsize)
+        self._waiter: asyncio.Future[None] | None = None
         self._skip_through = -1
         self.closed = False
 
-    def _push(self, message: ChannelMessage | object) -> None:
-        try:
-            self._queue.put_nowait(message)
-        except asyncio.QueueFull:
+    def _push(self, message: object) -> None:
+        items = self._items
+        if len(items) >= self._maxsize:
             self.resyncs += 1
-            while not self._queue.empty():  # drop the backlog: a snapshot replaces it
-                self._queue.get_nowait()
-            self._queue.put_nowait(_RESYNC)
+            items.clear()  # drop the backlog: a snapshot replaces it
+            items.append(_RESYNC)
+        else:
+            items.append(message)
+        self._wake()
 
-    async def get(self) -> ChannelMessage:
-        """The next message; waits for one."""
-        while True:
-            item = await self._queue.get()
-            if item is _RESYNC:
-                message = self.hub.snapshot_message(reason="behind")
-                self._skip_through = message.revision
-                return message
-            assert isinstance(item, ChannelMessage)
-            if item.revision > self._skip_through:
-                return item
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None:
+            self._waiter = None
+            if not waiter.done():
+                waiter.set_result(None)
 
-    def get_nowait(self) -> ChannelMessage | None:
-        """The next message if one is waiting, else ``None``."""
-        while not self._queue.empty():
-            item = self._queue.get_nowait()
+    def _next(self) -> ChannelMessage | None:
+        while self._items:
+            item = self._items.popleft()
             if item is _RESYNC:
                 message = self.hub.snapshot_message(reason="behind")
                 self._skip_through = message.revision
@@ -203,21 +212,41 @@ class Subscription:
                 return item
         return None
 
+    async def get(self) -> ChannelMessage:
+        """The next message; waits for one. Raises :class:`SubscriptionClosed` once closed."""
+        while True:
+            if self.closed:
+                raise SubscriptionClosed(f"subscription to {self.hub.name} closed")
+            message = self._next()
+            if message is not None:
+                return message
+            self._waiter = asyncio.get_running_loop().create_future()
+            await self._waiter
+
+    def get_nowait(self) -> ChannelMessage | None:
+        """The next message if one is waiting, else ``None``."""
+        return None if self.closed else self._next()
+
     @property
     def backlog(self) -> int:
-        return self._queue.qsize()
+        return len(self._items)
 
     def __aiter__(self) -> Subscription:
         return self
 
     async def __anext__(self) -> ChannelMessage:
-        return await self.get()
+        try:
+            return await self.get()
+        except SubscriptionClosed:
+            raise StopAsyncIteration from None
 
     def close(self) -> None:
-        """Stop receiving (idempotent)."""
+        """Stop receiving (idempotent); a waiting reader ends its ``async for``."""
         if not self.closed:
             self.closed = True
             self.hub._subscribers.discard(self)
+            self._items.clear()
+            self._wake()
 
 
 class ChannelHub(Generic[S]):

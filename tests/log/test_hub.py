@@ -16,6 +16,7 @@ from overlay.hub import (
     ChannelMessage,
     EventListReducer,
     Subscription,
+    SubscriptionClosed,
     TableLog,
     apply_merge_patch,
 )
@@ -256,3 +257,21 @@ async def test_delayed_channel_continues_after_a_restart(db_url: str) -> None:
     everything = client_items(received + [m for _, m in got])
     assert everything == expected_items(spec, second.store.read(), float("inf"))
     await second.close()
+
+
+async def test_closing_the_hub_ends_every_reader() -> None:
+    hub = ChannelHub(VENUE, EventListReducer(), log_id="L")
+    subs = [hub.subscribe() for _ in range(3)]
+
+    async def read_all(sub: Subscription) -> list[str]:
+        return [message.type async for message in sub]
+
+    readers = [asyncio.create_task(read_all(sub)) for sub in subs]
+    hub.offer(log_entries(3))
+    await asyncio.sleep(0.01)
+    hub.close()
+    results = await asyncio.wait_for(asyncio.gather(*readers), 1.0)
+    assert all(types[0] == "snapshot" and len(types) > 1 for types in results)
+    assert hub.subscribers == 0 and subs[0].get_nowait() is None
+    with pytest.raises(SubscriptionClosed):
+        await subs[0].get()
