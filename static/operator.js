@@ -409,7 +409,16 @@ function startConsole(token, channelName) {
   const channel = new Channel({ channel: channelName, page: "operator", token });
   channel.subscribe(render);
   channel.onStatus(showConnection);
-  channel.onError((error) => showError(error));
+  channel.onError((error) => {
+    if (error && (error.code === "unauthorized" || error.code === "forbidden")) {
+      // The channel refused the token: stop retrying with it and ask for it again.
+      channel.stop();
+      sessionStorage.removeItem(TOKEN_KEY);
+      showLogin(error.message || "The operator token was refused");
+      return;
+    }
+    showError(error || {});
+  });
   channel.start();
   window.feltcast = { channel, render, sendCommand };
 }

@@ -66,6 +66,7 @@ export class Channel {
     this.url = url.toString();
     this.view = null; // the last good view: kept when the server is gone
     this.revision = null; // revision of this.view
+    this.logId = null; // log_id of the last snapshot (a resume is only valid on the same log)
     this.receivedAt = null; // performance-free wall time (ms) when this.view arrived
     this.status = "connecting";
     this.lastError = null; // the last {"type": "error"} the server sent
@@ -137,6 +138,7 @@ export class Channel {
         page: this.page,
         version: this.version,
         resume: this.revision,
+        log_id: this.revision === null ? null : this.logId,
       }));
     });
     socket.addEventListener("message", (event) => {
@@ -181,6 +183,7 @@ export class Channel {
       return;
     }
     if (message.type === "snapshot") {
+      this.logId = message.log_id || null;
       this._needSnapshot = false;
       this._attempt = 0;
       this._apply(message.view, message.revision, []);

@@ -25,6 +25,7 @@ from aiohttp import WSMsgType, web
 
 STATIC = Path(__file__).resolve().parents[2] / "static"
 PAGES = ("overlay", "commentary", "operator")
+LOG_ID = "harness-log-1"
 
 T = TypeVar("T")
 JSON = Any
@@ -116,7 +117,8 @@ class Harness:
 
     def push_snapshot(self, channel: str, view: dict[str, Any], revision: int) -> None:
         self.set_view(channel, view, revision)
-        self._send(channel, {"type": "snapshot", "revision": revision, "view": view})
+        self._send(channel, {"type": "snapshot", "channel": channel, "log_id": LOG_ID,
+                             "revision": revision, "view": view})
 
     def push_patch(self, channel: str, patch: dict[str, Any],
                    events: list[dict[str, Any]] | None = None) -> int:
@@ -233,13 +235,17 @@ class Harness:
                     resume = data.get("resume")
                     missed = range(resume + 1, current.revision + 1) if isinstance(
                         resume, int) else range(0)
-                    if current.resume and missed and all(r in current.history for r in missed):
+                    same_log = data.get("log_id") == LOG_ID
+                    if (current.resume and same_log and missed
+                            and all(r in current.history for r in missed)):
                         for revision in missed:
                             await ws.send_str(json.dumps(current.history[revision]))
                     elif current.view is not None:
-                        await ws.send_str(json.dumps({"type": "snapshot",
+                        reason = {} if resume is None else {"reason": "cannot_resume"}
+                        await ws.send_str(json.dumps({"type": "snapshot", "channel": channel,
+                                                      "log_id": LOG_ID,
                                                       "revision": current.revision,
-                                                      "view": current.view}))
+                                                      "view": current.view, **reason}))
         finally:
             state.sockets.discard(ws)
         return ws

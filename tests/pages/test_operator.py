@@ -253,3 +253,21 @@ def test_clock_health_channels_and_live_updates(page: Page, harness: Harness,
     settle(page)
     assert sent(harness, 2) == [{"type": "bet", "seat": 4, "amount": 8000},
                                 {"type": "check", "seat": 4}]
+
+
+def test_a_token_refused_by_the_channel_asks_for_it_again(page: Page, harness: Harness) -> None:
+    open_console(page, harness)
+    harness.push_raw("operator", {"type": "error", "error": {
+        "code": "unauthorized", "message": "This channel needs the operator token"}})
+    expect(page.locator("#login")).to_be_visible()
+    expect(page.locator("#login-message")).to_have_text("This channel needs the operator token")
+    assert page.evaluate("sessionStorage.getItem('feltcast.operator.token')") is None
+    harness.wait_until(lambda: harness.connected("operator") == 0)
+    # Any other channel error is shown like a rejected command; the console keeps working.
+    page.fill("#token-input", TOKEN)
+    page.click("#login button[type=submit]")
+    harness.wait_until(lambda: harness.connected("operator") == 1)
+    expect(page.locator("#console")).to_be_visible()
+    harness.push_raw("operator", {"type": "error", "error": {
+        "code": "capture_fault", "message": "Reader 'table' went offline"}})
+    expect(page.locator("#error-message")).to_have_text("Reader 'table' went offline")

@@ -14,7 +14,7 @@ from typing import Any
 from playwright.sync_api import Locator, Page, expect
 
 from tests.pages.conftest import Probe
-from tests.pages.harness import Harness
+from tests.pages.harness import LOG_ID, Harness
 from tests.pages.views import flop_view, showdown_view, ten_handed_preflop_view
 
 
@@ -85,7 +85,7 @@ def test_hello_names_page_version_token_and_no_resume(page: Page, harness: Harne
     open_overlay(page, harness, "secure", flop_view("secure"), query="&token=s3cret")
     (hello,) = harness.hellos_on("secure")
     assert hello.message == {"type": "hello", "page": "overlay", "version": "dev",
-                             "resume": None}
+                             "resume": None, "log_id": None}
     assert hello.token == "s3cret"
 
 
@@ -125,6 +125,7 @@ def test_a_revision_gap_resyncs_from_a_fresh_snapshot(page: Page, harness: Harne
     harness.push_gap("delayed", {"table": {"hand_number": 60}})  # revision 12: 11 was lost
     harness.wait_until(lambda: len(harness.hellos_on("delayed")) == 2)
     assert harness.hellos_on("delayed")[1].message["resume"] is None
+    assert harness.hellos_on("delayed")[1].message["log_id"] is None
     expect(page.locator("html")).to_have_attribute("data-revision", "12")
     expect(page.locator("#hand-number")).to_have_text("Hand 60")
     expect(page.locator("html")).to_have_attribute("data-connection", "live")
@@ -156,6 +157,7 @@ def test_keeps_last_graphics_when_the_server_goes_and_recovers(
     expect(page.locator("html")).to_have_attribute("data-revision", "23", timeout=15000)
     expect(page.locator("html")).to_have_attribute("data-connection", "live")
     assert harness.hellos_on("delayed")[-1].message["resume"] == 20
+    assert harness.hellos_on("delayed")[-1].message["log_id"] == LOG_ID
     assert card_codes(page, "#board .card.face") == ["Qs", "9s", "8c", "Kh"]
 
 
@@ -174,6 +176,7 @@ def test_resumes_with_only_the_patches_it_missed(page: Page, harness: Harness,
     expect(page.locator("html")).to_have_attribute("data-revision", "32", timeout=15000)
     expect(page.locator("html")).to_have_attribute("data-connection", "live")
     assert harness.hellos_on("delayed")[-1].message["resume"] == 30
+    assert harness.hellos_on("delayed")[-1].message["log_id"] == LOG_ID
     expect(page.locator("#hand-number")).to_have_text("Hand 58")
     assert card_codes(page, "#board .card.face") == ["Qs", "9s", "8c", "Kh"]
     # Patched in place, never rebuilt from a snapshot.
