@@ -47,6 +47,7 @@ __all__ = [
     "SubscriptionClosed",
     "TableLog",
     "apply_merge_patch",
+    "hubs_for",
     "merge_patch",
 ]
 

@@ -7,8 +7,16 @@ import asyncio
 from collections.abc import Sequence
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from engine.channels import BUILTIN_CHANNELS, ChannelSpec, due_items, with_delay
+from engine.channels import (
+    BUILTIN_CHANNELS,
+    ChannelSpec,
+    channels_from_config,
+    due_items,
+    with_delay,
+)
 from engine.events import Secrecy
 from engine.log import TableEvent
 from overlay.hub import (
@@ -19,6 +27,8 @@ from overlay.hub import (
     SubscriptionClosed,
     TableLog,
     apply_merge_patch,
+    hubs_for,
+    merge_patch,
 )
 from overlay.store import open_store
 from tests.log.events import sample_events
@@ -275,3 +285,35 @@ async def test_closing_the_hub_ends_every_reader() -> None:
     assert hub.subscribers == 0 and subs[0].get_nowait() is None
     with pytest.raises(SubscriptionClosed):
         await subs[0].get()
+
+
+def test_hubs_only_for_enabled_channels() -> None:
+    specs = channels_from_config({"reveal": {"enabled": True}})
+    hubs = hubs_for(specs, lambda spec: EventListReducer(), queue_size=7)
+    assert [hub.name for hub in hubs] == ["venue", "delayed", "reveal"]
+    assert all(hub.queue_size == 7 for hub in hubs)
+
+
+@pytest.mark.parametrize("old, new", [
+    ({"a": 1, "b": {"c": 2, "d": 3}}, {"a": 1, "b": {"c": 5}, "e": [1, 2]}),
+    ({"seats": [{"cards": ["Ah", "Kd"]}]}, {"seats": [{"cards": [None, None]}]}),
+    ({}, {"x": {"y": {"z": 1}}}),
+    ({"x": {"y": 1}}, {}),
+])
+def test_merge_patch_turns_the_old_view_into_the_new(old: dict, new: dict) -> None:
+    assert apply_merge_patch(old, merge_patch(old, new)) == new
+    assert merge_patch(new, new) == {}
+
+
+_JSON = st.recursive(
+    st.integers() | st.text(max_size=3) | st.booleans(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner,
+                                                                 max_size=3),
+    max_leaves=12)
+_VIEW = st.dictionaries(st.text(max_size=2), _JSON, max_size=4)
+
+
+@given(old=_VIEW, new=_VIEW)
+def test_merge_patch_round_trip_property(old: dict, new: dict) -> None:
+    """RFC 7386 can express every change of a view without null values."""
+    assert apply_merge_patch(old, merge_patch(old, new)) == new
