@@ -6,6 +6,7 @@
 - :mod:`overlay.obs.automation`: table events to OBS operations.
 - :mod:`overlay.obs.delay_guard`: no live hole cards into OBS without its stream delay.
 - :mod:`overlay.obs.monitor`: :class:`ObsMonitor`, OBS's health and guard for the console.
+- :mod:`overlay.obs.feed`: :class:`AutomationFeed`, engine events to automation moments.
 - :mod:`overlay.obs.control`: :class:`ObsControl`, all of the above as the service uses it.
 
 See docs/obs.md.
@@ -23,11 +24,13 @@ from overlay.obs.delay_guard import (
     feeds_secure_channel,
     read_stream_delay,
 )
+from overlay.obs.feed import AutomationFeed
 from overlay.obs.monitor import ObsMonitor, ObsStatus
 from overlay.obs.settings import AutomationRule, ObsSettings, RuleAction, default_rules
 from overlay.obs.setup import SetupReport, StandIn, setup_final_table
 
 __all__ = [
+    "AutomationFeed",
     "AutomationRule",
     "ObsAutomation",
     "ObsClient",

@@ -14,10 +14,11 @@ context::
             app[OBS_KEY] = obs
             yield
 
-Then ``await app[OBS_KEY].handle_event(kind, payload)`` for each event of the channel
-the overlay reads, and ``obs.status.operator_view()`` / ``obs.status.alerts()`` for the
-console. Nothing here ever waits for OBS: while it is down, events are reported
-``unavailable`` and the service goes on.
+Then ``await app[OBS_KEY].handle_table_event(event.to_dict())`` for each event of the
+channel the overlay reads (``handle_event(kind, payload)`` for tournament moments), and
+``obs.status.operator_view()`` / ``obs.status.alerts()`` for the console. Nothing here
+ever waits for OBS: while it is down, events are reported ``unavailable`` and the service
+goes on.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from overlay.obs.automation import ObsAutomation, RuleOutcome
 from overlay.obs.client import ObsClient
+from overlay.obs.feed import AutomationFeed
 from overlay.obs.monitor import ObsMonitor, ObsStatus
 from overlay.obs.settings import SECURE_CHANNEL, ObsSettings
 
@@ -86,6 +88,7 @@ class ObsControl:
         self.monitor = ObsMonitor(self.client, settings, on_change=on_status,
                                   recheck_seconds=recheck_seconds)
         self.automation = ObsAutomation(self.client, settings.effective_rules)
+        self.feed = AutomationFeed()
 
     @property
     def status(self) -> ObsStatus:
@@ -99,9 +102,19 @@ class ObsControl:
         return status.ok and status.stream_delay is not None and status.stream_delay.covers(
             self.settings.security_delay_seconds)
 
+    async def handle_table_event(self, event: Mapping[str, Any]) -> tuple[RuleOutcome, ...]:
+        """Run the rules for one table event in its JSON form (``Event.to_dict()``), as the
+        overlay's channel carries it, and for the moments it makes (``all_in_showdown``,
+        ``player_eliminated``: see :mod:`overlay.obs.feed`)."""
+        outcomes: list[RuleOutcome] = []
+        for kind, payload in self.feed.moments(event):
+            outcomes.extend(await self.automation.handle(kind, payload))
+        return tuple(outcomes)
+
     async def handle_event(self, kind: str,
                            payload: Mapping[str, Any] | None = None) -> tuple[RuleOutcome, ...]:
-        """Run the automation rules for one table event (see :class:`ObsAutomation`)."""
+        """Run the automation rules for one moment by name (e.g. ``level_started`` from the
+        tournament clock; see :class:`ObsAutomation`)."""
         return await self.automation.handle(kind, payload)
 
     async def start(self) -> None:

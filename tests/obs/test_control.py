@@ -14,6 +14,7 @@ from overlay.obs.automation import OutcomeStatus
 from overlay.obs.control import ObsControl, settings_from_config
 from overlay.obs.setup import StandIn, setup_final_table
 from tests.obs.conftest import Observer, ObsStudio, Profile
+from tests.obs.test_feed import all_in_hand
 
 
 def service_config(**obs: Any) -> Any:
@@ -96,3 +97,29 @@ async def test_control_runs_client_monitor_and_rules_together(
         assert not control.secure_allowed
         assert control.status.alerts()[0]["level"] == "error"
     assert not control.client.connected
+
+
+async def test_a_real_engine_hand_drives_obs_through_the_default_rules(
+        obs: ObsStudio, observer: Observer) -> None:
+    settings = obs.settings(overlay_source="Engine Overlay", table_scene="Engine Table",
+                            showdown_scene="Engine Showdown", break_scene="Engine Break")
+    async with ObsControl(settings) as control:
+        await control.client.wait_connected(10)
+        await setup_final_table(control.client, settings, stand_in=StandIn())
+        observer.call("SetCurrentSceneTransition", transitionName="Cut")
+        observer.call("SetCurrentProgramScene", sceneName="Engine Table")
+        observer.expect("CurrentProgramSceneChanged", sceneName="Engine Table")
+        outcomes = {}
+        for event in all_in_hand().events:
+            for outcome in await control.handle_table_event(event.to_dict()):
+                outcomes[outcome.rule.on] = outcome.status
+                if outcome.rule.on == "all_in_showdown":
+                    # The all-in cuts to the showdown scene. (At a table the board takes
+                    # seconds to deal; OBS reports only the last of switches in one frame.)
+                    observer.expect("CurrentProgramSceneChanged", sceneName="Engine Showdown")
+        # ...and the hand's end cuts back to the table.
+        observer.expect("CurrentProgramSceneChanged", sceneName="Engine Table")
+    assert outcomes["all_in_showdown"] is OutcomeStatus.DONE
+    assert outcomes["hand_ended"] is OutcomeStatus.DONE
+    # The default rule saves a replay on an elimination; this OBS's buffer is not running.
+    assert outcomes["player_eliminated"] is OutcomeStatus.UNSUPPORTED
