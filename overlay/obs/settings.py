@@ -266,6 +266,7 @@ def default_rules(settings: ObsSettings) -> tuple[AutomationRule, ...]:
     return (
         AutomationRule("all_in_showdown", RuleAction.SWITCH_SCENE, scene=settings.showdown_scene),
         AutomationRule("hand_ended", RuleAction.SWITCH_SCENE, scene=settings.table_scene),
+        AutomationRule("hand_voided", RuleAction.SWITCH_SCENE, scene=settings.table_scene),
         AutomationRule("break_started", RuleAction.SWITCH_SCENE, scene=settings.break_scene),
         AutomationRule("level_started", RuleAction.SWITCH_SCENE, scene=settings.table_scene),
         AutomationRule("level_started", RuleAction.EMIT_EVENT, name="feltcast_level_started"),

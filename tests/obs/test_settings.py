@@ -85,7 +85,7 @@ def test_default_rules_follow_the_scene_names() -> None:
     assert settings.effective_rules == rules
     switch = {rule.on: rule.scene for rule in rules if rule.action is RuleAction.SWITCH_SCENE}
     assert switch["all_in_showdown"] == "Close"
-    assert switch["hand_ended"] == "Wide"
+    assert switch["hand_ended"] == switch["hand_voided"] == "Wide"
     assert switch["break_started"] == "Pause"
 
 
