@@ -70,6 +70,11 @@ function updateSeat(node, seat, best) {
   if (seat.winner && seat.won) action = `Wins ${chips(seat.won)}`;
   else if (seat.sitting_out && !action) action = "Away";
   const actionNode = q(".action");
+  if (action && actionNode.textContent !== action && actionNode.animate) {
+    // A new action pops in (the element is reused, so its CSS entrance would not replay).
+    actionNode.animate([{ opacity: 0, transform: "scale(0.9)" }, { opacity: 1, transform: "none" }],
+      { duration: 260, easing: "ease-out" });
+  }
   setText(actionNode, action);
   actionNode.hidden = !action;
   actionNode.dataset.verb = (action || "").split(" ")[0].toLowerCase();
@@ -117,7 +122,9 @@ function renderTable(view, best) {
     { class: "side-pot" }, el("span", { class: "label", text: pot.label }),
     el("span", { class: "amount", text: chips(pot.amount) }))));
 
+  // Between hands (no street, nothing won) the board and pot panel fades out.
   const winners = (view.seats || []).filter((seat) => seat.winner);
+  toggle($("table"), "idle", !table.street && winners.length === 0);
   const banner = $("winner");
   banner.hidden = winners.length === 0;
   if (winners.length) {

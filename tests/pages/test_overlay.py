@@ -272,3 +272,26 @@ def test_ten_handed_table_fits_the_stage(page: Page, harness: Harness, artifacts
     expect(page.locator("#street")).to_have_text("Pre-flop")
     expect(page.locator("#pot-total")).to_have_text("20,000")
     page.screenshot(path=str(artifacts / "overlay-secure-ten-handed.png"), omit_background=True)
+
+
+def test_between_hands_the_board_panel_fades_and_no_cards_show(page: Page,
+                                                               harness: Harness) -> None:
+    view = flop_view("delayed")
+    view["table"].update(street=None, board=[], pots=[], to_call=0, min_raise_to=None,
+                         actions=[])
+    view["table"]["level"]["ends_at"] = None
+    for seat in view["seats"]:
+        seat.update(cards=[], equity=None, hand=None, outs=None, last_action=None, bet=0,
+                    to_act=False, folded=False, all_in=False)
+    open_overlay(page, harness, "delayed", view)
+    expect(page.locator("#table")).to_have_class("table-panel idle")
+    expect(page.locator(".player .card")).to_have_count(0)
+    expect(page.locator("#board .card")).to_have_count(0)
+    expect(page.locator(".player .action")).to_have_count(7)
+    for action in page.locator(".player .action").all():
+        expect(action).to_be_hidden()
+    expect(page.locator("#level-clock")).to_have_text("")
+    # The next hand starts: the panel comes back with five empty places.
+    harness.push_patch("delayed", {"table": {"street": "preflop", "hand_number": 58}})
+    expect(page.locator("#table")).to_have_class("table-panel")
+    expect(page.locator("#board .card.slot")).to_have_count(5)
