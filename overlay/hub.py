@@ -302,7 +302,16 @@ class ChannelHub(Generic[S]):
         items = self.view.due(self.clock())
         if items:
             first = self.view.released - len(items) + 1
-            for revision, item in enumerate(items, first):
+            # Patches older than the history window would reach no one (e.g. the replay of a
+            # long log at start-up, or a burst with no subscriber): fold them without views.
+            quiet = 0 if self._subscribers else max(0, len(items) - (self._history.maxlen or 0))
+            for item in items[:quiet]:
+                self.state = self.reducer.apply(self.state, item)
+                self.seq = max(self.seq, item.event.seq)
+            if quiet:
+                self._history.clear()
+                self._view = self.reducer.snapshot(self.state)
+            for revision, item in enumerate(items[quiet:], first + quiet):
                 self.state = self.reducer.apply(self.state, item)
                 self.seq = max(self.seq, item.event.seq)
                 view = self.reducer.snapshot(self.state)

@@ -317,3 +317,19 @@ _VIEW = st.dictionaries(st.text(max_size=2), _JSON, max_size=4)
 def test_merge_patch_round_trip_property(old: dict, new: dict) -> None:
     """RFC 7386 can express every change of a view without null values."""
     assert apply_merge_patch(old, merge_patch(old, new)) == new
+
+
+async def test_a_long_replay_keeps_only_the_history_window_and_the_same_view() -> None:
+    entries = log_entries(300)
+    small = ChannelHub(VENUE, EventListReducer(), log_id="L", history=20)
+    small.offer(entries)  # no subscriber yet: the first 280 items are folded without patches
+    full = ChannelHub(VENUE, EventListReducer(), log_id="L")
+    full.offer(entries)
+    assert small.snapshot_message().data == full.snapshot_message().data
+    revision = small.revision
+    resumed = drain(small.subscribe(resume_from=revision - 20, log_id="L"))
+    assert [m.revision for m in resumed] == list(range(revision - 19, revision + 1))
+    assert client_items(resumed, start=expected_items(VENUE, entries, 1.0)[:revision - 20]) \
+        == expected_items(VENUE, entries, 1.0)
+    assert [m.type for m in drain(small.subscribe(resume_from=revision - 21, log_id="L"))] \
+        == ["snapshot"]
