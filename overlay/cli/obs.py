@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from overlay.obs.settings import ObsSettings
 
 PASSWORD_VARIABLE = "FELTCAST_OBS_PASSWORD"
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+"""OBS on this machine: a stand-in image must exist here (elsewhere it is OBS's path)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -89,12 +91,15 @@ def _secret_channels(channel: str) -> tuple[str, ...]:
 
 
 async def _setup(settings: ObsSettings, args: argparse.Namespace) -> int:
+    from engine.errors import ConfigError
     from overlay.obs.client import ObsClient
     from overlay.obs.setup import StandIn, setup_final_table
 
     stand_in = None
     if args.stand_in or args.stand_in_image is not None:
         image = args.stand_in_image.resolve() if args.stand_in_image is not None else None
+        if image is not None and settings.host in LOCAL_HOSTS and not image.is_file():
+            raise ConfigError("--stand-in-image", f"no such file: {image}")
         stand_in = StandIn(image=image)
     async with ObsClient(settings) as obs:
         await obs.wait_connected(settings.connect_timeout * 2, give_up_when_down=True)

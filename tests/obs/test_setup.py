@@ -248,6 +248,8 @@ def test_cli_setup_says_once_why_it_refuses_and_builds_stand_ins_on_request(
     assert built.returncode == 0, built.stderr
     assert "created scene 'Feltcast Table'" in built.stdout
     assert "OBS is ready for the final table" in built.stdout
+    missing = run_cli(obs, "setup", "--stand-in-image", "/nonexistent/card.png")
+    assert missing.returncode == 2 and "no such file" in missing.stderr
     again = run_cli(obs, "setup", "--stand-in", "--base-url", "http://127.0.0.1:8123")
     assert again.returncode == 0 and "(nothing to do)" in again.stdout
     assert "created" not in again.stdout
