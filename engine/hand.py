@@ -223,7 +223,9 @@ class Hand:
 
     def pots(self) -> tuple[Pot, ...]:
         """Main pot then side pots with the seats that can win each (R16); current street's
-        bets included."""
+        bets included; empty once the hand is over (the pots have been awarded)."""
+        if self.is_over:
+            return ()
         dead = sum(self._antes) if self._dead_antes else 0
         contributions = [c - (a if self._dead_antes else 0)
                          for c, a in zip(self._contributed, self._antes, strict=True)]
@@ -267,7 +269,7 @@ class Hand:
         """The amount to call to (R5): live rule counts the full big blind pre-flop."""
         assert self.started is not None
         if self.street is Street.PREFLOP and self.started.short_call_rule == "live":
-            return max(self._level, self.started.big_blind)
+            return max(self._level, max(self.started.blinds))
         return self._level
 
     def _with_chips(self) -> list[int]:
@@ -508,7 +510,7 @@ class Hand:
         first = self._aggressor if self._aggressor is not None else 0
         return [(first + k) % count for k in range(count) if self._live((first + k) % count)]
 
-    def _resolve(self, *, stop_at_unknown: bool) -> None:
+    def _resolve(self, *, stop_at_unknown: bool, auto: bool = True) -> None:
         """Show or muck, in R15 order, every hand not yet decided: a hand is shown if it wins
         or ties a pot it contends for against the hands shown so far, else mucked."""
         pots = self.pots()
@@ -535,9 +537,9 @@ class Hand:
                 if not best or value >= max(best):
                     wins = True
             if wins:
-                self._emit(HandShown(self.seats[i], tuple(c for c in hole if c), True))
+                self._emit(HandShown(self.seats[i], tuple(c for c in hole if c), auto))
             else:
-                self._emit(HandMucked(self.seats[i], hole, True))
+                self._emit(HandMucked(self.seats[i], hole, auto))
 
     def _award(self) -> None:
         assert self.started is not None
@@ -718,14 +720,16 @@ class Hand:
                 raise self._illegal(i, f"{verb} to {chips(amount)}",
                                     f"that is not more than the {chips(level)} to call", "R6",
                                     legal, ruling="call")
-            half = 2 * (amount - level) >= increment
-            ruling = (f"raise to {chips(legal.min_raise_to)}" if half else
-                      f"call {chips(legal.call_amount)}")
+            if 2 * (amount - level) >= increment:
+                ruling = f"raise to {chips(legal.min_raise_to)}"
+                words = f"completed to {chips(legal.min_raise_to)}"
+            else:
+                ruling = words = f"call {chips(legal.call_amount)}"
+                words = f"a call of {chips(legal.call_amount)}"
             raise self._illegal(
                 i, f"{verb} to {chips(amount)}",
                 f"the minimum is {chips(legal.min_raise_to)}; under the 50 % rule this is "
-                f"ruled {'a ' + ruling if not half else 'completed to ' + ruling[6:]}", "R8",
-                legal, ruling=ruling)
+                f"ruled {words}", "R8", legal, ruling=ruling)
 
     def can_raise_to(self, amount: int, seat: int | None = None) -> bool:
         return _can(self.verify_raise_to, amount, seat)
@@ -917,7 +921,7 @@ class Hand:
         """Show or muck every undecided hand in R15 order, then award the pots."""
         if self.street is not Street.SHOWDOWN:
             raise IllegalActionError("there is no showdown to resolve now")
-        self._resolve(stop_at_unknown=False)
+        self._resolve(stop_at_unknown=False, auto=False)  # each decision can be undone
         self._advance()
 
     def restrict(self, seat: int) -> PlayerRestricted:
