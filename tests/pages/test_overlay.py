@@ -217,6 +217,10 @@ def test_showdown_highlights_the_winning_five(page: Page, harness: Harness) -> N
     open_overlay(page, harness, "delayed", showdown_view("delayed"))
     expect(page.locator("#winner-name")).to_have_text("Rast wins 702,000")
     expect(page.locator("#winner-hand")).to_have_text("Straight, Queen High")
+    # Pot labels stay on one line (the panel sizes to its content, never wraps).
+    heights = page.locator(".pot-row > *").evaluate_all(
+        "ns => ns.map(n => n.getBoundingClientRect().height)")
+    assert max(heights) < 70, heights
     assert card_codes(page, "#board .card.best") == ["Qs", "9s", "8c"]
     assert card_codes(page, "#board .card.muted") == ["2h", "3c"]
     assert card_codes(page, ".player[data-seat='4'] .card.best") == ["Js", "Ts"]
@@ -251,6 +255,13 @@ def test_screenshots_of_the_transparent_overlay(page: Page, harness: Harness,
     # A PNG with an alpha channel (colour type 6): OBS composites it over the video.
     header = shot.read_bytes()[:26]
     assert header[:8] == b"\x89PNG\r\n\x1a\n" and header[25] == 6
+    # For people reviewing the look: the same graphics over a dark felt, as on air.
+    harness.push_snapshot("venue", showdown_view("delayed"), 4)
+    expect(page.locator("html")).to_have_attribute("data-revision", "4")
+    page.add_style_tag(content="body { background: radial-gradient(ellipse at 60% 40%, "
+                               "#2f6b48 0%, #123524 55%, #07160f 100%) !important; }")
+    page.wait_for_timeout(700)
+    page.screenshot(path=str(artifacts / "overlay-preview-on-felt.png"))
 
 
 def test_ten_handed_table_fits_the_stage(page: Page, harness: Harness, artifacts: Path) -> None:
