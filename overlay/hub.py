@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -52,6 +53,7 @@ __all__ = [
 ]
 
 S = TypeVar("S")
+_log = logging.getLogger(__name__)
 Clock = Callable[[], float]
 
 
@@ -263,7 +265,8 @@ class ChannelHub(Generic[S]):
         self.queue_size = queue_size
         self.view = ChannelView(spec)
         self.state: S = reducer.initial()
-        self._view: dict[str, Any] = reducer.snapshot(self.state)
+        self._view: dict[str, Any] = {}
+        self._view = self._picture()
         self.seq = 0
         """The log sequence number of the last released item."""
         self._history: deque[ChannelMessage] = deque(maxlen=history)
@@ -306,15 +309,13 @@ class ChannelHub(Generic[S]):
             # long log at start-up, or a burst with no subscriber): fold them without views.
             quiet = 0 if self._subscribers else max(0, len(items) - (self._history.maxlen or 0))
             for item in items[:quiet]:
-                self.state = self.reducer.apply(self.state, item)
-                self.seq = max(self.seq, item.event.seq)
+                self._fold(item)
             if quiet:
                 self._history.clear()
-                self._view = self.reducer.snapshot(self.state)
+                self._view = self._picture()
             for revision, item in enumerate(items[quiet:], first + quiet):
-                self.state = self.reducer.apply(self.state, item)
-                self.seq = max(self.seq, item.event.seq)
-                view = self.reducer.snapshot(self.state)
+                self._fold(item)
+                view = self._picture()
                 message = self._patch(revision, item, merge_patch(self._view, view))
                 self._view = view
                 self._history.append(message)
@@ -323,6 +324,22 @@ class ChannelHub(Generic[S]):
             self._snapshot = None
         self._schedule()
         return len(items)
+
+    def _fold(self, item: ChannelItem) -> None:
+        self.seq = max(self.seq, item.event.seq)
+        try:
+            self.state = self.reducer.apply(self.state, item)
+        except Exception:  # a reducer bug must not stop the channel (fail visible)
+            _log.exception("channel %s: the view could not take log event %d (%s)",
+                           self.spec.name, item.event.seq, item.event.kind)
+
+    def _picture(self) -> dict[str, Any]:
+        try:
+            return self.reducer.snapshot(self.state)
+        except Exception:
+            _log.exception("channel %s: the view could not be drawn at log event %d",
+                           self.spec.name, self.seq)
+            return self._view  # the last good view: the screen keeps its last graphics
 
     def _patch(self, revision: int, item: ChannelItem, patch: Any) -> ChannelMessage:
         return ChannelMessage({"type": "patch", "channel": self.spec.name,

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from engine.channels import (
     BUILTIN_CHANNELS,
+    ChannelItem,
     ChannelSpec,
     channels_from_config,
     due_items,
@@ -333,3 +334,27 @@ async def test_a_long_replay_keeps_only_the_history_window_and_the_same_view() -
         == expected_items(VENUE, entries, 1.0)
     assert [m.type for m in drain(small.subscribe(resume_from=revision - 21, log_id="L"))] \
         == ["snapshot"]
+
+
+class FlakyReducer(EventListReducer):
+    """Fails on every hole card: a stand-in for a view bug."""
+
+    def apply(self, state: list[dict], item: ChannelItem) -> list[dict]:
+        if item.event.kind == "hole_cards_dealt":
+            raise RuntimeError("view bug")
+        return super().apply(state, item)
+
+
+async def test_a_failing_view_is_logged_and_the_channel_keeps_going(
+        caplog: pytest.LogCaptureFixture) -> None:
+    loop = asyncio.get_running_loop()
+    spec = with_delay(BUILTIN_CHANNELS["delayed"], 0.05)
+    hub = ChannelHub(spec, FlakyReducer(), log_id="L", clock=loop.time)
+    sub = hub.subscribe()
+    entries = log_entries(20, t0=loop.time())
+    hub.offer(entries)
+    await asyncio.sleep(0.15)  # the timer fires and releases past the failing items
+    messages = drain(sub)
+    assert messages[-1].revision == len(expected_items(spec, entries, float("inf")))
+    assert "could not take log event" in caplog.text
+    hub.close()
