@@ -107,6 +107,7 @@ class PlayerEquity:
             "tie": str(self.tie),
             "equity": str(self.equity),
             "equity_float": self.equity_float,
+            "boards": self.boards,
             "hand_now": self.hand_now,
             "outs": None if self.outs is None else self.outs.to_dict(),
         }
@@ -207,7 +208,7 @@ def _count(hands: Sequence[tuple[Card, ...]], board: tuple[Card, ...],
     to_come = 5 - len(board)
     board_key = _hand_key(board)
     pairs = np.array([t.pair_index(_hand_key(h)) for h in hands], dtype=np.intp)
-    table = t.BOARD_PAIR_VALUES
+    table = t.BOARD_PAIR_VALUES[pairs]  # (P, 6175): each player's non-flush values
 
     avail = np.zeros(13, dtype=np.int64)
     for card in available:
@@ -215,7 +216,6 @@ def _count(hands: Sequence[tuple[Card, ...]], board: tuple[Card, ...],
 
     # 1. Every board by its rank multiset, valued as if no flush were possible.
     keys, weights = _weighted_multisets(avail, to_come)
-    table = table[pairs]  # (P, boards): each player's row
     segments = [np.take(table, t.board_index(board_key + keys), axis=1)]
     seg_weights = [weights]
     boards = int(weights.sum())

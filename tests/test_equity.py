@@ -257,7 +257,7 @@ def test_to_dict_is_json() -> None:
     assert data["board"] == "Qs9s8c" and data["dead"] == "2d"
     assert sum(Fraction(p["equity"]) for p in data["players"]) == 1
     first = data["players"][0]
-    assert first["hand"] == "AsKs"
+    assert first["hand"] == "AsKs" and first["boards"] == data["boards"]
     assert Fraction(first["win"]) == Fraction(first["wins"], data["boards"])
     assert first["outs"]["outs"][0] == "2s"
 
