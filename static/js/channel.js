@@ -155,7 +155,7 @@ export class Channel {
 
   _scheduleReconnect() {
     // Keep this.view: the page goes on showing its last good graphics.
-    this._setStatus(this.status === "resyncing" ? "resyncing" : "offline");
+    this._setStatus("offline");
     const delay = backoffDelay(this._attempt);
     this._attempt += 1;
     clearTimeout(this._timer);
