@@ -420,6 +420,19 @@ class HandVoided(Event):
     rule: str = "R13"
 
 
+@dataclass(frozen=True, slots=True)
+class PlayerEliminated(Event):
+    """A player busted (R22): ``place`` is his finishing place at this table's count."""
+
+    kind: ClassVar[str] = "player_eliminated"
+    derived: ClassVar[bool] = True
+
+    seat: int
+    name: str
+    place: int
+    hand_number: int
+
+
 EVENT_KINDS: dict[str, type[Event]] = _REGISTRY
 """Every event class by its :attr:`Event.kind`."""
 
@@ -427,5 +440,5 @@ __all__ = [
     "EVENT_KINDS", "ActionKind", "ActionTaken", "ActionUndone", "AntePosted", "BetReturned",
     "BetsCollected", "BlindPosted", "BoardDealt", "CardBurned", "Event", "HandEnded",
     "HandMucked", "HandShown", "HandStarted", "HandVoided", "HoleCardsDealt",
-    "PlayerRestricted", "PotAwarded", "Secrecy", "Street", "StreetStarted",
+    "PlayerEliminated", "PlayerRestricted", "PotAwarded", "Secrecy", "Street", "StreetStarted",
 ]

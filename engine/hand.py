@@ -197,6 +197,10 @@ class Hand:
         return None if self._actor is None or self.is_over else self.seats[self._actor]
 
     @property
+    def hand_number(self) -> int:
+        return self.started.hand_number if self.started else 0
+
+    @property
     def big_blind(self) -> int:
         return self.started.big_blind if self.started else 0
 
