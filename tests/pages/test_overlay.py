@@ -76,6 +76,10 @@ def test_renders_every_part_of_the_fixture_view(page: Page, harness: Harness) ->
     # The level ends 754 s after the view's as_of: the clock counts down on the view's time.
     expect(page.locator("#level-clock")).to_have_text(re.compile(r"^12:3[234]$"))
     expect(page.locator("#winner")).to_be_hidden()
+    # The bundled font is the one drawn (served from /static/fonts, nothing from outside).
+    assert page.evaluate("document.fonts.ready.then(() => [...document.fonts].filter("
+                         "f => f.family.replaceAll('\"', '') === 'Inter' && f.status === 'loaded')"
+                         ".map(f => f.weight).sort())") == ["400", "600", "700", "800"]
     # The OBS source is transparent.
     assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
     assert page.evaluate("[innerWidth, innerHeight]") == [1920, 1080]
