@@ -391,6 +391,21 @@ function wire() {
   });
   $("btn-manual-clear").addEventListener("click", () => { state.manual = []; renderManual(); });
   $("btn-manual-send").addEventListener("click", sendManual);
+  // A keyboard works too (a laptop at the table): digits, Backspace, Escape, Enter.
+  document.addEventListener("keydown", (event) => {
+    const target = event.target;
+    if (target instanceof HTMLInputElement || target instanceof HTMLSelectElement) return;
+    if ($("console").hidden || event.ctrlKey || event.metaKey || event.altKey) return;
+    const key = /^\d$/.test(event.key) ? event.key
+      : { Backspace: "back", Escape: "clear" }[event.key];
+    if (key && amountMode(state.view && state.view.operator && state.view.operator.legal)) {
+      event.preventDefault();
+      keypad.press(key);
+    } else if (event.key === "Enter" && !$("btn-amount").disabled) {
+      event.preventDefault();
+      $("btn-amount").click();
+    }
+  });
   buildPicker();
   setInterval(renderClock, 250);
 }

@@ -60,6 +60,9 @@ def test_defaults_to_the_delayed_channel_and_shows_everything(
         "Ashton Griffin calls 206,000", "Rast calls 206,000", "Flop", "Rast bets 24,000"])
     page.wait_for_timeout(400)
     page.screenshot(path=str(artifacts / "commentary-flop.png"), full_page=True)
+    page.set_viewport_size({"width": 1366, "height": 768})  # a laptop across the booth
+    page.wait_for_timeout(200)
+    page.screenshot(path=str(artifacts / "commentary-laptop.png"))
 
 
 def test_showdown_and_no_pot_odds_without_a_bet(page: Page, harness: Harness) -> None:

@@ -111,6 +111,12 @@ def test_keypad_clamps_to_the_maximum_and_flags_amounts_below_the_minimum(
     expect(page.locator("#amount")).to_have_text("73,400")
     page.click("#keypad .key[data-key='min']")
     expect(page.locator("#amount")).to_have_text("48,000")
+    page.keyboard.press("Escape")  # a keyboard works like the keypad
+    for key in "60000":
+        page.keyboard.press(key)
+    expect(page.locator("#amount")).to_have_text("60,000")
+    page.keyboard.press("Backspace")
+    expect(page.locator("#amount")).to_have_text("6,000")
     page.click("#keypad .key[data-key='max']")
     expect(page.locator("#amount")).to_have_text("734,000")
     # Below the minimum: R8 is the engine's ruling; the keypad explains and never changes it.
@@ -231,6 +237,10 @@ def test_clock_health_channels_and_live_updates(page: Page, harness: Harness,
     expect(page.locator("#btn-stop-clock")).to_be_enabled()
     page.wait_for_timeout(300)
     page.screenshot(path=str(artifacts / "operator-tablet.png"), full_page=True)
+    page.set_viewport_size({"width": 820, "height": 1180})  # a tablet held upright
+    page.wait_for_timeout(200)
+    page.screenshot(path=str(artifacts / "operator-tablet-portrait.png"), full_page=True)
+    page.set_viewport_size({"width": 1366, "height": 1024})
     # The next player is to act: the buttons follow the server's legal actions.
     legal = copy.deepcopy(operator_view()["operator"]["legal"])
     legal.update(seat=4, name="Rast", check=True, call=None, raise_=None)
