@@ -70,10 +70,15 @@ class TraceRecord:
     data: bytes
 
     def to_json(self) -> str:
-        text = self.data.decode("latin-1")
-        if self.data.endswith(b"\n") and text[:-1].isascii() and text[:-1].isprintable():
-            return json.dumps({"t": round(self.t, 6), "line": text[:-1]})
-        return json.dumps({"t": round(self.t, 6), "raw": self.data.hex()})
+        """``{"t": …, "line": "…"}`` for one protocol line ending in CRLF (``"eol": "lf"``
+        when it ends in LF alone), ``{"t": …, "raw": "<hex>"}`` for anything else."""
+        t = round(self.t, 6)
+        for eol, name in ((b"\r\n", None), (b"\n", "lf")):
+            body = self.data[:-len(eol)].decode("latin-1")
+            if (self.data.endswith(eol) and body.isascii() and body.isprintable()
+                    and "\n" not in body):
+                return json.dumps({"t": t, "line": body} | ({"eol": name} if name else {}))
+        return json.dumps({"t": t, "raw": self.data.hex()})
 
     @classmethod
     def from_json(cls, text: str) -> TraceRecord:
@@ -81,7 +86,8 @@ class TraceRecord:
         try:
             data = json.loads(text)
             t = float(data["t"])
-            payload = (data["line"] + "\n").encode("ascii") if "line" in data else (
+            eol = "\n" if data.get("eol") == "lf" else "\r\n"
+            payload = (data["line"] + eol).encode("ascii") if "line" in data else (
                 bytes.fromhex(data["raw"]))
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise InvalidInputError(f"not a trace record: {text[:60]!r} ({error})") from None

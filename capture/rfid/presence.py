@@ -66,21 +66,27 @@ class PresenceConfig:
     """Seconds between the first read and arrival, at least."""
     release_s: float = 0.8
     """Seconds without a read before a tag counts as gone."""
+    release_misses: int = 3
+    """Snapshots in a row without the tag before it counts as gone (with ``release_s``, so
+    that neither a stalled host nor a fast reader turns a flicker into a removal)."""
 
     def __post_init__(self) -> None:
         if self.min_reads < 1:
             raise ConfigError("presence.min_reads", "must be at least 1")
+        if self.release_misses < 1:
+            raise ConfigError("presence.release_misses", "must be at least 1")
         if self.settle_s < 0 or self.release_s <= 0:
             raise ConfigError("presence", "settle_s must be >= 0 and release_s > 0")
 
 
 class _Sighting:
-    __slots__ = ("first", "last", "reads")
+    __slots__ = ("first", "last", "misses", "reads")
 
     def __init__(self, now: float) -> None:
         self.first = now
         self.last = now
         self.reads = 1
+        self.misses = 0
 
 
 class PresenceTracker:
@@ -102,6 +108,8 @@ class PresenceTracker:
         self._faults: set[Hashable] = set()
         self._unmapped: set[AntennaKey] = set()
         self._reported: dict[AntennaKey, float] = {}
+        self._on: dict[AntennaKey, set[str]] = {}
+        """The tags each antenna has a sighting of."""
         """When each antenna last sent a snapshot: only a snapshot proves a tag is gone."""
 
     # -- inputs ---------------------------------------------------------------------------
@@ -128,6 +136,11 @@ class PresenceTracker:
                                     "which the antenna map does not list")]
             return []
         self._reported[key] = now
+        present = set(tags)
+        for uid in self._on.get(key, set()) - present:
+            sighting = self._sightings.get(uid, {}).get(key)
+            if sighting is not None:
+                sighting.misses += 1
         for uid in tags:
             seen = self._sightings.setdefault(uid, {})
             sighting = seen.get(key)
@@ -136,6 +149,8 @@ class PresenceTracker:
             else:
                 sighting.last = now
                 sighting.reads += 1
+                sighting.misses = 0
+        self._on[key] = self._on.get(key, set()) | present
         return self._settle(now)
 
     def tick(self, now: float) -> list[CaptureEvent]:
@@ -153,6 +168,7 @@ class PresenceTracker:
             for (name, _), sighting in seen.items():
                 if name == reader:
                     sighting.last = max(sighting.last, now)
+                    sighting.misses = 0
 
     # -- views ----------------------------------------------------------------------------
 
@@ -182,8 +198,10 @@ class PresenceTracker:
         for uid in list(self._sightings):
             seen = self._sightings[uid]
             for key in [k for k, s in seen.items() if k[0] not in self._frozen
+                        and s.misses >= self.config.release_misses
                         and self._reported.get(k, now) - s.last > release]:
                 del seen[key]
+                self._on[key].discard(uid)
                 placed = self._placed.get(uid)
                 if placed is not None and placed[0] == key:
                     del self._placed[uid]
