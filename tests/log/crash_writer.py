@@ -17,16 +17,13 @@ from engine.channels import BUILTIN_CHANNELS
 from engine.events import Event
 from overlay.hub import ChannelHub, EventListReducer, TableLog
 from overlay.store import open_store
-from tests.log.hands import play_random_hand
+from tests.log.hands import table_hands
 
 
 def event_stream(seed: int) -> Iterator[Event]:
-    """The same endless sequence of engine events for a given seed."""
-    rng = random.Random(seed)
-    number = 0
-    while True:
-        number += 1
-        yield from play_random_hand(rng, number)
+    """The same endless sequence of engine events (tournament play) for a given seed."""
+    for hand in table_hands(random.Random(seed)):
+        yield from hand
 
 
 async def main(url: str, seed: int) -> None:

@@ -1,7 +1,8 @@
 """Seeded random hands through the real engine, as a table log, plus a small hand reducer.
 
-:func:`random_log` plays several hands with :class:`engine.hand.Hand` (random legal actions,
-burn cards before every board card, undos, misdeals, showdowns with shown and mucked hands)
+:func:`random_log` plays tournament hands with :class:`engine.table.Table` and
+:class:`engine.hand.Hand` (random legal actions, burn cards before every board card, undos,
+misdeals, showdowns with shown and mucked hands, absent players, level changes, eliminations)
 and returns every event the engine emitted, in order, with wall-clock times.
 :class:`HandReducer` is a channel reducer: the state is the replay of the current hand's
 events as the channel sees them, the view its picture (stacks, bets, board, cards, pots).
@@ -10,43 +11,53 @@ events as the channel sees them, the view its picture (stacks, bets, board, card
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.cards import Card
+from engine.cards import FULL_DECK, Card
 from engine.channels import ChannelItem
 from engine.errors import IllegalActionError
 from engine.events import Event, HandMucked, HoleCardsDealt, Street
 from engine.hand import Hand
 from engine.log import TableEvent
+from engine.table import AnteMode, Table, TableRules
 from tests.engine.randomhands import random_setup
 
 
 def play_random_hand(rng: random.Random, number: int) -> list[Event]:
-    """One hand's events. Most hands run to the end; some are voided (R13)."""
+    """One stand-alone hand's events (a random table setup of tests/engine/randomhands.py)."""
     setup = random_setup(rng)
     count = len(setup.stacks)
     seats = tuple(sorted(rng.sample(range(1, 11), count)))
     hand = Hand.start(seats=seats, stacks=setup.stacks, blinds=setup.blinds,
                       antes=setup.antes, big_blind=setup.big_blind, button=seats[-1],
                       names=tuple(f"P{s}" for s in seats), hand_number=number)
-    deck = list(setup.deck)
+    drive_hand(hand, rng, list(setup.deck))
+    return list(hand.events)
+
+
+def drive_hand(hand: Hand, rng: random.Random, deck: list[Card], fold: float = 0.1) -> None:
+    """Play ``hand`` to its end: hole cards (a few unread), random legal actions, undos, a
+    burn card before each board card (R19), showdowns with shown and mucked hands, and now
+    and then a misdeal (R13)."""
     burns = deck[:4]  # the bottom of the shuffled deck: never dealt to anyone
-    deck = deck[4:]
+    del deck[:4]
+    seats = hand.seats
     for seat in seats:
         unread = rng.random() < 0.05
         cards: tuple[Card | None, ...] = (None, None) if unread else (deck.pop(), deck.pop())
         hand.deal_hole(seat, cards)
-    if rng.random() < 0.08:
+    if rng.random() < 0.08 and not hand.is_over:
         hand.void()
-        return list(hand.events)
+        return
     for _ in range(500):
         if hand.is_over:
-            return list(hand.events)
+            return
         legal = hand.legal_actions()
         roll = rng.random()
         if legal is not None:
-            if roll < 0.05 and len(hand.events) > count + 4:
+            if roll < 0.05 and len(hand.events) > len(seats) + 4:
                 try:
                     hand.undo()
                 except IllegalActionError:
@@ -56,9 +67,9 @@ def play_random_hand(rng: random.Random, number: int) -> list[Event]:
                         if hand.hole_cards(seat) is None:
                             hand.deal_hole(seat, (deck.pop(), deck.pop()))
                     continue
-            if roll < 0.25 and not legal.can_check:
+            if roll < 0.05 + fold and not legal.can_check:
                 hand.fold()
-            elif roll < 0.7 or legal.min_raise_to is None or legal.max_raise_to is None:
+            elif roll < 0.75 or legal.min_raise_to is None or legal.max_raise_to is None:
                 hand.check_or_call()
             else:
                 low, high = legal.min_raise_to, legal.max_raise_to
@@ -90,14 +101,40 @@ def play_random_hand(rng: random.Random, number: int) -> list[Event]:
     raise AssertionError("the hand did not end")
 
 
+def table_hands(rng: random.Random) -> Iterator[list[Event]]:
+    """Endless tournament play through :class:`engine.table.Table`: each item is one hand's
+    events followed by its eliminations (R22). A table plays until one player is left, then
+    a new one sits down (seats, stacks, ante mode, absent players and levels vary)."""
+    while True:
+        table = Table(TableRules(ante_mode=rng.choice(list(AnteMode))))
+        seats = sorted(rng.sample(range(1, 11), rng.randint(2, 9)))
+        for seat in seats:
+            table.seat_player(seat, f"P{seat}", rng.choice((400, 1500, 5000, 20000)))
+        draw = list(FULL_DECK)
+        rng.shuffle(draw)
+        table.draw_for_button(dict(zip(seats, draw, strict=False)))
+        while len(table.stacks) >= 2:
+            if rng.random() < 0.1:
+                table.set_level(rng.randint(1, 8))
+            if rng.random() < 0.1:
+                table.set_absent(rng.choice(list(table.stacks)), rng.random() < 0.5)
+            hand = table.start_hand()
+            deck = list(FULL_DECK)
+            rng.shuffle(deck)
+            drive_hand(hand, rng, deck)
+            eliminated = table.finish_hand()
+            yield [*hand.events, *eliminated]
+
+
 def random_log(seed: int, hands: int, gaps: tuple[float, ...] = (0.0, 0.4, 2.0),
                t0: float = 1_700_000_000.0) -> list[TableEvent]:
-    """``hands`` random hands as log entries (seq from 1), times ``t0`` + random gaps."""
+    """The first ``hands`` hands of seeded tournament play as log entries (seq from 1),
+    times ``t0`` + random gaps."""
     rng = random.Random(seed)
     entries: list[TableEvent] = []
     now = t0
-    for number in range(1, hands + 1):
-        for event in play_random_hand(rng, number):
+    for _, events in zip(range(hands), table_hands(rng), strict=False):
+        for event in events:
             now += rng.choice(gaps)
             entries.append(TableEvent.record(len(entries) + 1, now, event))
     return entries
