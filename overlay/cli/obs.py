@@ -125,7 +125,7 @@ async def _check(settings: ObsSettings, args: argparse.Namespace) -> int:
         print("Browser source: " + ("yes" if BROWSER_SOURCE_KIND in kinds else
                                     "NO (the overlay needs OBS with obs-browser)"))
         print(f"stream delay: {delay.describe()}")
-        print(f"overlay: {settings.overlay_url.split('&token=')[0]}")
+        print(f"overlay: {settings.overlay_url_shown}")
         try:
             await check_obs(obs, settings)
         except DelayViolationError as error:

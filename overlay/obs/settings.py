@@ -192,6 +192,15 @@ class ObsSettings:
         return f"{self.base_url.rstrip('/')}/overlay?{urlencode(query)}"
 
     @property
+    def overlay_url_shown(self) -> str:
+        """The overlay URL as Feltcast shows it to people (logs, reports, stand-in text): the
+        token is masked, since a stand-in may go on air."""
+        if not self.overlay_token:
+            return self.overlay_url
+        channel = urlencode({"channel": self.overlay_channel})
+        return f"{self.base_url.rstrip('/')}/overlay?{channel}&token=***"
+
+    @property
     def effective_rules(self) -> tuple[AutomationRule, ...]:
         """The configured rules, or the defaults for these scene names when none are set."""
         return self.rules or default_rules(self)

@@ -165,7 +165,7 @@ async def setup_final_table(obs: ObsRequester, settings: ObsSettings, *,
     if not has_browser:
         progress.notes.append(
             "this OBS has no Browser source: the scenes hold stand-ins for the overlay "
-            f"({settings.overlay_url}); install OBS with the Browser source and run the "
+            f"({settings.overlay_url_shown}); install OBS with the Browser source and run the "
             "setup again for the real graphics")
     else:
         leftovers = [name for name in stand_in_names(settings) if name in inputs]
@@ -208,7 +208,7 @@ def _stand_in_sources(settings: ObsSettings, stand_in: StandIn,
                                {"file": str(stand_in.image)}, full_frame=True))
     unversioned = next(base for base in TEXT_SOURCE_KINDS if text_kind.startswith(base))
     sources.append(_Source(text_name, text_kind, unversioned, {
-        "text": f"Feltcast overlay ({settings.overlay_channel}): {settings.overlay_url}\n"
+        "text": f"Feltcast overlay ({settings.overlay_channel}): {settings.overlay_url_shown}\n"
                 "stand-in: this OBS has no Browser source",
         "font": {"face": "Sans Serif", "size": 32, "style": "Regular", "flags": 0},
     }, full_frame=False))

@@ -52,7 +52,7 @@ async def test_setup_on_the_secure_channel_needs_the_delay_first(
         client: ObsClient, obs: ObsStudio, observer: Observer, profile: Profile) -> None:
     settings = obs.settings(overlay_source="Secure Overlay", table_scene="Secure Table",
                             showdown_scene="Secure Showdown", break_scene="Secure Break",
-                            overlay_channel="secure", overlay_token="tok",
+                            overlay_channel="secure", overlay_token="s3cr3t-v4lue",
                             security_delay_seconds=600)
     profile.set_delay(True, 300)
     scenes_before = observer.call("GetSceneList")["scenes"]
@@ -65,4 +65,6 @@ async def test_setup_on_the_secure_channel_needs_the_delay_first(
     assert f"scene {settings.table_scene!r}" in report.created
     text_name, _ = stand_in_names(settings)
     text = observer.call("GetInputSettings", inputName=text_name)["inputSettings"]["text"]
-    assert "channel=secure" in text
+    assert "channel=secure&token=***" in text
+    assert "s3cr3t-v4lue" not in text  # a stand-in may go on air: the token never shows
+    assert "s3cr3t-v4lue" not in " ".join(report.lines())

@@ -79,6 +79,14 @@ def test_secrets_stay_out_of_the_repr() -> None:
     assert "hunter2" not in repr(settings) and "t0ken" not in repr(settings)
 
 
+@given(st.text(min_size=1, max_size=30))
+def test_the_shown_overlay_url_never_contains_the_token(token: str) -> None:
+    settings = ObsSettings(overlay_channel="secure", overlay_token=token)
+    shown = settings.overlay_url_shown
+    assert shown == "http://127.0.0.1:8080/overlay?channel=secure&token=***"
+    assert ObsSettings().overlay_url_shown == ObsSettings().overlay_url
+
+
 def test_default_rules_follow_the_scene_names() -> None:
     settings = ObsSettings(table_scene="Wide", showdown_scene="Close", break_scene="Pause")
     rules = default_rules(settings)
