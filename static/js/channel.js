@@ -122,7 +122,9 @@ export class Channel {
 
   _open() {
     clearTimeout(this._timer);
-    this._needSnapshot = true;
+    // A resuming client accepts the next patch (revision + 1) or a snapshot; a fresh one
+    // only a snapshot.
+    this._needSnapshot = this.revision === null;
     let socket;
     try {
       socket = new WebSocket(this.url);
@@ -133,6 +135,9 @@ export class Channel {
     this._socket = socket;
     socket.addEventListener("open", () => {
       if (socket !== this._socket) return;
+      // Resuming: the view on screen is current unless the server says otherwise (it sends
+      // the missed patches, a snapshot, or nothing when nothing was missed).
+      if (this.revision !== null) this._setStatus("live");
       socket.send(JSON.stringify({
         type: "hello",
         page: this.page,
@@ -190,16 +195,11 @@ export class Channel {
       this._setStatus("live");
     } else if (message.type === "patch") {
       const expected = this.revision === null ? null : this.revision + 1;
-      if (this._needSnapshot && this.revision !== null && message.revision === expected) {
-        // Resumed: the server continues where we left off instead of sending a snapshot.
-        this._needSnapshot = false;
-        this._attempt = 0;
-        this._setStatus("live");
-      }
       if (this._needSnapshot || message.revision !== expected) {
         this.resync();
         return;
       }
+      this._attempt = 0;
       this._apply(mergePatch(this.view, message.patch), message.revision, message.events || []);
     } else if (message.type === "error") {
       this.lastError = message.error || null;

@@ -236,7 +236,9 @@ class Harness:
                     missed = range(resume + 1, current.revision + 1) if isinstance(
                         resume, int) else range(0)
                     same_log = data.get("log_id") == LOG_ID
-                    if (current.resume and same_log and missed
+                    if current.resume and same_log and resume == current.revision:
+                        pass  # nothing was missed: nothing to send (as the hub does)
+                    elif (current.resume and same_log and missed
                             and all(r in current.history for r in missed)):
                         for revision in missed:
                             await ws.send_str(json.dumps(current.history[revision]))

@@ -187,6 +187,22 @@ def test_resumes_with_only_the_patches_it_missed(page: Page, harness: Harness,
     assert page.evaluate("document.querySelector('#board .card').dataset.mark") == "kept"
 
 
+def test_resumes_when_nothing_was_missed(page: Page, harness: Harness, probe: Probe) -> None:
+    probe.allow_websocket_errors = True
+    open_overlay(page, harness, "delayed", flop_view("delayed"), revision=40)
+    harness.channels["delayed"].resume = True
+    harness.stop_server()
+    expect(page.locator("html")).to_have_attribute("data-connection", "offline")
+    harness.restart_server()
+    # The server sends nothing (nothing was missed): the page is live on its current view.
+    expect(page.locator("html")).to_have_attribute("data-connection", "live", timeout=15000)
+    assert harness.hellos_on("delayed")[-1].message["resume"] == 40
+    expect(page.locator("html")).to_have_attribute("data-revision", "40")
+    harness.push_patch("delayed", {"table": {"hand_number": 61}})
+    expect(page.locator("#hand-number")).to_have_text("Hand 61")
+    expect(page.locator("html")).to_have_attribute("data-revision", "41")
+
+
 def test_server_error_messages_do_not_break_the_graphics(page: Page, harness: Harness) -> None:
     open_overlay(page, harness, "delayed", flop_view("delayed"), revision=3)
     harness.push_raw("delayed", {"type": "error", "error": {"code": "slow_client",
