@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Generic, Protocol, TypeVar
 
-from engine.channels import ChannelItem, ChannelSpec, ChannelView
+from engine.channels import ChannelItem, ChannelSpec, ChannelState, ChannelView
 from engine.errors import FeltcastError
 from engine.log import LoggedEvent, TableEvent
 from overlay.store import EventStore
@@ -42,6 +42,7 @@ from overlay.store import EventStore
 __all__ = [
     "ChannelHub",
     "ChannelMessage",
+    "EngineReducer",
     "EventListReducer",
     "Reducer",
     "Subscription",
@@ -83,6 +84,26 @@ class EventListReducer:
 
     def snapshot(self, state: list[dict[str, Any]]) -> dict[str, Any]:
         return {"items": list(state)}
+
+
+class EngineReducer:
+    """The hand engine's replay of what the channel released (:class:`ChannelState`); the
+    view is ``draw(state)``, by default :meth:`ChannelState.picture`. The service passes the
+    page view model's ``draw``."""
+
+    def __init__(self, draw: Callable[[ChannelState], dict[str, Any]] = ChannelState.picture,
+                 ) -> None:
+        self.draw = draw
+
+    def initial(self) -> ChannelState:
+        return ChannelState()
+
+    def apply(self, state: ChannelState, item: ChannelItem) -> ChannelState:
+        state.apply(item)
+        return state
+
+    def snapshot(self, state: ChannelState) -> dict[str, Any]:
+        return self.draw(state)
 
 
 def merge_patch(old: Any, new: Any) -> Any:

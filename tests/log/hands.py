@@ -1,24 +1,19 @@
-"""Seeded random hands through the real engine, as a table log, plus a small hand reducer.
+"""Seeded random tournament hands through the real engine, as a table log.
 
 :func:`random_log` plays tournament hands with :class:`engine.table.Table` and
 :class:`engine.hand.Hand` (random legal actions, burn cards before every board card, undos,
 misdeals, showdowns with shown and mucked hands, absent players, level changes, eliminations)
 and returns every event the engine emitted, in order, with wall-clock times.
-:class:`HandReducer` is a channel reducer: the state is the replay of the current hand's
-events as the channel sees them, the view its picture (stacks, bets, board, cards, pots).
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
 
 from engine.cards import FULL_DECK, Card
-from engine.channels import ChannelItem
 from engine.errors import IllegalActionError
-from engine.events import Event, HandMucked, HoleCardsDealt, Street
+from engine.events import Event, Street
 from engine.hand import Hand
 from engine.log import TableEvent
 from engine.table import AnteMode, Table, TableRules
@@ -138,54 +133,3 @@ def random_log(seed: int, hands: int, gaps: tuple[float, ...] = (0.0, 0.4, 2.0),
             now += rng.choice(gaps)
             entries.append(TableEvent.record(len(entries) + 1, now, event))
     return entries
-
-
-@dataclass(slots=True)
-class HandState:
-    events: list[Event] = field(default_factory=list)
-    revealed: dict[int, list[str | None]] = field(default_factory=dict)
-
-
-def cards_json(cards: tuple[Card | None, ...] | None) -> list[str | None]:
-    return [] if cards is None else [None if c is None else c.code for c in cards]
-
-
-def picture(hand: Hand, revealed: dict[int, list[str | None]] | None = None) -> dict[str, Any]:
-    """A JSON picture of a hand (what a page would draw)."""
-    if hand.started is None:
-        return {"hand_number": None}
-    return {
-        "hand_number": hand.started.hand_number,
-        "street": str(hand.street),
-        "board": [c.code for c in hand.board],
-        "pot": hand.total_pot,
-        "seats": {str(seat): {"stack": hand.stack(seat), "cards": cards_json(hand.hole_cards(seat)),
-                              "folded": hand.is_folded(seat), "shown": hand.is_shown(seat),
-                              "mucked": hand.is_mucked(seat)}
-                  for seat in hand.seats},
-        "bets": list(hand.bets),
-        "revealed": {str(k): v for k, v in sorted((revealed or {}).items())},
-    }
-
-
-class HandReducer:
-    """The channel's current hand, replayed from exactly the events the channel released."""
-
-    def initial(self) -> HandState:
-        return HandState()
-
-    def apply(self, state: HandState, item: ChannelItem) -> HandState:
-        event = item.event.payload
-        assert isinstance(event, Event)
-        if item.revealed:  # a hole card shown after its hand (reveal channel)
-            if isinstance(event, HoleCardsDealt | HandMucked) and event.cards:
-                state.revealed[event.seat] = cards_json(event.cards)
-            return state
-        if event.kind == "hand_started":
-            state.events.clear()
-            state.revealed.clear()
-        state.events.append(event)
-        return state
-
-    def snapshot(self, state: HandState) -> dict[str, Any]:
-        return picture(Hand.replay(state.events), state.revealed)

@@ -168,3 +168,31 @@ def test_reveal_with_a_delay_releases_the_reveal_with_the_hand_end() -> None:
     assert due_items(spec, entries, entries[-1].time + 59.9)[-1].event.seq == 2
     assert [i.revealed for i in due_items(spec, entries, entries[-1].time + 60)] == \
         [False, False, False, True]
+
+
+def test_channel_state_is_the_engine_replay_of_what_the_channel_saw() -> None:
+    from engine.channels import ChannelState
+    from engine.events import PlayerEliminated
+
+    hand_log = log(START, HOLE, HoleCardsDealt(5, parse_cards("7c2d")), BURN,
+                   ActionTaken(5, ActionKind.FOLD), HandEnded(stacks=(105, 95)),
+                   PlayerEliminated(5, "B", 2, 1))
+    states = {}
+    for name in ("secure", "venue", "reveal"):
+        state = ChannelState()
+        assert state.hand is None and state.picture()["hand"] is None
+        for item in due_items(BUILTIN_CHANNELS[name], hand_log, 1e9):
+            state.apply(item)
+        states[name] = state.picture()
+    full, venue, reveal = states["secure"], states["venue"], states["reveal"]
+    assert full["hand"]["seats"]["3"]["cards"] == ["Ah", "Kd"]
+    assert venue["hand"]["seats"]["3"]["cards"] == [None, None]
+    assert reveal["hand"]["seats"]["3"]["cards"] == [None, None]
+    assert reveal["revealed"] == {"3": ["Ah", "Kd"], "5": ["7c", "2d"]}
+    assert venue["revealed"] == full["revealed"] == {}
+    for picture in (full, venue, reveal):
+        assert picture["hands"] == 1 and picture["eliminated"] == [[5, "B", 2]]
+        assert picture["hand"]["street"] == "complete"
+        assert [s["stack"] for s in picture["hand"]["seats"].values()] == \
+            [s["stack"] for s in full["hand"]["seats"].values()]
+    assert "2c" not in str(states)  # the burn card (R19)

@@ -18,12 +18,24 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.channels import ChannelFilter, ChannelSpec, channels_from_config, due_items
+from engine.channels import (
+    ChannelFilter,
+    ChannelItem,
+    ChannelSpec,
+    ChannelState,
+    channels_from_config,
+    due_items,
+)
 from engine.events import BoardDealt, CardBurned, HandMucked, HandShown, HoleCardsDealt
-from engine.hand import Hand
 from engine.log import TableEvent
-from overlay.hub import ChannelHub, ChannelMessage, Subscription, apply_merge_patch
-from tests.log.hands import HandReducer, picture, random_log
+from overlay.hub import (
+    ChannelHub,
+    ChannelMessage,
+    EngineReducer,
+    Subscription,
+    apply_merge_patch,
+)
+from tests.log.hands import random_log
 
 HAND_ENDS = {"hand_ended", "hand_voided"}
 
@@ -108,7 +120,7 @@ def simulate(entries: list[TableEvent], specs: dict[str, ChannelSpec], rng: rand
     at random moments; returns the hubs, the clients and the final time."""
     now = [entries[0].time - 1.0]
     hubs: dict[str, ChannelHub[Any]] = {
-        name: ChannelHub(spec, HandReducer(), log_id="L", clock=lambda: now[0],
+        name: ChannelHub(spec, EngineReducer(), log_id="L", clock=lambda: now[0],
                          queue_size=rng.choice((4, 64, 1024)))
         for name, spec in specs.items()}
     clients: list[Client] = []
@@ -182,31 +194,38 @@ def check_log(entries: list[TableEvent], specs: dict[str, ChannelSpec], seed: in
                     assert event["cards"] == [None] * len(event["cards"])
         # Snapshot plus patches equals the state, even for slow and late subscribers.
         assert client.view == hubs[client.channel].snapshot_message().data["view"]
-    truth_start = max(i for i, e in enumerate(entries) if e.kind == "hand_started")
-    truth = Hand.replay(e.payload for e in entries[truth_start:])  # type: ignore[misc]
+    # The truth: the engine's replay of the whole log, unfiltered.
+    truth = ChannelState()
+    for entry in entries:
+        truth.apply(ChannelItem(entry, entry.time))
+    hand = truth.hand
+    assert hand is not None
     for name, spec in specs.items():
         items = due_items(spec, entries, end)
-        reducer = HandReducer()
+        reducer = EngineReducer()
         state = reducer.initial()
         for item in items:
             state = reducer.apply(state, item)
         view = hubs[name].snapshot_message().data["view"]
         assert view == reducer.snapshot(state)
         assert hubs[name].revision == len(items)
+        expected = truth.picture()
         if spec.filter is ChannelFilter.FULL:
-            assert view == picture(truth)
-        else:
-            expected = picture(truth)
-            for data in expected["seats"].values():
-                if not data["shown"]:
-                    data["cards"] = [None] * len(data["cards"])
-            assert {k: v for k, v in view.items() if k != "revealed"} == \
-                {k: v for k, v in expected.items() if k != "revealed"}
-            if spec.filter is ChannelFilter.REVEAL_AFTER_HAND and truth.is_over:
-                dealt = {str(e.payload.seat): [c and c.code for c in e.payload.cards]
-                         for e in entries[truth_start:]
-                         if isinstance(e.payload, HoleCardsDealt) and e.secrecy == "secret"}
-                assert {k: v for k, v in view["revealed"].items() if k in dealt} == dealt
+            assert view == expected
+            continue
+        for data in expected["hand"]["seats"].values():
+            if not data["shown"]:
+                data["cards"] = [None] * len(data["cards"])
+        assert {k: v for k, v in view.items() if k != "revealed"} == \
+            {k: v for k, v in expected.items() if k != "revealed"}
+        if spec.filter is ChannelFilter.PUBLIC:
+            assert view["revealed"] == {}
+        elif hand.is_over:  # reveal_after_hand: every known hole card of the last hand
+            start = max(i for i, e in enumerate(entries) if e.kind == "hand_started")
+            dealt = {str(e.payload.seat): [c and c.code for c in e.payload.cards]
+                     for e in entries[start:]
+                     if isinstance(e.payload, HoleCardsDealt) and e.secrecy == "secret"}
+            assert {k: v for k, v in view["revealed"].items() if k in dealt} == dealt
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
