@@ -97,6 +97,9 @@ class ObsConfigSection:
     password: str = ""
     channel: str = "delayed"
     timeout: float = 5.0
+    raw: Mapping[str, Any] = field(default_factory=dict)
+    """The whole ``[obs]`` table (scene names, automation rules, ...), validated by
+    :meth:`overlay.obs.settings.ObsSettings.from_mapping`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,19 +318,21 @@ def _parse_readers(raw: Mapping[str, Any]) -> tuple[ReaderConfig, ...]:
 
 
 def _parse_obs(raw: Mapping[str, Any]) -> ObsConfigSection:
+    from overlay.obs.settings import ObsSettings
+
     section = _section(raw, "obs")
-    _reject_unknown(section, "obs", _fields(ObsConfigSection))
+    ObsSettings.from_mapping(section)  # every key and rule checked here, at start-up
     d = ObsConfigSection()
     values = {f.name: _take(section, f.name, "obs", type(getattr(d, f.name)),
                             getattr(d, f.name))
-              for f in dataclasses.fields(ObsConfigSection)}
+              for f in dataclasses.fields(ObsConfigSection) if f.name != "raw"}
     if not 1 <= values["port"] <= 65535:
         raise ConfigError("obs.port", f"{values['port']} is not a TCP port")
     _positive(values["timeout"], "obs.timeout")
     if values["enabled"] and not values["password"]:
         # obs-websocket listens on every interface: never run it without a password.
         raise ConfigError("obs.password", "is required when OBS control is enabled")
-    return ObsConfigSection(**values)
+    return ObsConfigSection(**values, raw=dict(section))
 
 
 def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Config:

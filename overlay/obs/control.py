@@ -36,6 +36,8 @@ if TYPE_CHECKING:
     from overlay.config import Config
 
 _ANY_ADDRESS = {"0.0.0.0", "::", ""}
+# Settings the [obs] table may set directly (the rest come from the service configuration).
+_SCENE_FIELDS = ("table_scene", "showdown_scene", "break_scene", "overlay_source")
 
 
 def settings_from_config(config: Config, *, base_url: str | None = None,
@@ -66,7 +68,10 @@ def settings_from_config(config: Config, *, base_url: str | None = None,
         channel.name for channel in config.channels
         if channel.name != SECURE_CHANNEL and channel.enabled and channel.filter == "full"
         and (channel.delay < config.delay or channel.delay == 0)))
+    configured = ObsSettings.from_mapping(section.raw)
     values: dict[str, Any] = {
+        "rules": configured.rules,
+        **{name: getattr(configured, name) for name in _SCENE_FIELDS if name in section.raw},
         "host": section.host, "port": section.port, "password": section.password,
         "connect_timeout": section.timeout, "request_timeout": section.timeout,
         "base_url": base_url, "overlay_channel": section.channel,

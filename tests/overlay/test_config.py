@@ -103,3 +103,24 @@ def test_command_line_overrides_win() -> None:
     assert config.data_dir == Path("/tmp/x")
     with pytest.raises(ConfigError, match="--host"):
         with_overrides(config, host="not a host")
+
+
+def test_obs_section_passes_scenes_and_rules_through(tmp_path: Path) -> None:
+    from overlay.obs.control import settings_from_config
+
+    path = tmp_path / "feltcast.toml"
+    path.write_text("""
+[obs]
+enabled = true
+password = "pw"
+table_scene = "Final Table"
+rules = [{ on = "hand_ended", do = "switch_scene", scene = "Final Table" }]
+""")
+    settings = settings_from_config(load_config(path))
+    assert settings is not None
+    assert settings.table_scene == "Final Table"
+    assert [rule.on for rule in settings.rules] == ["hand_ended"]
+    path.write_text('[obs]\nrules = [{ on = "hand_ended", do = "dance" }]\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert info.value.key.startswith("obs.rules[0]")
