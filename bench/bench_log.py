@@ -48,7 +48,14 @@ from engine.events import (
     HoleCardsDealt,
     Street,
 )
-from overlay.hub import ChannelHub, ChannelMessage, Subscription, TableLog
+from overlay.hub import (
+    ChannelHub,
+    ChannelMessage,
+    EngineReducer,
+    Reducer,
+    Subscription,
+    TableLog,
+)
 from overlay.store import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -186,9 +193,12 @@ async def paced(table_log: TableLog, events: Iterator[Event], rate: float, secon
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix="feltcast-bench-log-"))
     store = open_store(args.url, workdir, synchronous=args.synchronous)
-    venue = ChannelHub(BUILTIN_CHANNELS["venue"], CountingReducer(), queue_size=4096)
+    def reducer() -> Reducer[Any]:
+        return EngineReducer() if args.reducer == "engine" else CountingReducer()
+
+    venue: ChannelHub[Any] = ChannelHub(BUILTIN_CHANNELS["venue"], reducer(), queue_size=4096)
     delayed_spec = replace(BUILTIN_CHANNELS["delayed"], delay=args.delay)
-    delayed = ChannelHub(delayed_spec, CountingReducer(), queue_size=4096)
+    delayed: ChannelHub[Any] = ChannelHub(delayed_spec, reducer(), queue_size=4096)
     table_log = TableLog(store, [venue, delayed])
     await table_log.start()
     events = hand_events(args.seed)
@@ -240,7 +250,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     await table_log.close()
     return {"latency": latency, "sustained": sustained, "delayed_release": release,
             "store": "sqlite" if not args.url else args.url.split(":")[0],
-            "synchronous": args.synchronous, "subscribers": args.subscribers}
+            "synchronous": args.synchronous, "subscribers": args.subscribers,
+            "reducer": args.reducer}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -255,6 +266,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency-events", type=int, default=2000)
     parser.add_argument("--latency-rate", type=float, default=200.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--reducer", choices=("counting", "engine"), default="counting",
+                        help="channel views: a small counting view (the log and fan-out "
+                             "alone) or the engine's replay of each channel (ChannelState)")
     parser.add_argument("--no-save", action="store_true")
     args = parser.parse_args(argv)
     load_before = os.getloadavg()
