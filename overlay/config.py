@@ -30,13 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from engine.channels import ChannelSpec, channels_from_config
 from engine.errors import ConfigError
 
 T = TypeVar("T")
-
-#: The hole-card filters a channel can apply (see engine/channels.py).
-CHANNEL_FILTERS = ("public", "full", "reveal_after_hand")
-
 
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
@@ -72,15 +69,6 @@ class TableConfigSection:
 
 
 @dataclass(frozen=True, slots=True)
-class ChannelConfig:
-    name: str
-    filter: str
-    delay: float = 0.0
-    enabled: bool = True
-    requires_token: bool = False
-
-
-@dataclass(frozen=True, slots=True)
 class ReaderConfig:
     name: str
     transport: str
@@ -108,26 +96,17 @@ class Config:
     table: TableConfigSection = TableConfigSection()
     players: tuple[PlayerConfig, ...] = ()
     delay: float = 900.0
-    channels: tuple[ChannelConfig, ...] = ()
+    channels: tuple[ChannelSpec, ...] = ()
     readers: tuple[ReaderConfig, ...] = ()
     obs: ObsConfigSection = ObsConfigSection()
     database_url: str = ""
     data_dir: Path = Path("data")
 
-    def channel(self, name: str) -> ChannelConfig:
+    def channel(self, name: str) -> ChannelSpec:
         for channel in self.channels:
             if channel.name == name:
                 return channel
         raise ConfigError(f"channels.{name}", "no such channel")
-
-
-def default_channels(delay: float, secure_enabled: bool = False) -> tuple[ChannelConfig, ...]:
-    """The three standard channels of the architecture note."""
-    return (
-        ChannelConfig("venue", "public", 0.0),
-        ChannelConfig("delayed", "full", delay),
-        ChannelConfig("secure", "full", 0.0, enabled=secure_enabled, requires_token=True),
-    )
 
 
 # --- validation helpers ------------------------------------------------------------------
@@ -254,30 +233,16 @@ def _parse_players(raw: Mapping[str, Any], table: TableConfigSection) -> tuple[P
     return tuple(sorted(result, key=lambda p: p.seat))
 
 
-def _parse_channels(raw: Mapping[str, Any], delay: float) -> tuple[ChannelConfig, ...]:
+def _parse_channels(raw: Mapping[str, Any], delay: float) -> tuple[ChannelSpec, ...]:
+    """The built-in channels (engine/channels.py) with the ``[channels]`` table applied; the
+    ``delayed`` channel's delay is ``[delay].seconds`` unless the table sets it."""
     section = _section(raw, "channels")
-    channels = {c.name: c for c in default_channels(delay)}
     for name, entry in section.items():
-        path = f"channels.{name}"
         if not isinstance(entry, dict):
-            raise ConfigError(path, "expected a table")
-        _reject_unknown(entry, path, {"filter", "delay", "enabled", "requires_token"})
-        base = channels.get(name)
-        if base is None and "filter" not in entry:
-            raise ConfigError(f"{path}.filter", f"a new channel needs a filter "
-                                                f"({', '.join(CHANNEL_FILTERS)})")
-        filter_ = _take(entry, "filter", path, str, base.filter if base else "")
-        _choice(filter_, f"{path}.filter", CHANNEL_FILTERS)
-        delay_s = _take(entry, "delay", path, float, base.delay if base else 0.0)
-        _positive(delay_s, f"{path}.delay", zero_ok=True)
-        enabled = _take(entry, "enabled", path, bool, base.enabled if base else True)
-        requires_token = _take(entry, "requires_token", path, bool,
-                               base.requires_token if base else filter_ == "full")
-        if filter_ == "full" and delay_s == 0 and not requires_token:
-            raise ConfigError(f"{path}.requires_token",
-                              "a live channel with hole cards must require a token")
-        channels[name] = ChannelConfig(name, filter_, delay_s, enabled, requires_token)
-    return tuple(channels.values())
+            raise ConfigError(f"channels.{name}", "expected a table")
+    delayed = dict(section.get("delayed", {}))
+    delayed.setdefault("delay", delay)
+    return tuple(channels_from_config({**section, "delayed": delayed}).values())
 
 
 def _parse_readers(raw: Mapping[str, Any]) -> tuple[ReaderConfig, ...]:
@@ -401,8 +366,8 @@ def with_overrides(config: Config, *, host: str | None = None, port: int | None 
     channels = config.channels
     if delay is not None:
         _positive(delay, "--delay", zero_ok=True)
-        channels = tuple(dataclasses.replace(c, delay=delay) if c.name == "delayed" else c
-                         for c in channels)
+        channels = tuple(ChannelSpec.from_dict({**c.to_dict(), "delay": delay})
+                         if c.name == "delayed" else c for c in channels)
     return dataclasses.replace(
         config, server=server, channels=channels,
         delay=config.delay if delay is None else delay,

@@ -58,7 +58,7 @@ def test_a_good_file(tmp_path: Path) -> None:
 def test_defaults_without_a_file() -> None:
     config = load_config(None)
     assert (config.server.host, config.server.port) == ("127.0.0.1", 8080)
-    assert {c.name for c in config.channels} == {"venue", "delayed", "secure"}
+    assert {c.name for c in config.channels} == {"venue", "delayed", "secure", "reveal"}
 
 
 @pytest.mark.parametrize("text, key, fragment", [
@@ -72,7 +72,7 @@ def test_defaults_without_a_file() -> None:
     ("[delay]\nseconds = -5", "delay.seconds", "zero or more"),
     ("[channels.live]\nfilter = 'full'\nrequires_token = false", "channels.live.requires_token",
      "must require a token"),
-    ("[channels.new]\ndelay = 5", "channels.new.filter", "needs a filter"),
+    ("[channels.new]\ndelay = 5", "channels.new.filter", "missing"),
     ("[obs]\nenabled = true", "obs.password", "required"),
     ("[tabel]\nseats = 9", "tabel", "unknown key"),
     ("[server]\nport = 70000", "server.port", "not a TCP port"),
