@@ -454,6 +454,8 @@ class TableLog:
         self._lock = asyncio.Lock()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="feltcast-log")
         self._last_time = -float("inf")
+        self._published = 0
+        self._uncertain = False
         for hub in hubs:
             self.add_hub(hub)
 
@@ -477,29 +479,58 @@ class TableLog:
                     hub.view.offer(event)
             after = batch[-1].seq
             self._last_time = batch[-1].time
+        self._published = after
         for hub in self.hubs.values():
             hub.release_due()
         return after
 
     async def append(self, events: Sequence[LoggedEvent], *, source: str = "engine",
                      ) -> list[TableEvent]:
-        """Log ``events`` (one batch, one transaction) and publish them; returns the entries."""
+        """Log ``events`` (one batch, one transaction) and publish them; returns the entries.
+
+        :raises StoreError: the batch was not acknowledged. (If it was committed all the same,
+            e.g. the connection broke during the commit, the next append publishes it first.)
+        """
         if not events:
             return []
         async with self._lock:
+            if self._uncertain:
+                await self._catch_up()
             stamp = max(self.clock(), self._last_time)  # log times never go backwards
             first = self.store.last_seq + 1
             batch = [TableEvent.record(first + i, stamp, event, source=source)
                      for i, event in enumerate(events)]
-            if self.store.commits_fast:  # ~0.1 ms: cheaper than a thread hop and the GIL
-                self.store.append(batch)
-            else:
-                await asyncio.get_running_loop().run_in_executor(
-                    self._executor, self.store.append, batch)
-            self._last_time = stamp
-            for hub in self.hubs.values():
-                hub.offer(batch)
+            try:
+                if self.store.commits_fast:  # ~0.1 ms: cheaper than a thread hop and the GIL
+                    self.store.append(batch)
+                else:
+                    await asyncio.get_running_loop().run_in_executor(
+                        self._executor, self.store.append, batch)
+            except Exception:
+                self._uncertain = True
+                raise
+            self._publish(batch)
         return batch
+
+    def _publish(self, batch: Sequence[TableEvent]) -> None:
+        self._last_time = max(self._last_time, batch[-1].time)
+        self._published = batch[-1].seq
+        for hub in self.hubs.values():
+            hub.offer(batch)
+
+    async def _catch_up(self) -> None:
+        """Publish what the log holds beyond what the hubs have (after a failed append)."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._executor, self.store.refresh)
+        while self._published < self.store.last_seq:
+            batch = await loop.run_in_executor(self._executor, self.store.read,
+                                               self._published, 5000)
+            if not batch:
+                break
+            _log.warning("log events %d-%d were committed without an acknowledgement; "
+                         "publishing them now", batch[0].seq, batch[-1].seq)
+            self._publish(batch)
+        self._uncertain = False
 
     def hub(self, name: str) -> ChannelHub[Any]:
         try:

@@ -263,10 +263,18 @@ class EventStore:
         """The sequence number of the last appended event (0 when the log is empty)."""
         return self._last_seq
 
+    def refresh(self) -> int:
+        """Re-read :attr:`last_seq` from the database (after an append whose outcome is
+        unknown, e.g. a connection lost during the commit); returns it."""
+        self._last_seq = self._read_last_seq()
+        return self._last_seq
+
     def append(self, batch: Sequence[TableEvent]) -> None:
         """Persist ``batch`` (consecutive sequence numbers following :attr:`last_seq`).
 
-        One transaction: all of the batch is on disk when this returns, or none of it.
+        One transaction: all of the batch is on disk when this returns, or none of it. When
+        the connection breaks (e.g. PostgreSQL restarted) a :class:`StoreError` says so and the
+        next append reconnects; appending the very same batch again is harmless.
         """
         if not batch:
             return
@@ -282,6 +290,8 @@ class EventStore:
                 conn.exec_driver_sql(self._insert, rows)
         except sa.exc.IntegrityError as error:
             self._last_seq = self._read_last_seq()
+            if self.read(batch[0].seq - 1, len(batch)) == list(batch):
+                return  # a retry of a batch whose commit went through: nothing to do
             raise StoreError(f"another writer appended to this log (now at event "
                              f"{self._last_seq}); only one service may write a table's "
                              f"log") from error

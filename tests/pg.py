@@ -65,10 +65,17 @@ class PostgresServer:
     def start(self) -> None:
         self._run(self.initdb, "-D", self.data, "-U", "postgres", "--auth=trust",
                   "--no-sync", "-E", "UTF8", "--locale=C")
+        self._pg_ctl("start")
+
+    def _pg_ctl(self, action: str, *extra: str) -> None:
         options = (f"-h 127.0.0.1 -p {self.port} -k {self.root} -c fsync=off "
                    "-c full_page_writes=off -c max_connections=50")
         self._run(self.pg_ctl, "-D", self.data, "-l", self.root / "server.log", "-w",
-                  "-t", "60", "-o", options, "start")
+                  "-t", "60", "-o", options, *extra, action)
+
+    def restart(self) -> None:
+        """Stop the server abruptly (every connection is cut) and start it again."""
+        self._pg_ctl("restart", "-m", "immediate")
 
     def stop(self) -> None:
         with contextlib.suppress(subprocess.SubprocessError, OSError):

@@ -31,7 +31,7 @@ from overlay.hub import (
     hubs_for,
     merge_patch,
 )
-from overlay.store import open_store
+from overlay.store import StoreError, open_store
 from tests.log.events import sample_events
 
 VENUE = BUILTIN_CHANNELS["venue"]
@@ -358,3 +358,26 @@ async def test_a_failing_view_is_logged_and_the_channel_keeps_going(
     assert messages[-1].revision == len(expected_items(spec, entries, float("inf")))
     assert "could not take log event" in caplog.text
     hub.close()
+
+
+async def test_events_committed_behind_the_hubs_backs_are_published_before_the_next(
+        db_url: str) -> None:
+    """After a failed append the log may hold events the hubs never saw (a commit whose
+    acknowledgement was lost, or a second writer): the next append publishes them first."""
+    store = open_store(db_url)
+    table_log = TableLog(store, [ChannelHub(SECURE, EventListReducer())], clock=lambda: 5.0)
+    await table_log.start()
+    sub = table_log.hub("secure").subscribe()
+    events = sample_events(6)
+    await table_log.append(events[:2])
+    intruder = open_store(db_url)
+    intruder.append([TableEvent.record(3, 5.0, events[2]), TableEvent.record(4, 5.0, events[3])])
+    with pytest.raises(StoreError, match="another writer"):
+        await table_log.append(events[4:5])
+    entries = await table_log.append(events[4:])
+    assert [e.seq for e in entries] == [5, 6]
+    logged = store.read()
+    assert [e.payload for e in logged] == events
+    assert client_items(drain(sub)) == expected_items(SECURE, logged, 10.0)
+    intruder.close()
+    await table_log.close()

@@ -25,6 +25,7 @@ from overlay.store import (
     schema_version,
 )
 from tests.log.events import FLOP, sample_events
+from tests.pg import PostgresServer
 
 
 def entries(start: int, events: list, time: float = 1000.0) -> list[TableEvent]:
@@ -185,3 +186,31 @@ def test_database_url_choice(tmp_path: Path) -> None:
     assert database_url("postgresql://u@h/db") == "postgresql://u@h/db"
     with pytest.raises(ConfigError, match=r"database\.url"):
         database_url("mysql://x")
+
+
+def test_a_postgresql_restart_fails_one_append_then_the_store_reconnects(
+        pg_server: PostgresServer) -> None:
+    url = pg_server.create_database()
+    store = open_store(url)
+    store.append(entries(1, [FLOP]))
+    pg_server.restart()
+    with pytest.raises(StoreError, match="did not take events 2-2"):
+        store.append(entries(2, [FLOP]))
+    store.append(entries(2, [FLOP, FLOP]))  # the next append reconnects
+    assert [e.seq for e in store.read()] == [1, 2, 3]
+    store.close()
+
+
+def test_appending_the_same_batch_twice_is_harmless(db_url: str) -> None:
+    store = open_store(db_url)
+    other = open_store(db_url)  # stands for a writer that does not know its batch went through
+    batch = entries(1, sample_events(4))
+    store.append(batch)
+    other.append(batch)
+    assert other.last_seq == 4 and other.read() == batch
+    store.append(entries(5, [FLOP]))
+    with pytest.raises(StoreError, match="another writer"):  # seq 5 is someone else's event
+        other.append(entries(5, sample_events(1)))
+    assert other.last_seq == 5 and other.read(after=4) == entries(5, [FLOP])
+    store.close()
+    other.close()
