@@ -20,7 +20,8 @@ This is the wire protocol of ``docs/view-model.md``: the websocket handler forwa
 Delayed channels release items with a loop timer at their due time (no polling loop).
 
 :class:`TableLog` is the write path: stamp time and sequence numbers, persist the batch
-(:class:`overlay.store.EventStore`, in a worker thread), and only then offer it to every hub.
+(:class:`overlay.store.EventStore`: on the loop thread for SQLite's sub-millisecond commits,
+else in a worker thread), and only then offer it to every hub.
 """
 
 from __future__ import annotations
@@ -399,7 +400,7 @@ class ChannelHub(Generic[S]):
 
     def subscribe(self, *, resume_from: int | None = None, log_id: str | None = None,
                   ) -> Subscription:
-        """A new subscriber: a snapshot first, or only the missed deltas when it resumes.
+        """A new subscriber: a snapshot first, or only the missed patches when it resumes.
 
         ``resume_from`` is the last revision the client has (of log ``log_id``); it resumes
         when that is still in the hub's history, otherwise it gets a snapshot.
