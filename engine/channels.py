@@ -278,10 +278,16 @@ class ChannelState:
     eliminated: list[PlayerEliminated] = field(default_factory=list)
     hands: int = 0
     """How many hands this channel has seen start."""
+    seq: int = 0
+    """The last log entry released to this channel (its horizon)."""
+    as_of: float | None = None
+    """The time of that entry: what the channel shows is the table as of then."""
     _hand: Hand | None = None
     _replayed: int = -1
 
     def apply(self, item: ChannelItem) -> None:
+        if item.event.seq > self.seq:
+            self.seq, self.as_of = item.event.seq, item.event.time
         event = item.event.payload
         if not isinstance(event, Event):
             return  # not a hand event: nothing for the engine to replay

@@ -191,3 +191,7 @@ def test_channel_state_is_the_engine_replay_of_what_the_channel_saw() -> None:
         assert [s["stack"] for s in picture["hand"]["seats"].values()] == \
             [s["stack"] for s in full["hand"]["seats"].values()]
     assert "2c" not in str(states)  # the burn card (R19)
+    state = ChannelState()
+    for item in due_items(BUILTIN_CHANNELS["venue"], hand_log, 1e9):
+        state.apply(item)
+    assert (state.seq, state.as_of) == (7, hand_log[-1].time)
