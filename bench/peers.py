@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import combinations
-from typing import Any
 
 from engine.cards import FULL_DECK, parse_cards
 
@@ -26,19 +25,17 @@ def _deal(scenario: Scenario) -> tuple[list[tuple[int, ...]], tuple[int, ...], l
     return hands, board, deck, 5 - len(board)
 
 
-def _loop(scenario: Scenario, score: Callable[[tuple[Any, ...]], int],
-          convert: Callable[[int], Any]) -> Tally:
-    """Higher ``score`` wins. ``convert`` maps a Feltcast card index to the peer's card."""
-    hands_i, board_i, deck_i, to_come = _deal(scenario)
-    hands = [tuple(convert(i) for i in h) for h in hands_i]
-    board = tuple(convert(i) for i in board_i)
-    deck = [convert(i) for i in deck_i]
+def phevaluator_loop(scenario: Scenario) -> Tally:
+    from phevaluator import evaluate_cards
+
+    # phevaluator numbers cards 2c=0 ... As=51 like Feltcast; a lower rank is stronger.
+    hands, board, deck, to_come = _deal(scenario)
     n = len(hands)
     wins, ties = [0] * n, [0] * n
     for extra in combinations(deck, to_come):
         full = board + extra
-        values = [score(h + full) for h in hands]
-        best = max(values)
+        values = [evaluate_cards(*hand, *full) for hand in hands]
+        best = min(values)
         if values.count(best) == 1:
             wins[values.index(best)] += 1
         else:
@@ -48,18 +45,28 @@ def _loop(scenario: Scenario, score: Callable[[tuple[Any, ...]], int],
     return tuple(wins), tuple(ties)
 
 
-def phevaluator_loop(scenario: Scenario) -> Tally:
-    from phevaluator import evaluate_cards
-
-    # phevaluator numbers cards 2c=0 ... As=51 like Feltcast; lower ranks are stronger.
-    return _loop(scenario, lambda cards: -evaluate_cards(*cards), int)
-
-
 def eval7_loop(scenario: Scenario) -> Tally:
     import eval7
 
     codes = [c.code for c in FULL_DECK]
-    return _loop(scenario, eval7.evaluate, lambda i: eval7.Card(codes[i]))
+    hands_i, board_i, deck_i, to_come = _deal(scenario)
+    hands = [[eval7.Card(codes[i]) for i in h] for h in hands_i]
+    board = [eval7.Card(codes[i]) for i in board_i]
+    deck = [eval7.Card(codes[i]) for i in deck_i]
+    evaluate = eval7.evaluate
+    n = len(hands)
+    wins, ties = [0] * n, [0] * n
+    for extra in combinations(deck, to_come):
+        full = board + list(extra)
+        values = [evaluate(hand + full) for hand in hands]  # a higher value is stronger
+        best = max(values)
+        if values.count(best) == 1:
+            wins[values.index(best)] += 1
+        else:
+            for p in range(n):
+                if values[p] == best:
+                    ties[p] += 1
+    return tuple(wins), tuple(ties)
 
 
 def pokerkit_loop(scenario: Scenario) -> Tally:
