@@ -205,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     path = args.out / f"equity-{when.replace(':', '')[:17]}.json"
     path.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}")
+    others = sorted(f"python -m bench.{p.stem}" for p in Path(__file__).parent.glob("bench_*.py"))
+    if others:
+        print("other benchmarks: " + ", ".join(others))
     agree = all(p["agrees"] for row in rows for p in row["peers"].values())
     return 0 if agree else 1
 
