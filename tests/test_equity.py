@@ -6,6 +6,7 @@ import json
 from fractions import Fraction
 from itertools import combinations
 from math import comb
+from typing import Any
 
 import numpy as np
 import pytest
@@ -159,6 +160,25 @@ def test_flop_matches_plain_enumeration(deal: tuple[
     assert ([p.wins for p in result.players], [p.ties for p in result.players]) == (wins, ties)
     assert [p.equity for p in result.players] == shares
     assert result.boards == boards
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(deals((0,)), st.integers(8, 11), st.randoms(use_true_random=False))
+def test_preflop_with_few_live_cards_matches_plain_enumeration(
+        deal: tuple[list[tuple[Card, ...]], tuple[Card, ...], tuple[Card, ...]],
+        live: int, random: Any) -> None:
+    # Most of the deck dead (R20): the rank-multiset weights and the flush corrections see
+    # uneven, sparse availability, and every board can be dealt by the reference.
+    hands, _, _ = deal
+    held = {c for h in hands for c in h}
+    rest = [c for c in FULL_DECK if c not in held]
+    random.shuffle(rest)
+    dead = tuple(rest[live:])
+    result = equity(hands, (), dead)
+    wins, ties, shares, boards = plain_enumeration(hands, (), dead)
+    assert result.boards == boards == comb(live, 5)
+    assert ([p.wins for p in result.players], [p.ties for p in result.players]) == (wins, ties)
+    assert [p.equity for p in result.players] == shares
 
 
 SUIT_PERMUTATIONS = [(1, 0, 3, 2), (3, 2, 1, 0), (2, 3, 0, 1), (0, 2, 1, 3)]
