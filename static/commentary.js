@@ -162,17 +162,16 @@ function renderHistory(view) {
 }
 
 const players = new KeyedList($("players"), createPlayer);
-const shown = { view: null, receivedAt: 0 };
+const shown = { view: null };
 
 function renderLevelClock() {
-  const remaining = levelRemaining(shown.view, shown.receivedAt);
+  const remaining = shown.view ? levelRemaining(shown.view, channel.viewNow()) : null;
   setText($("level-clock"), remaining === null ? "" : `${clockText(remaining)} left`);
 }
 
 /** The one render function: first paint and every update. */
-export function render(view, meta = {}) {
+export function render(view) {
   shown.view = view;
-  shown.receivedAt = meta.receivedAt || Date.now();
   renderLevelClock();
   renderHeader(view);
   renderBoard(view);

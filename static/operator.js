@@ -15,7 +15,7 @@ const SUITS = ["s", "h", "d", "c"];
 
 const $ = (id) => document.getElementById(id);
 const state = { view: null, receivedAt: 0, busy: false, token: null, ruling: null,
-  manual: [], misdealArmed: null };
+  manual: [], misdealArmed: null, channel: null };
 
 // ---------------------------------------------------------------- commands
 
@@ -294,7 +294,11 @@ function renderClock() {
     && (clock.phase === "minute" || clock.phase === "countdown");
   const node = $("clock");
   if (running) {
-    const elapsed = (Date.now() - state.receivedAt) / 1000;
+    // remaining is counted at the view's as_of; the channel knows how far "now" is past it.
+    const asOf = view.channel && typeof view.channel.as_of === "number" ? view.channel.as_of
+      : null;
+    const elapsed = asOf === null || !state.channel ? (Date.now() - state.receivedAt) / 1000
+      : state.channel.viewNow() - asOf;
     const seat = (view.seats || []).find((s) => s.seat === clock.seat);
     setText(node, `${clockText(clock.remaining - elapsed)}${seat ? ` · ${seat.name}` : ""}`);
   } else {
@@ -422,6 +426,7 @@ function startConsole(token, channelName) {
   $("login").hidden = true;
   $("console").hidden = false;
   const channel = new Channel({ channel: channelName, page: "operator", token });
+  state.channel = channel;
   channel.subscribe(render);
   channel.onStatus(showConnection);
   channel.onError((error) => {

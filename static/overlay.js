@@ -137,17 +137,16 @@ function renderTable(view, best) {
 }
 
 const players = new KeyedList($("players"), createSeat);
-const shown = { view: null, receivedAt: 0 };
+const shown = { view: null };
 
 function renderLevelClock() {
-  const remaining = levelRemaining(shown.view, shown.receivedAt);
+  const remaining = shown.view ? levelRemaining(shown.view, channel.viewNow()) : null;
   setText($("level-clock"), remaining === null ? "" : clockText(remaining));
 }
 
 /** The one render function: first paint and every update. */
-export function render(view, meta = {}) {
+export function render(view) {
   shown.view = view;
-  shown.receivedAt = meta.receivedAt || Date.now();
   renderLevelClock();
   const stage = $("stage");
   stage.classList.remove("empty");

@@ -70,6 +70,7 @@ export class Channel {
     this.receivedAt = null; // performance-free wall time (ms) when this.view arrived
     this.status = "connecting";
     this.lastError = null; // the last {"type": "error"} the server sent
+    this._clockSamples = []; // server minus local clock (s), one per event time seen
     this._socket = null;
     this._attempt = 0;
     this._timer = null;
@@ -167,6 +168,30 @@ export class Channel {
     this._timer = setTimeout(() => this._open(), delay);
   }
 
+  /**
+   * Now on the view's own clock (log time, seconds): the server's time less the channel's
+   * delay, never before the view's as_of. Countdowns (level, R12 clock) use it, so a page
+   * that joins late or sits on a delayed channel counts from the right moment.
+   */
+  viewNow() {
+    const channel = this.view && this.view.channel ? this.view.channel : {};
+    const samples = this._clockSamples;
+    // Every sample arrives after its event was released, so each one underestimates the
+    // offset by its transit time: the largest recent one is the best estimate.
+    const offset = samples.length ? Math.max(...samples) : 0;
+    const now = Date.now() / 1000 + offset - (channel.delay || 0);
+    return typeof channel.as_of === "number" ? Math.max(now, channel.as_of) : now;
+  }
+
+  _sampleClock(events) {
+    const channel = this.view && this.view.channel ? this.view.channel : {};
+    for (const event of events) {
+      if (typeof event.time !== "number") continue;
+      this._clockSamples.push(event.time + (channel.delay || 0) - Date.now() / 1000);
+      if (this._clockSamples.length > 20) this._clockSamples.shift();
+    }
+  }
+
   /** Drop the socket and ask for a fresh snapshot (the last good view stays on screen). */
   resync() {
     this.revision = null; // resume: null asks the server for a snapshot
@@ -201,6 +226,7 @@ export class Channel {
       }
       this._attempt = 0;
       this._apply(mergePatch(this.view, message.patch), message.revision, message.events || []);
+      this._sampleClock(message.events || []);
     } else if (message.type === "error") {
       this.lastError = message.error || null;
       for (const listener of this._errorListeners) listener(this.lastError);

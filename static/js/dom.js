@@ -63,16 +63,11 @@ export function clockText(seconds) {
   return `${minutes}:${String(whole % 60).padStart(2, "0")}`;
 }
 
-/**
- * Seconds left in the blind level now: level.ends_at is on the view's own clock (as_of), so a
- * delayed channel counts down its delayed level; null when the level has no end.
- */
-export function levelRemaining(view, receivedAt, now = Date.now()) {
+/** Seconds left in the blind level at `viewNow` (the channel's Channel.viewNow()). */
+export function levelRemaining(view, viewNow) {
   const level = view && view.table ? view.table.level : null;
-  if (!level || level.ends_at === null || level.ends_at === undefined || !view.channel) {
-    return null;
-  }
-  return Math.max(0, level.ends_at - view.channel.as_of - (now - receivedAt) / 1000);
+  if (!level || typeof level.ends_at !== "number") return null;
+  return Math.max(0, level.ends_at - viewNow);
 }
 
 /** Unix seconds → local "HH:MM:SS". */

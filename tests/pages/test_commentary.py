@@ -9,7 +9,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from tests.pages.conftest import Probe
 from tests.pages.harness import Harness
-from tests.pages.views import AS_OF, flop_view, showdown_view
+from tests.pages.views import flop_view, showdown_view
 
 
 def open_commentary(page: Page, harness: Harness, channel: str, revision: int = 1,
@@ -24,7 +24,8 @@ def player(page: Page, seat: int) -> Locator:
 
 def test_defaults_to_the_delayed_channel_and_shows_everything(
         page: Page, harness: Harness, artifacts: Path) -> None:
-    harness.set_view("delayed", flop_view("delayed"))
+    view = flop_view("delayed")
+    harness.set_view("delayed", view)
     page.set_viewport_size({"width": 1600, "height": 1000})
     open_commentary(page, harness, "delayed")
     (hello,) = harness.hellos_on("delayed")
@@ -32,7 +33,8 @@ def test_defaults_to_the_delayed_channel_and_shows_everything(
     # Delay and "as of" time (local time of the view's as_of).
     expect(page.locator("#delay")).to_have_text("Delay 30 s")
     as_of = page.evaluate(
-        f"new Date({AS_OF} * 1000).toLocaleTimeString('en-GB', {{hour12: false}})")
+        f"new Date({view['channel']['as_of']} * 1000)"
+        ".toLocaleTimeString('en-GB', {hour12: false})")
     expect(page.locator("#as-of")).to_have_text(as_of)
     expect(page.locator("#blinds")).to_have_text("4,000 / 8,000")
     expect(page.locator("#level-clock")).to_have_text(re.compile(r"^12:3[234] left$"))

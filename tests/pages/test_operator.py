@@ -233,7 +233,8 @@ def test_clock_health_channels_and_live_updates(page: Page, harness: Harness,
     expect(page.locator("#btn-stop-clock")).to_be_disabled()
     harness.push_patch("operator", {"operator": {"clock": {"seat": 1, "phase": "minute",
                                                            "remaining": 59.5}}})
-    expect(page.locator("#clock")).to_have_text(re.compile(r"^0:(59|60|58) · Ashton Griffin$"))
+    # remaining is counted at the view's as_of (when the view was built, a moment ago).
+    expect(page.locator("#clock")).to_have_text(re.compile(r"^0:5\d · Ashton Griffin$"))
     expect(page.locator("#btn-stop-clock")).to_be_enabled()
     page.wait_for_timeout(300)
     page.screenshot(path=str(artifacts / "operator-tablet.png"), full_page=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -326,3 +327,19 @@ def test_between_hands_the_board_panel_fades_and_no_cards_show(page: Page,
     harness.push_patch("delayed", {"table": {"street": "preflop", "hand_number": 58}})
     expect(page.locator("#table")).to_have_class("table-panel")
     expect(page.locator("#board .card.slot")).to_have_count(5)
+
+
+def test_level_clock_counts_on_the_servers_time_not_the_last_event(page: Page,
+                                                                   harness: Harness) -> None:
+    # The last event was five minutes ago: the level has 754 - 300 s left, not 754.
+    view = flop_view("delayed", as_of=time.time() - 30 - 300)
+    open_overlay(page, harness, "delayed", view)
+    expect(page.locator("#level-clock")).to_have_text(re.compile(r"^7:3[234]$"))
+    # On a live channel whose server clock runs 100 s ahead of this machine, the page learns
+    # the offset from the events' times.
+    live = flop_view("secure")
+    open_overlay(page, harness, "secure", live, revision=2)
+    expect(page.locator("#level-clock")).to_have_text(re.compile(r"^12:3[234]$"))
+    harness.push_patch("secure", {"table": {"hand_number": 58}},
+                       events=[{"kind": "action_taken", "seat": 1, "time": time.time() + 100}])
+    expect(page.locator("#level-clock")).to_have_text(re.compile(r"^10:5[234]$"))

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import copy
+import time
 from typing import Any
 
 View = dict[str, Any]
-
-AS_OF = 1764500000.0
 
 
 def _seat(seat: int, name: str | None, stack: int, **extra: Any) -> dict[str, Any]:
@@ -23,8 +22,15 @@ def _seat(seat: int, name: str | None, stack: int, **extra: Any) -> dict[str, An
     return base
 
 
-def flop_view(channel: str = "delayed") -> View:
-    """Hand 57 on the flop Qs 9s 8c: Rast bet 24,000, Ashton to act; three players in."""
+def flop_view(channel: str = "delayed", as_of: float | None = None) -> View:
+    """Hand 57 on the flop Qs 9s 8c: Rast bet 24,000, Ashton to act; three players in.
+
+    ``as_of`` defaults to now on the channel's clock (now less the delay), as the service
+    would send it; the level ends 754 s later.
+    """
+    delay = 30.0 if channel == "delayed" else 0.0
+    if as_of is None:
+        as_of = time.time() - delay
     full = channel in ("delayed", "secure", "operator")
 
     def cards(*codes: str) -> list[str | None]:
@@ -56,13 +62,13 @@ def flop_view(channel: str = "delayed") -> View:
         _seat(8, "Lena Fischer", 2210000, folded=True, last_action="Fold", cards=cards("Kc", "4c")),
     ]
     return {
-        "channel": {"name": channel, "delay": 30.0 if channel == "delayed" else 0.0,
-                    "as_of": AS_OF, "live": channel != "delayed"},
+        "channel": {"name": channel, "delay": delay, "as_of": as_of,
+                    "live": channel != "delayed"},
         "table": {
             "name": "Main Event Final Table",
             "hand_number": 57,
             "level": {"number": 12, "small_blind": 4000, "big_blind": 8000, "ante": 8000,
-                      "ante_mode": "big_blind", "ends_at": AS_OF + 754},
+                      "ante_mode": "big_blind", "ends_at": as_of + 754},
             "street": "flop",
             "board": ["Qs", "9s", "8c"],
             "pots": [{"amount": 662000, "eligible": [1, 4, 7], "winners": [],
