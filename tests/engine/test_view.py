@@ -597,3 +597,16 @@ def test_wsop_hands_end_with_the_recorded_stacks_and_the_engines_winners(path: P
         if seat not in shown:
             assert venue["hand"] is None and venue["best_five"] is None
             assert venue["equity"] is None and venue["outs"] is None
+
+
+def test_the_view_benchmark_runs_end_to_end(tmp_path: Path) -> None:
+    """bench/bench_view.py on a tiny load (its timings belong to the benchmark, not here)."""
+    from bench import bench_view
+
+    assert bench_view.main(["--hands", "2", "--out", str(tmp_path)]) == 0
+    report = json.loads(next(tmp_path.glob("view-*.json")).read_text())
+    secure = report["channels"]["secure"]
+    # Every log entry but the burn cards (R19: on no channel) is timed on both channels.
+    assert 0 < secure["all"]["items"] == report["channels"]["venue"]["all"]["items"]
+    assert secure["all"]["items"] < report["entries"]
+    assert secure["recompute"]["items"] >= 2 and secure["cached"]["items"] >= 1
