@@ -8,9 +8,15 @@ benchmark subscribes *after* the overlay's own ``render`` stamps the time the DO
 Both clocks are the same machine's wall clock (``time.time()`` and ``Date.now()``).
 
 Two kinds of patch alternate: a seat acts (the whole ``seats`` array, as a merge patch sends
-it) and a board card is dealt. Reported: p50/p95/p99/max of send → DOM-updated latency, and
-the page's own JS time per render (``performance.now()`` around the subscriber calls).
-Target: p95 <= 20 ms, leaving the rest of the 50 ms to the service.
+it) and a board card is dealt. Reported (p50/p95/p99/max, after 20 warm-up patches):
+
+- ``page_ms``: the page's whole share, from the socket's message event to the DOM updated
+  (parse, merge patch, render), timed with ``performance.now()`` in the page. Target:
+  p95 <= 10 ms, a fifth of the 50 ms budget.
+- ``render_ms``: ``render(view)`` alone.
+- ``end_to_end_ms``: harness send -> DOM updated, wall clock; it includes the harness's own
+  thread hop and the machine's scheduling, so it is informative only (the load average is
+  recorded with the result).
 Results go to ``bench/results/pages-<UTC time>.json``; the exit status is 1 if the target is
 missed.
 """
@@ -20,6 +26,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+import os
 import platform
 import statistics
 import sys
@@ -36,7 +43,8 @@ from tests.pages.views import flop_view
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
-TARGET_P95_MS = 20.0
+TARGET_P95_MS = 10.0
+WARMUP = 20  # the first patches pay for JIT compilation and first layouts
 
 _PROBE = """() => {
     // Re-subscribe in a known order: the overlay's render (timed), then the latency probe.
@@ -54,6 +62,14 @@ _PROBE = """() => {
         const bench = (meta.events || []).find((e) => e.kind === 'bench');
         if (bench) window.benchSamples.push(Date.now() - bench.sent);
     });
+    // The page's whole share: parse, merge patch, render, from the socket's message event.
+    window.benchPage = [];
+    const onMessage = channel._onMessage.bind(channel);
+    channel._onMessage = (data) => {
+        const start = performance.now();
+        onMessage(data);
+        window.benchPage.push(performance.now() - start);
+    };
 }"""
 
 
@@ -84,7 +100,7 @@ def run(patches: int, interval_ms: float) -> dict[str, Any]:
             seats = copy.deepcopy(view["seats"])
             boards = [["Qs", "9s", "8c"], ["Qs", "9s", "8c", "2h"],
                       ["Qs", "9s", "8c", "2h", "3c"]]
-            for n in range(patches):
+            for n in range(patches + WARMUP):
                 if n % 2:
                     patch: dict[str, Any] = {"table": {"board": boards[n % 3]}}
                 else:
@@ -94,20 +110,23 @@ def run(patches: int, interval_ms: float) -> dict[str, Any]:
                 harness.push_patch("secure", patch, events=[{"kind": "bench",
                                                              "sent": time.time() * 1000}])
                 time.sleep(interval_ms / 1000)
-            page.wait_for_function(f"window.benchSamples.length >= {patches}")
+            page.wait_for_function(f"window.benchSamples.length >= {patches + WARMUP}")
+            renders = page.evaluate("window.benchRender")[WARMUP:]
+            handling = page.evaluate("window.benchPage")[WARMUP:]
             samples = page.evaluate("window.benchSamples")
-            renders = page.evaluate("window.benchRender")
             browser.close()
     finally:
         harness.close()
-    latencies = [float(sample) for sample in samples]
-    return {"latency_ms": summary(latencies), "render_ms": summary(renders),
-            "patches": patches, "interval_ms": interval_ms}
+    latencies = [float(sample) for sample in samples][WARMUP:]
+    return {"page_ms": summary(handling), "render_ms": summary(renders),
+            "end_to_end_ms": summary(latencies), "patches": patches, "interval_ms": interval_ms,
+            "load_average": os.getloadavg()}
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--patches", type=int, default=400)
+    parser.add_argument("--patches", type=int, default=400,
+                        help=f"measured patches ({WARMUP} more are sent first to warm up)")
     parser.add_argument("--interval", type=float, default=25.0, help="ms between patches")
     args = parser.parse_args(argv)
     if not CHROMIUM.exists():
@@ -116,17 +135,19 @@ def main(argv: list[str] | None = None) -> int:
     result = run(args.patches, args.interval)
     result.update(target_p95_ms=TARGET_P95_MS, python=platform.python_version(),
                   machine=platform.machine())
-    ok = result["latency_ms"]["p95"] <= TARGET_P95_MS
+    ok = result["page_ms"]["p95"] <= TARGET_P95_MS
     result["ok"] = ok
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     (RESULTS / f"pages-{stamp}.json").write_text(json.dumps(result, indent=2))
-    lat, ren = result["latency_ms"], result["render_ms"]
-    print(f"patch -> overlay DOM: p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms, "
-          f"p99 {lat['p99']:.1f} ms, max {lat['max']:.1f} ms over {lat['n']} patches "
-          f"(target p95 <= {TARGET_P95_MS:.0f} ms: {'ok' if ok else 'MISSED'})")
-    print(f"render(view) JS time: p50 {ren['p50']:.2f} ms, p95 {ren['p95']:.2f} ms, "
-          f"max {ren['max']:.2f} ms")
+    for key, label in (("page_ms", "page: message -> DOM updated"),
+                       ("render_ms", "render(view) alone"),
+                       ("end_to_end_ms", "harness send -> DOM updated")):
+        m = result[key]
+        print(f"{label}: p50 {m['p50']:.1f} ms, p95 {m['p95']:.1f} ms, p99 {m['p99']:.1f} ms, "
+              f"max {m['max']:.1f} ms")
+    print(f"{result['patches']} patches, load average {result['load_average'][0]:.1f}; "
+          f"target page p95 <= {TARGET_P95_MS:.0f} ms: {'ok' if ok else 'MISSED'}")
     return 0 if ok else 1
 
 
