@@ -75,7 +75,7 @@ from engine.tournament import DEFAULT_STRUCTURE, Structure
 from engine.view_operator import ClockState, operator_view, with_devices
 from engine.view_text import action_amount, action_text, last_action_text, pot_label
 
-__all__ = ["TableViewReducer", "TableViewState", "with_devices"]
+__all__ = ["HAND_EVENTS", "TableViewReducer", "TableViewState", "reducer_for", "with_devices"]
 
 #: The events a :class:`Hand` applies; anything else is table context or ignored.
 HAND_EVENTS: tuple[type[Event], ...] = (
@@ -117,6 +117,8 @@ class TableViewState:
     """The current (or last) hand as this channel saw it."""
     revealed: dict[int, tuple[Card | None, ...]] = field(default_factory=dict)
     """Hole cards revealed after the hand ended (``reveal_after_hand`` channels)."""
+    fed: dict[int, Event] = field(default_factory=dict)
+    """This hand's deals and mucks as this channel saw them, by log seq (for reveals)."""
     eliminated: list[PlayerEliminated] = field(default_factory=list)
     awarded_pots: tuple[Pot, ...] | None = None
     """The pots as they stood when the first pot was awarded (their eligible seats)."""
@@ -165,7 +167,13 @@ class TableViewReducer:
         state.items += 1
         payload = entry.payload
         if item.revealed:
-            if isinstance(payload, HoleCardsDealt | HandMucked) and payload.cards:
+            # Only the cards of a deal or muck that still stands: the revealed item has the
+            # seq of the public view this channel saw; an undone deal's cards are not shown.
+            shown = state.fed.get(entry.seq)
+            hand = state.hand
+            standing = hand is not None and shown is not None and any(
+                e is shown for e in hand.effective_events)
+            if standing and isinstance(payload, HoleCardsDealt | HandMucked) and payload.cards:
                 have = state.revealed.get(payload.seat, ())
                 state.revealed[payload.seat] = tuple(
                     new if new is not None else (have[k] if k < len(have) else None)
@@ -176,6 +184,8 @@ class TableViewReducer:
         elif isinstance(payload, HAND_EVENTS):
             if state.hand is not None:
                 self._feed(state, payload)
+                if isinstance(payload, HoleCardsDealt | HandMucked):
+                    state.fed[entry.seq] = payload
         elif isinstance(payload, PlayerEliminated):
             state.eliminated.append(payload)
         else:
@@ -211,6 +221,7 @@ class TableViewReducer:
             state.roster[seat] = _Player(name, stack)
         state.hand = Hand()
         state.revealed = {}
+        state.fed = {}
         state.awarded_pots = None
         state.clock = None
         state.button = started.button
@@ -377,6 +388,13 @@ class TableViewReducer:
         while len(self._equity) > self.equity_cache_size:
             self._equity.popitem(last=False)
         return result
+
+
+def reducer_for(spec: ChannelSpec, *, operator_channel: str = "operator",
+                **options: Any) -> TableViewReducer:
+    """The view reducer of a channel for ``overlay.hub.hubs_for``: the channel named
+    ``operator_channel`` gets the ``operator`` object, no other one does."""
+    return TableViewReducer(spec, operator=spec.name == operator_channel, **options)
 
 
 # --- helpers --------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from engine.evaluator import evaluate
 from engine.events import ActionUndone, BetsCollected, HandShown, PotAwarded, Secrecy
 from engine.hand import Hand
 from engine.log import TableEvent
-from engine.view import TableViewReducer, with_devices
+from engine.view import TableViewReducer, reducer_for, with_devices
 from tests.engine.viewkit import (
     DELAYED,
     OPERATOR,
@@ -610,3 +610,34 @@ def test_the_view_benchmark_runs_end_to_end(tmp_path: Path) -> None:
     assert 0 < secure["all"]["items"] == report["channels"]["venue"]["all"]["items"]
     assert secure["all"]["items"] < report["entries"]
     assert secure["recompute"]["items"] >= 2 and secure["cached"]["items"] >= 1
+
+
+def test_reducer_for_gives_the_operator_object_to_the_operator_channel_only() -> None:
+    entries = log_of(flop_hand().events)
+    for spec in (*SPECS, OPERATOR):
+        reducer = reducer_for(spec, table_name="Main Event Final Table")
+        state = reducer.initial()
+        for item in released(spec, entries):
+            state = reducer.apply(state, item)
+        view = reducer.snapshot(state)
+        assert ("operator" in view) is (spec is OPERATOR)
+        assert view["table"]["name"] == "Main Event Final Table"
+
+
+def test_reveal_never_shows_the_cards_of_an_undone_deal() -> None:
+    table = table_of(PLAYERS, button=7, level=12)
+    hand = table.start_hand()
+    hand.deal_hole(1, "AhKd")
+    hand.deal_hole(4, "2h9s")  # a misread...
+    hand.undo()  # ...taken back and dealt again
+    hand.deal_hole(4, "QsQc")
+    hand.deal_hole(7, "7s4s")
+    hand.fold()
+    hand.fold()
+    assert hand.is_over
+    reducer, _, views = fold(REVEAL, log_of(hand.events))
+    assert all("2h" not in seat_of(view, 4)["cards"] for view in views)
+    final = views[-1]
+    assert [seat_of(final, s)["cards"] for s in (1, 4, 7)] == [["Ah", "Kd"], ["Qs", "Qc"],
+                                                               ["7s", "4s"]]
+    assert reducer.channel is REVEAL

@@ -27,7 +27,7 @@ from engine.equity import EquityResult, equity
 from engine.events import CardBurned, HandShown, HandStarted
 from engine.hand import Hand
 from engine.log import TableEvent
-from engine.view import TableViewReducer
+from engine.view import HAND_EVENTS, TableViewReducer
 from overlay.hub import ChannelHub, apply_merge_patch
 from tests.engine.viewkit import DELAYED, REVEAL, SECURE, SPECS, VENUE, released, shape_errors
 from tests.log.hands import random_log
@@ -68,7 +68,7 @@ class Oracle:
                 shown[payload.seat] = tuple(c.code for c in payload.cards)
             if payload.kind in HAND_ENDS:
                 ended = True
-            if payload.kind != "player_eliminated":
+            if isinstance(payload, HAND_EVENTS):  # not eliminations nor capture records
                 events.append(payload)
                 hand = Hand.replay(events)
             oracle.truths[entry.seq] = Truth(hand, dict(shown), set(burned), ended)
