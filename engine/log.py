@@ -17,7 +17,8 @@ The envelope's secrecy may be stricter than the payload's (an operator may mark 
 secret), never looser: a stricter class is kept, a looser one is refused.
 
 JSON round trip: ``TableEvent.from_dict(event.to_dict()) == event``. The payload is decoded by
-the engine's ``Event.from_dict`` unless another decoder is given.
+:func:`decode_payload` (engine events, and capture events wrapped in :class:`CaptureRecord`)
+unless another decoder is given.
 """
 
 from __future__ import annotations
@@ -27,15 +28,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from engine.capture_events import CaptureEvent, CaptureFault
+from engine.capture_events import event_from_dict as capture_event_from_dict
 from engine.errors import InvalidInputError
 from engine.events import Event, Secrecy
 
 __all__ = [
     "SECRECY_RANK",
+    "CaptureRecord",
     "LoggedEvent",
     "PayloadDecoder",
     "TableEvent",
     "decode_engine_event",
+    "decode_payload",
 ]
 
 #: Strictness of each secrecy class: a larger number is seen by fewer channels.
@@ -60,10 +65,57 @@ class LoggedEvent(Protocol):
 PayloadDecoder = Callable[[Mapping[str, Any]], LoggedEvent]
 
 
-def decode_engine_event(data: Mapping[str, Any]) -> LoggedEvent:
-    """The default payload decoder: the hand engine's ``Event.from_dict``."""
+#: Capture events that carry no card and may be shown anywhere (reader health, the burn
+#: pile's anonymous count); every other capture event is secret (fail closed).
+PUBLIC_CAPTURE_TYPES = frozenset({"burn_seen", "reader_online", "reader_offline"})
+CAPTURE_PREFIX = "capture."
+
+
+@dataclass(frozen=True, slots=True)
+class CaptureRecord:
+    """A capture event (``engine/capture_events.py``) kept in the table log, for audits and
+    replays of the hardware: ``TableEvent.record(seq, t, CaptureRecord(read), source=...)``.
+
+    Its kind is ``capture.<type>``. A record that carries a card (hole cards read, a board or
+    muck read, a card removed, a fault naming cards) is secret with no public view: the
+    engine's own events say what may be shown. Burn-pile cards never reach a capture event.
+    """
+
+    event: CaptureEvent
+
+    @property
+    def kind(self) -> str:
+        return CAPTURE_PREFIX + self.event.TYPE
+
+    @property
+    def secrecy(self) -> Secrecy:
+        if self.event.TYPE in PUBLIC_CAPTURE_TYPES:
+            return Secrecy.PUBLIC
+        if isinstance(self.event, CaptureFault) and not self.event.cards:
+            return Secrecy.PUBLIC
+        return Secrecy.SECRET
+
+    def public_view(self) -> CaptureRecord | None:
+        return self if self.secrecy is Secrecy.PUBLIC else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "capture": self.event.to_dict()}
+
+
+def decode_payload(data: Mapping[str, Any]) -> LoggedEvent:
+    """The default payload decoder: capture records by their ``capture.`` kind, everything
+    else by the hand engine's ``Event.from_dict``."""
+    kind = data.get("kind")
+    if isinstance(kind, str) and kind.startswith(CAPTURE_PREFIX):
+        capture = data.get("capture")
+        if not isinstance(capture, Mapping):
+            raise InvalidInputError(f"log payload {kind!r} lacks its capture event")
+        return CaptureRecord(capture_event_from_dict(capture))
     event: LoggedEvent = Event.from_dict(dict(data))
     return event
+
+
+decode_engine_event = decode_payload  # the earlier name
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +181,7 @@ class TableEvent:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any],
-                  decode: PayloadDecoder = decode_engine_event) -> TableEvent:
+                  decode: PayloadDecoder = decode_payload) -> TableEvent:
         """Inverse of :meth:`to_dict`; raises :class:`InvalidInputError` on a malformed entry."""
         try:
             seq, time, secrecy = data["seq"], data["time"], data["secrecy"]

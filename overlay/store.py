@@ -33,7 +33,7 @@ from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Field, SQLModel
 
 from engine.errors import ConfigError, FeltcastError
-from engine.log import PayloadDecoder, TableEvent, decode_engine_event
+from engine.log import PayloadDecoder, TableEvent, decode_payload
 
 __all__ = [
     "MIGRATIONS",
@@ -234,7 +234,7 @@ _EVENTS = LogRow.__table__  # type: ignore[attr-defined]
 class EventStore:
     """The persisted log: append batches, read from a sequence number."""
 
-    def __init__(self, engine: Engine, *, decode: PayloadDecoder = decode_engine_event,
+    def __init__(self, engine: Engine, *, decode: PayloadDecoder = decode_payload,
                  migrations: Sequence[Migration] = MIGRATIONS) -> None:
         self.engine = engine
         self.decode = decode
@@ -339,7 +339,7 @@ class EventStore:
 
 
 def open_store(url: str = "", data_dir: Path | None = None, *,
-               decode: PayloadDecoder = decode_engine_event,
+               decode: PayloadDecoder = decode_payload,
                synchronous: str = "NORMAL") -> EventStore:
     """Open (creating and migrating as needed) the log at ``url`` or in ``data_dir``."""
     return EventStore(create_db_engine(database_url(url, data_dir), synchronous=synchronous),

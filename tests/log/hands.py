@@ -11,11 +11,12 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
+from engine.capture_events import BoardCardRead, HoleCardsRead, ReaderOffline
 from engine.cards import FULL_DECK, Card
 from engine.errors import IllegalActionError
-from engine.events import Event, Street
+from engine.events import BoardDealt, Event, HoleCardsDealt, Street
 from engine.hand import Hand
-from engine.log import TableEvent
+from engine.log import CaptureRecord, LoggedEvent, TableEvent
 from engine.table import AnteMode, Table, TableRules
 from tests.engine.randomhands import random_setup
 
@@ -128,8 +129,24 @@ def random_log(seed: int, hands: int, gaps: tuple[float, ...] = (0.0, 0.4, 2.0),
     rng = random.Random(seed)
     entries: list[TableEvent] = []
     now = t0
+
+    def add(payload: LoggedEvent, source: str = "engine") -> None:
+        entries.append(TableEvent.record(len(entries) + 1, now, payload, source=source))
+
     for _, events in zip(range(hands), table_hands(rng), strict=False):
         for event in events:
             now += rng.choice(gaps)
-            entries.append(TableEvent.record(len(entries) + 1, now, event))
+            # What the readers saw, logged next to the engine's events (secret or public
+            # by the capture record's own rule).
+            if isinstance(event, HoleCardsDealt) and None not in event.cards:
+                first, second = event.cards
+                assert first is not None and second is not None
+                add(CaptureRecord(HoleCardsRead(event.seat, (first, second), now, "rfid")),
+                    "capture")
+            if isinstance(event, BoardDealt):
+                for k, card in enumerate(event.cards, 1):
+                    add(CaptureRecord(BoardCardRead(card, k, now, "rfid")), "capture")
+            if rng.random() < 0.02:
+                add(CaptureRecord(ReaderOffline("rfid", "no heartbeat", now)), "capture")
+            add(event)
     return entries

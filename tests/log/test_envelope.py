@@ -21,7 +21,7 @@ from engine.events import (
     HoleCardsDealt,
     Secrecy,
 )
-from engine.log import TableEvent
+from engine.log import CaptureRecord, TableEvent
 from tests.log.hands import random_log
 
 LOG = random_log(99, 6)
@@ -106,12 +106,48 @@ def test_malformed_entries_are_refused(data: Any) -> None:
 
 
 def test_repr_round_trips() -> None:
+    import engine.capture_events as capture
     import engine.events as events
 
-    namespace = {**vars(events), "Card": Card, "TableEvent": TableEvent}
+    namespace = {**vars(capture), **vars(events), "Card": Card, "TableEvent": TableEvent,
+                 "CaptureRecord": CaptureRecord}
     # The envelope's own fields round-trip; payloads are checked where their repr does
     # (engine enums such as Street print as <Street.FLOP: 'flop'>).
     entries = [e for e in LOG if "<" not in repr(e.payload)]
     assert {e.secrecy for e in entries} == set(Secrecy)
     for entry in entries:
         assert eval(repr(entry), namespace) == entry
+
+
+def test_capture_records_are_secret_when_they_carry_a_card() -> None:
+    from engine.capture_events import (
+        BoardCardRead,
+        BurnSeen,
+        CaptureFault,
+        FaultKind,
+        HoleCardsRead,
+        ReaderOffline,
+    )
+
+    hole = CaptureRecord(HoleCardsRead(3, (Card("Ah"), Card("Kd")), 1.5, "rfid"))
+    board = CaptureRecord(BoardCardRead(Card("Qs"), 1, 1.5, "rfid"))
+    offline = CaptureRecord(ReaderOffline("rfid", "no heartbeat", 2.0))
+    burns = CaptureRecord(BurnSeen(2, 2.0))
+    fault = CaptureFault(next(iter(FaultKind)), "rfid", "duplicate tag", 2.0)
+    assert (hole.kind, hole.secrecy, hole.public_view()) == \
+        ("capture.hole_cards_read", Secrecy.SECRET, None)
+    assert board.secrecy is Secrecy.SECRET  # the engine's board_dealt is the public record
+    assert offline.secrecy is burns.secrecy is Secrecy.PUBLIC and offline.public_view() is offline
+    assert CaptureRecord(fault).secrecy is Secrecy.PUBLIC
+    carded = CaptureRecord(CaptureFault(fault.kind, "rfid", "two aces", 2.0, cards=(Card("As"),)))
+    assert carded.secrecy is Secrecy.SECRET
+    for record in (hole, board, offline, burns, carded):
+        entry = TableEvent.record(9, 3.0, record, source="capture")
+        assert TableEvent.from_dict(json.loads(json.dumps(entry.to_dict()))) == entry
+    with pytest.raises(InvalidInputError):
+        TableEvent.from_dict({"seq": 1, "time": 0.0, "secrecy": "public", "source": "capture",
+                              "event": {"kind": "capture.reader_offline"}})
+    with pytest.raises(InvalidInputError):
+        TableEvent.from_dict({"seq": 1, "time": 0.0, "secrecy": "public", "source": "capture",
+                              "event": {"kind": "capture.teleport", "capture": {"type": "x",
+                                                                                "t": 0.0}}})

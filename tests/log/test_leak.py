@@ -26,7 +26,14 @@ from engine.channels import (
     channels_from_config,
     due_items,
 )
-from engine.events import BoardDealt, CardBurned, HandMucked, HandShown, HoleCardsDealt
+from engine.events import (
+    EVENT_KINDS,
+    BoardDealt,
+    CardBurned,
+    HandMucked,
+    HandShown,
+    HoleCardsDealt,
+)
 from engine.log import TableEvent
 from overlay.hub import (
     ChannelHub,
@@ -38,6 +45,9 @@ from overlay.hub import (
 from tests.log.hands import random_log
 
 HAND_ENDS = {"hand_ended", "hand_voided"}
+#: What a live public channel may carry (hole cards and mucks only as "has cards").
+PUBLIC_KINDS = {k for k in EVENT_KINDS if k != "card_burned"} | {
+    "capture.reader_offline", "capture.reader_online", "capture.burn_seen"}
 
 
 @dataclass(slots=True)
@@ -189,9 +199,10 @@ def check_log(entries: list[TableEvent], specs: dict[str, ChannelSpec], seed: in
             assert at >= entry.time + spec.delay, f"{client.channel} released early"
             for event in message.data["events"]:
                 assert event["kind"] != "card_burned"
-                if (spec.filter is not ChannelFilter.FULL and not event.get("revealed")
-                        and event["kind"] in {"hole_cards_dealt", "hand_mucked"}):
-                    assert event["cards"] == [None] * len(event["cards"])
+                if spec.filter is not ChannelFilter.FULL and not event.get("revealed"):
+                    if event["kind"] in {"hole_cards_dealt", "hand_mucked"}:
+                        assert event["cards"] == [None] * len(event["cards"])
+                    assert event["kind"] in PUBLIC_KINDS, event["kind"]
         # Snapshot plus patches equals the state, even for slow and late subscribers.
         assert client.view == hubs[client.channel].snapshot_message().data["view"]
     # The truth: the engine's replay of the whole log, unfiltered.
