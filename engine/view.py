@@ -25,6 +25,18 @@ How the view is made:
   (``player_seated``, ``seat_emptied``, ``level_started``, ``button_set``, ``clock_called``,
   ``clock_stopped``) are read when present; any other kind is ignored.
 
+Conventions where ``docs/view-model.md`` leaves a choice:
+
+* ``table.pots`` are the chips in the middle; this street's bets stay in ``seats[].bet``
+  until the engine collects them (pages add the two for the total). Once pots are awarded,
+  each pot keeps the eligible seats it had at the showdown and lists its ``winners``;
+* an action's ``amount`` is the chips a call adds, the street total of a bet or raise (R6),
+  ``null`` for a fold or a check; ``last_action`` is the seat's last action this street;
+* ``folded`` is true for a hand mucked at the showdown too (it is out of the hand);
+* ``alerts`` is ``[]`` on every channel until the service fills it (:func:`with_devices`);
+  ``table.level`` is always an object (its fields ``null`` before the first hand);
+* equity floats are rounded to 4 decimals; ``stack_bb`` to one.
+
 Equity results are cached by (hands, board, dead cards): a snapshot after an action that
 changes no card costs no equity computation.
 
