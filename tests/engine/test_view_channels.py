@@ -230,3 +230,29 @@ def drop_nulls(value: Any) -> Any:
     if isinstance(value, list):
         return [drop_nulls(v) for v in value]
     return value
+
+
+def test_after_every_undo_the_view_is_the_view_before_the_undone_command() -> None:
+    """Undo (unlimited within a hand) gives back exactly the earlier picture, operator
+    object included: the same view as just before the command it took back."""
+    undos = 0
+    for seed in (1, 2, 3, 5, 8):
+        entries = random_log(seed, hands=4)
+        reducer = TableViewReducer(SECURE, operator=True)
+        state = reducer.initial()
+        history: list[tuple[int, int, dict[str, Any]]] = []  # (hand, effective, view)
+        for item in released(SECURE, entries):
+            state = reducer.apply(state, item)
+            view = reducer.snapshot(state)
+            view["channel"]["as_of"] = None
+            hand = state.hand
+            if hand is None or hand.started is None:
+                continue
+            key = (hand.hand_number, len(hand.effective_events))
+            if item.event.kind == "action_undone":
+                earlier = [v for h, n, v in history if (h, n) == key]
+                assert earlier, "no earlier view with these events"
+                assert view == earlier[-1]
+                undos += 1
+            history.append((*key, view))
+    assert undos >= 3
