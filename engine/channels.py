@@ -26,6 +26,8 @@ made non-decreasing along the log (a clock step backwards never reorders a chann
 
 :class:`ChannelView` is the pure, incremental form used by the service: offer it every log
 event in order, ask it for the items due at ``now`` and when the next one falls due.
+:class:`ChannelState` is a channel's state: the hand engine's replay of exactly the items the
+channel released.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ __all__ = [
     "channels_from_config",
     "due_items",
     "filter_event",
+    "with_delay",
 ]
 
 
