@@ -119,6 +119,23 @@ class Table:
         self._require_between_hands("seat a player")
         self._players[seat] = _Player(name, stack)
 
+    def update_player(self, seat: int, name: str, stack: int) -> None:
+        """Correct a seated player's name or stack between hands."""
+        player = self._player(seat)
+        if stack <= 0:
+            raise IllegalActionError(f"{name} needs chips to stay seated (empty the seat "
+                                     f"instead)")
+        if not name.strip():
+            raise IllegalActionError(f"the player in seat {seat} needs a name")
+        self._require_between_hands("change a player's name or stack")
+        player.name, player.stack = name, stack
+
+    def remove_player(self, seat: int) -> None:
+        """Empty a seat between hands (the player left the table)."""
+        self._player(seat)
+        self._require_between_hands("empty a seat")
+        del self._players[seat]
+
     def set_absent(self, seat: int, absent: bool = True) -> None:
         """R11: an absent player is dealt in, posts, and is folded when the action reaches
         him; takes effect from the next hand."""

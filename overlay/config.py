@@ -55,16 +55,19 @@ class PlayerConfig:
 class TableConfigSection:
     name: str = "Final Table"
     seats: int = 10
-    button: int = 1
-    small_blind: int = 25
-    big_blind: int = 50
-    ante: int = 0
+    button: int = 0
+    """The seat with the first button (R1 draw done by the floor); 0: the first player."""
+    level: int = 1
+    """The level the table starts at (R21)."""
+    levels: tuple[tuple[int, ...], ...] = ()
+    """The structure as ``[small, big]`` or ``[small, big, ante]`` rows; empty: the default
+    structure of rule R21 (25/50 ... 30,000/60,000, no ante)."""
+    level_minutes: int = 20
     ante_mode: str = "none"
     chip_unit: int = 25
-    odd_chip: str = "left_of_button"
+    odd_chip: str = "button"
     dead_button: bool = True
-    short_blind: str = "live"
-    level_minutes: int = 20
+    short_call: str = "live"
     starting_stack: int = 5000
 
 
@@ -185,21 +188,42 @@ def _parse_table(raw: Mapping[str, Any]) -> TableConfigSection:
     d = TableConfigSection()
     values: dict[str, Any] = {}
     for f in dataclasses.fields(TableConfigSection):
-        default = getattr(d, f.name)
-        values[f.name] = _take(section, f.name, "table", type(default), default)
+        if f.name != "levels":
+            default = getattr(d, f.name)
+            values[f.name] = _take(section, f.name, "table", type(default), default)
+    values["levels"] = _parse_levels(section.get("levels", []))
     if not 2 <= values["seats"] <= 10:
         raise ConfigError("table.seats", f"a table has 2 to 10 seats, got {values['seats']}")
-    if not 1 <= values["button"] <= values["seats"]:
+    if not 0 <= values["button"] <= values["seats"]:
         raise ConfigError("table.button", f"seat {values['button']} does not exist")
-    for key in ("small_blind", "big_blind", "chip_unit", "level_minutes", "starting_stack"):
+    for key in ("chip_unit", "level_minutes", "starting_stack", "level"):
         _positive(values[key], f"table.{key}")
-    _positive(values["ante"], "table.ante", zero_ok=True)
-    if values["small_blind"] > values["big_blind"]:
-        raise ConfigError("table.small_blind", "is larger than the big blind")
+    count = len(values["levels"]) or 18
+    if values["level"] > count:
+        raise ConfigError("table.level", f"there is no level {values['level']} (1-{count})")
     _choice(values["ante_mode"], "table.ante_mode", ("none", "per_player", "big_blind", "button"))
-    _choice(values["odd_chip"], "table.odd_chip", ("left_of_button", "next_big_blind"))
-    _choice(values["short_blind"], "table.short_blind", ("live", "phh"))
+    _choice(values["odd_chip"], "table.odd_chip", ("button", "big_blind"))
+    _choice(values["short_call"], "table.short_call", ("live", "phh"))
     return TableConfigSection(**values)
+
+
+def _parse_levels(rows: object) -> tuple[tuple[int, ...], ...]:
+    if not isinstance(rows, list):
+        raise ConfigError("table.levels", "expected a list of [small, big] or "
+                                          "[small, big, ante] rows")
+    result = []
+    for i, row in enumerate(rows):
+        where = f"table.levels[{i}]"
+        if (not isinstance(row, list) or len(row) not in (2, 3)
+                or not all(isinstance(v, int) and not isinstance(v, bool) for v in row)):
+            raise ConfigError(where, f"expected [small, big] or [small, big, ante], got {row!r}")
+        small, big = row[0], row[1]
+        if not 0 < small <= big:
+            raise ConfigError(where, f"blinds {small}/{big} are not valid")
+        if len(row) == 3 and row[2] < 0:
+            raise ConfigError(where, "the ante cannot be negative")
+        result.append(tuple(row))
+    return tuple(result)
 
 
 def _parse_players(raw: Mapping[str, Any], table: TableConfigSection) -> tuple[PlayerConfig, ...]:

@@ -11,9 +11,8 @@ GOOD = """
 [table]
 name = "WSOP Final"
 seats = 9
-small_blind = 40000
-big_blind = 80000
-ante = 80000
+levels = [[20000, 40000, 40000], [40000, 80000, 80000]]
+level = 2
 ante_mode = "big_blind"
 
 [[players]]
@@ -45,6 +44,7 @@ def test_a_good_file(tmp_path: Path) -> None:
     path.write_text(GOOD)
     config = load_config(path)
     assert config.table.seats == 9
+    assert config.table.levels[1] == (40000, 80000, 80000)
     assert [p.name for p in config.players] == ["Ashton", "Tong"]
     assert config.delay == 1800.0
     assert config.channel("delayed").delay == 1800.0
@@ -75,6 +75,8 @@ def test_defaults_without_a_file() -> None:
     ("[channels.new]\ndelay = 5", "channels.new.filter", "missing"),
     ("[obs]\nenabled = true", "obs.password", "required"),
     ("[tabel]\nseats = 9", "tabel", "unknown key"),
+    ("[table]\nlevels = [[50, 25]]", "table.levels[0]", "not valid"),
+    ("[table]\nlevel = 30", "table.level", "no level 30"),
     ("[server]\nport = 70000", "server.port", "not a TCP port"),
 ])
 def test_bad_values_name_the_key(text: str, key: str, fragment: str, tmp_path: Path) -> None:
