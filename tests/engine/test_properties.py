@@ -180,3 +180,15 @@ def test_the_r7_check_is_exercised() -> None:
         play(setup, rng, checks, hand=hand)
         checked += checks.checked
     assert checked > 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(SEEDS)
+def test_phh_export_replays_to_the_same_stacks(seed: int) -> None:
+    rng = random.Random(seed)
+    setup = random_setup(rng)
+    hand = play(setup, rng)
+    text = phh.export(hand)
+    again = phh.replay(phh.loads(text))
+    assert again.stacks == hand.stacks
+    assert [a.amount for a in again.awards] == [a.amount for a in hand.awards]

@@ -3,8 +3,13 @@ clock (R12), misdeal (R13), eliminations (R22) and levels (R21)."""
 
 from __future__ import annotations
 
-import pytest
+import random
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engine.cards import FULL_DECK
 from engine.errors import ConfigError, IllegalActionError
 from engine.events import ActionKind, Street
 from engine.hand import Hand
@@ -213,3 +218,59 @@ def test_rules_are_validated() -> None:
     with pytest.raises(IllegalActionError, match="during a hand"):
         table.seat_player(5, "Late", 5000)
     assert table.hand is not None and table.hand.street is Street.PREFLOP
+
+
+def play_random(hand: Hand, rng: random.Random) -> None:
+    deck = list(FULL_DECK)
+    rng.shuffle(deck)
+    for seat in hand.seats:
+        hand.deal_hole(seat, (deck.pop(), deck.pop()))
+    while not hand.is_over:
+        legal = hand.legal_actions()
+        if legal is None:
+            hand.deal_board([deck.pop() for _ in range(3 if not hand.board else 1)])
+        elif legal.max_raise_to is not None and rng.random() < 0.3:
+            hand.raise_to(legal.max_raise_to if rng.random() < 0.5 else legal.min_raise_to
+                          or legal.max_raise_to)
+        elif not legal.can_check and rng.random() < 0.3:
+            hand.fold()
+        else:
+            hand.check_or_call()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(3, 10))
+def test_big_blind_moves_one_player_each_hand_until_one_is_left_r2_r3(seed: int,
+                                                                       count: int) -> None:
+    rng = random.Random(seed)
+    seats = sorted(rng.sample(range(1, 11), count))
+    table = Table(TableRules(ante_mode=rng.choice(list(AnteMode))),
+                  Structure.from_rows([(50, 100, 100), (100, 200, 200), (200, 400, 400)],
+                                      minutes=1))
+    for seat in seats:
+        table.seat_player(seat, f"P{seat}", rng.randint(300, 3000))
+    table.set_button(rng.choice(seats))
+    total = sum(table.stacks.values())
+    previous: Positions | None = None
+    for number in range(200):
+        if len(table.stacks) < 2:
+            break
+        active = sorted(table.stacks)
+        hand = table.start_hand(elapsed_seconds=number * 20)
+        pos = table._positions
+        assert pos is not None
+        if previous is not None:
+            # R2: the big blind goes to the next player still in, never to the same one.
+            expected = next(s for s in sorted(active, key=lambda s: (s - previous.big_blind
+                                                                      - 1) % 10))
+            assert pos.big_blind == expected != previous.big_blind
+            if len(active) > 2 and pos.small_blind is not None:
+                assert pos.small_blind == previous.big_blind  # R2: the small blind follows
+        if len(active) == 2:
+            assert pos.small_blind == pos.button != pos.big_blind  # R3
+        play_random(hand, rng)
+        table.finish_hand()
+        previous = pos
+        assert sum(table.stacks.values()) + 0 == total
+    places = sorted(e.place for e in table.eliminations)
+    assert places == list(range(count - len(places) + 1, count + 1))
