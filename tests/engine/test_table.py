@@ -261,9 +261,9 @@ def test_big_blind_moves_one_player_each_hand_until_one_is_left_r2_r3(seed: int,
         assert pos is not None
         if previous is not None:
             # R2: the big blind goes to the next player still in, never to the same one.
-            expected = next(s for s in sorted(active, key=lambda s: (s - previous.big_blind
-                                                                      - 1) % 10))
-            assert pos.big_blind == expected != previous.big_blind
+            last_bb = previous.big_blind
+            expected = min(active, key=lambda s: (s - last_bb - 1) % 10)
+            assert pos.big_blind == expected != last_bb
             if len(active) > 2 and pos.small_blind is not None:
                 assert pos.small_blind == previous.big_blind  # R2: the small blind follows
         if len(active) == 2:
