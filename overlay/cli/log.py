@@ -1,0 +1,98 @@
+"""``feltcast log``: look into the table log without the service running.
+
+``feltcast log info`` prints the log's id, schema version and size by secrecy class.
+``feltcast log show --channel venue --at TIME`` prints, as JSON lines, exactly what a channel
+had released at a moment (default: now): the audit question "what did the venue screens, or
+the stream, show at 21:14?". ``--view`` prints the channel's state at that moment instead.
+The log is read from ``<data-dir>/feltcast.db`` or ``--url``; nothing is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="log_command", metavar="ACTION", required=True)
+    for name, text in (("info", "the log's id, schema version and size"),
+                       ("show", "what a channel had released at a moment, as JSON lines")):
+        action = sub.add_parser(name, help=text, description=text)
+        action.add_argument("--data-dir", type=Path, default=Path("data"),
+                            help="the data directory holding feltcast.db (default: data)")
+        action.add_argument("--url", default="", help="a sqlite:/// or postgresql:// URL "
+                                                      "instead of the data directory")
+        if name == "show":
+            action.add_argument("--channel", default="venue",
+                                help="venue, delayed, secure or reveal (default: venue)")
+            action.add_argument("--delay", type=float, default=None,
+                                help="the delayed channel's delay in seconds (default 900)")
+            action.add_argument("--at", type=float, default=None,
+                                help="the moment, in Unix seconds (default: now)")
+            action.add_argument("--after", type=int, default=0,
+                                help="only items of log entries after this sequence number")
+            action.add_argument("--view", action="store_true",
+                                help="print the channel's state at that moment instead")
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_log(args, sys.stdout)
+
+
+def run_log(args: argparse.Namespace, out: TextIO) -> int:
+    from engine.channels import ChannelState, channels_from_config, due_items
+    from engine.errors import ConfigError
+    from engine.events import Secrecy
+    from overlay.store import (
+        SQLITE_FILE,
+        EventStore,
+        create_db_engine,
+        database_url,
+        schema_version,
+    )
+
+    url = database_url(args.url, args.data_dir)
+    if not args.url and not (args.data_dir / SQLITE_FILE).is_file():
+        raise ConfigError("--data-dir", f"no log at {args.data_dir / SQLITE_FILE}")
+    engine = create_db_engine(url)
+    if schema_version(engine) == 0:
+        engine.dispose()
+        raise ConfigError("--url", "this database holds no Feltcast log")
+    store = EventStore(engine)
+    try:
+        entries = list(store.iter_all())
+        if args.log_command == "info":
+            counts = {str(s): sum(1 for e in entries if e.secrecy is s) for s in Secrecy}
+            span = (f", {_when(entries[0].time)} to {_when(entries[-1].time)}"
+                    if entries else "")
+            print(f"log {store.log_id}, schema version {schema_version(engine)}, "
+                  f"{len(entries)} events ({', '.join(f'{n} {k}' for k, n in counts.items())})"
+                  f"{span}", file=out)
+            return 0
+        config = {} if args.delay is None else {"delayed": {"delay": args.delay}}
+        channels = channels_from_config(config)
+        if args.channel not in channels:
+            raise ConfigError("--channel", f"no channel {args.channel!r} "
+                                           f"({', '.join(channels)})")
+        now = time.time() if args.at is None else args.at
+        items = due_items(channels[args.channel], entries, now)
+        if args.view:
+            state = ChannelState()
+            for item in items:
+                state.apply(item)
+            print(json.dumps(state.picture()), file=out)
+            return 0
+        for item in items:
+            if item.event.seq > args.after:
+                print(json.dumps(item.to_dict(), separators=(",", ":")), file=out)
+        return 0
+    finally:
+        store.close()
+
+
+def _when(seconds: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(seconds))
