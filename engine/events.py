@@ -15,7 +15,7 @@ physical chair numbers (1-10), never list positions. Chips are integers.
 
 >>> e = HoleCardsDealt(seat=3, cards=(Card("Ah"), Card("Kd")))
 >>> e.secrecy, e.public_view()
-(<Secrecy.SECRET: 'secret'>, HoleCardsDealt(seat=3, cards=(None, None)))
+(Secrecy.SECRET, HoleCardsDealt(seat=3, cards=(None, None)))
 >>> Event.from_dict(e.to_dict()) == e
 True
 """
@@ -34,7 +34,12 @@ from engine.errors import InvalidInputError
 from engine.pots import Pot
 
 
-class Secrecy(enum.StrEnum):
+class _Enum(enum.StrEnum):
+    def __repr__(self) -> str:  # round-trips: ``Street.FLOP``
+        return f"{type(self).__name__}.{self.name}"
+
+
+class Secrecy(_Enum):
     """Who may see an event: anyone live, only delayed/secure outputs, or nobody (R19)."""
 
     PUBLIC = "public"
@@ -42,7 +47,7 @@ class Secrecy(enum.StrEnum):
     NEVER = "never"
 
 
-class Street(enum.StrEnum):
+class Street(_Enum):
     """The betting rounds of a hand, in order, plus the terminal phases."""
 
     PREFLOP = "preflop"
@@ -54,7 +59,7 @@ class Street(enum.StrEnum):
     VOID = "void"
 
 
-class ActionKind(enum.StrEnum):
+class ActionKind(_Enum):
     """A player's decision; amounts are always "to" totals for the street (R6)."""
 
     FOLD = "fold"

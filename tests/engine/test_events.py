@@ -17,11 +17,13 @@ from engine.cards import FULL_DECK, Card
 from engine.errors import InvalidInputError
 from engine.events import (
     EVENT_KINDS,
+    ActionKind,
     CardBurned,
     Event,
     HandMucked,
     HoleCardsDealt,
     Secrecy,
+    Street,
 )
 from engine.pots import Pot
 
@@ -100,9 +102,12 @@ def test_cards_are_codes_and_unknown_cards_null() -> None:
     assert HandMucked(4, (Card("Ah"), Card("Kd"))).public_view() == HandMucked(4, (None, None))
 
 
-def test_repr_round_trips() -> None:
-    event = HoleCardsDealt(3, (Card("Ah"), None))
-    assert eval(repr(event)) == event
+@settings(max_examples=200)
+@given(ANY_EVENT)
+def test_repr_round_trips(event: Event) -> None:
+    namespace: dict[str, object] = {cls.__name__: cls for cls in EVENT_KINDS.values()}
+    namespace.update(Card=Card, Pot=Pot, Street=Street, ActionKind=ActionKind)
+    assert eval(repr(event), namespace) == event
 
 
 @pytest.mark.parametrize("data", [{"kind": "no_such_thing"}, {"seat": 1},
