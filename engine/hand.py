@@ -197,6 +197,14 @@ class Hand:
         return None if self._actor is None or self.is_over else self.seats[self._actor]
 
     @property
+    def misdeal_window(self) -> bool:
+        """R13: True until two players have acted; within it a misdeal voids the deal (an
+        identical card in the deck voids the hand at any time)."""
+        acted = {e.seat for e in self._effective
+                 if isinstance(e, ActionTaken) and e.is_command}
+        return not self.is_over and len(acted) < 2
+
+    @property
     def hand_number(self) -> int:
         return self.started.hand_number if self.started else 0
 

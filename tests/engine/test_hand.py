@@ -187,7 +187,12 @@ def test_clock_expiry_checks_or_folds_r12() -> None:
 
 def test_void_restores_stacks_r13() -> None:
     hand = three_handed()
+    assert hand.misdeal_window
     hand.raise_to(300)
+    assert hand.misdeal_window  # one player has acted
+    hand.fold()
+    assert not hand.misdeal_window  # two have: a misdeal no longer voids the deal
+    hand.undo()
     hand.void("second card exposed by the dealer")
     assert hand.is_over and hand.street is Street.VOID
     assert hand.stacks == (1000, 1000, 1000)

@@ -138,3 +138,21 @@ def test_cli_show_prints_streets_pots_and_equity(tmp_path: Path) -> None:
     assert "equity: p1 AhAs 100.0%, p2 KdKc 0.0%" in out  # on the river
     assert "pots: main pot 2,000 (seats 1, 2)" in out
     assert "p1 (seat 1) wins 2,000 from the main pot with Pair, Aces" in out
+
+
+def test_export_refuses_a_live_rule_call_that_phh_cannot_spell_r5() -> None:
+    # Live rule: three players call the full big blind over a big blind all-in for 60;
+    # in PHH the call would be 60, so the side pot of the extra 40s has no spelling.
+    hand = Hand.start(seats=(1, 2, 3, 4), stacks=(1000, 60, 1000, 1000),
+                      blinds=(50, 100, 0, 0), big_blind=100, button=4)
+    for seat, cards in zip((1, 2, 3, 4), ("AhAd", "KhKd", "QcQd", "JcJd"), strict=True):
+        hand.deal_hole(seat, cards)
+    for _ in range(3):
+        hand.call()
+    for board in ("2c3d7h", "8s", "9s"):
+        hand.deal_board(board)
+        while hand.legal_actions() is not None:
+            hand.check()
+    assert hand.stacks == (1260, 0, 900, 900)
+    with pytest.raises(HandHistoryError, match=r"no faithful PHH spelling: p1 -80"):
+        phh.export(hand)
