@@ -146,7 +146,7 @@ def _hints(cls: type) -> dict[str, Any]:
 
 
 def _encode(value: Any) -> Any:
-    if value is None or isinstance(value, bool | int | str):
+    if value is None or isinstance(value, bool | int | str | float):
         return value.value if isinstance(value, enum.Enum) else value
     if isinstance(value, Card):
         return value.code
@@ -178,6 +178,10 @@ def _decode(hint: Any, value: Any) -> Any:
         sub = _hints(hint)
         return hint(**{f.name: _decode(sub[f.name], value[f.name])
                        for f in dataclasses.fields(hint)})
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise InvalidInputError(f"expected a number, got {value!r}")
+        return float(value)
     if hint in (int, str, bool):
         if not isinstance(value, hint) or (hint is int and isinstance(value, bool)):
             raise InvalidInputError(f"expected {hint.__name__}, got {value!r}")
@@ -218,7 +222,8 @@ class HandStarted(Event):
 
 @dataclass(frozen=True, slots=True)
 class AntePosted(Event):
-    """An ante taken from a stack (R4); ``all_in`` when it took the whole stack (R5)."""
+    """An ante taken from a stack (R4); ``all_in`` when it took the whole stack (R5);
+    ``manual`` when the operator posted it (then an undo step)."""
 
     kind: ClassVar[str] = "ante_posted"
     derived: ClassVar[bool] = True
@@ -226,6 +231,11 @@ class AntePosted(Event):
     seat: int
     amount: int
     all_in: bool = False
+    manual: bool = False
+
+    @property
+    def is_command(self) -> bool:
+        return self.manual
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +249,11 @@ class BlindPosted(Event):
     blind: str
     amount: int
     all_in: bool = False
+    manual: bool = False
+
+    @property
+    def is_command(self) -> bool:
+        return self.manual
 
 
 @dataclass(frozen=True, slots=True)

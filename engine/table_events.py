@@ -18,6 +18,7 @@ __all__ = [
     "ButtonSet",
     "ClockCalled",
     "ClockStopped",
+    "DevicesReported",
     "LevelStarted",
     "PlayerSeated",
     "SeatEmptied",
@@ -93,3 +94,14 @@ class ClockStopped(Event):
     """The clock is withdrawn (the player acted, or the floor stopped it)."""
 
     kind: ClassVar[str] = "clock_stopped"
+
+
+@dataclass(frozen=True, slots=True)
+class DevicesReported(Event):
+    """The service's devices as the operator console shows them (readers, OBS, channels,
+    connected pages, alerts): ``report`` is that JSON object as text. Logged when something
+    changes, so the operator's view is the log replayed like everything else."""
+
+    kind: ClassVar[str] = "devices_reported"
+
+    report: str

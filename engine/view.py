@@ -47,6 +47,7 @@ fields (capture, OBS, channels, connected pages) and ``alerts`` are the service'
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -83,6 +84,7 @@ from engine.events import (
 )
 from engine.hand import Hand
 from engine.pots import Pot, build_pots
+from engine.table_events import DevicesReported
 from engine.tournament import DEFAULT_STRUCTURE, Structure
 from engine.view_operator import ClockState, operator_view, with_devices
 from engine.view_text import action_amount, action_text, last_action_text, pot_label
@@ -138,6 +140,8 @@ class TableViewState:
     """A level announced by a table-level event (used until a hand says otherwise)."""
     button: int | None = None
     clock: ClockState | None = None
+    devices: dict[str, Any] = field(default_factory=dict)
+    """The service's device fields (operator channel only, from ``devices_reported``)."""
     as_of: float | None = None
     """The log time of the last released item."""
     items: int = 0
@@ -200,6 +204,9 @@ class TableViewReducer:
                     state.fed[entry.seq] = payload
         elif isinstance(payload, PlayerEliminated):
             state.eliminated.append(payload)
+        elif isinstance(payload, DevicesReported):
+            if self.operator:
+                state.devices = json.loads(payload.report)
         else:
             _table_event(state, payload)
         return state
@@ -218,6 +225,8 @@ class TableViewReducer:
         }
         if self.operator:
             view["operator"] = operator_view(hand, legal, state.clock, state.as_of)
+            if state.devices:
+                view = with_devices(view, state.devices)
         return view
 
     def with_devices(self, view: dict[str, Any], devices: Mapping[str, Any]) -> dict[str, Any]:

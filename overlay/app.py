@@ -1,0 +1,415 @@
+"""The aiohttp service: pages, channels over websockets, the JSON API and the devices.
+
+:func:`create_app` is the one factory (CLI, tests and tools use it). Each long-lived resource is
+one cleanup context: the event store, the table log with its channel hubs, the table service,
+OBS control and the device reporter. Errors become JSON in one place
+(:mod:`overlay.web_errors`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+from engine.channels import ChannelSpec
+from engine.view import reducer_for
+from overlay.auth import Tokens, load_or_create_tokens, origin_allowed, presented_token
+from overlay.config import Config
+from overlay.hub import ChannelHub, TableLog
+from overlay.keys import (
+    ASSET_VERSION_KEY,
+    CLOCK_KEY,
+    CONFIG_KEY,
+    HUBS_KEY,
+    LOG_KEY,
+    OBS_KEY,
+    PAGES_KEY,
+    STORE_KEY,
+    TABLE_KEY,
+    TOKENS_KEY,
+)
+from overlay.pages import PageRegistry
+from overlay.store import EventStore, open_store
+from overlay.table_service import TableService, build_table
+from overlay.web_errors import error_middleware, error_payload, json_error
+
+_log = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+PAGES = ("overlay", "commentary", "operator")
+OPERATOR_CHANNEL = "operator"
+DEFAULT_CHANNEL = {"overlay": "delayed", "commentary": "delayed", "operator": OPERATOR_CHANNEL}
+WS_QUEUE = 256
+"""Messages a websocket client may fall behind before it is resynchronised."""
+
+
+def asset_version(static_dir: Path = STATIC_DIR) -> str:
+    """A short hash of every static file: pages report it, the console flags stale ones."""
+    digest = hashlib.sha256()
+    for path in sorted(static_dir.rglob("*")):
+        if path.is_file():
+            digest.update(path.relative_to(static_dir).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def channel_specs(config: Config) -> dict[str, ChannelSpec]:
+    """The configured channels plus the operator's own (live, full, token)."""
+    specs = {spec.name: spec for spec in config.channels}
+    specs[OPERATOR_CHANNEL] = ChannelSpec(OPERATOR_CHANNEL, "full", 0.0,  # type: ignore[arg-type]
+                                          requires_token=True,
+                                          audience="the operator console")
+    return specs
+
+
+def create_app(config: Config, *, clock: Callable[[], float] = time.time,
+               tokens: Tokens | None = None, static_dir: Path = STATIC_DIR) -> web.Application:
+    """The service for ``config``; ``clock`` is wall-clock seconds (tests inject one)."""
+    app = web.Application(middlewares=[error_middleware, security_headers])
+    app[CONFIG_KEY] = config
+    app[CLOCK_KEY] = clock
+    app[TOKENS_KEY] = tokens if tokens is not None else load_or_create_tokens(config.data_dir)
+    app[ASSET_VERSION_KEY] = asset_version(static_dir)
+    app[PAGES_KEY] = PageRegistry(app[ASSET_VERSION_KEY])
+    app.cleanup_ctx.append(store_ctx)
+    app.cleanup_ctx.append(log_ctx)
+    app.cleanup_ctx.append(table_ctx)
+    app.cleanup_ctx.append(obs_ctx)
+    app.cleanup_ctx.append(devices_ctx)
+    app.on_shutdown.append(close_websockets)
+    app.add_routes([
+        web.get("/", index),
+        *[web.get(f"/{page}", page_handler(page, static_dir)) for page in PAGES],
+        web.static("/static", static_dir, append_version=False),
+        web.get("/ws/{channel}", websocket_handler),
+        web.get("/api/state", api_state),
+        web.get("/api/config", api_config),
+        web.get("/api/players", api_players),
+        web.get("/api/hands", api_hands),
+        web.get("/api/log", api_log),
+        web.post("/api/commands", api_command),
+    ])
+    return app
+
+
+# --- cleanup contexts: one per long-lived resource ---------------------------------------
+
+
+async def store_ctx(app: web.Application) -> AsyncIterator[None]:
+    config = app[CONFIG_KEY]
+    store = await asyncio.to_thread(open_store, config.database_url, config.data_dir)
+    app[STORE_KEY] = store
+    yield
+    await asyncio.to_thread(store.close)
+
+
+async def log_ctx(app: web.Application) -> AsyncIterator[None]:
+    config, clock = app[CONFIG_KEY], app[CLOCK_KEY]
+    structure = build_table(config).structure
+    hubs: dict[str, ChannelHub[Any]] = {}
+    for spec in channel_specs(config).values():
+        if spec.enabled:
+            hubs[spec.name] = ChannelHub(spec, reducer_for(
+                spec, table_name=config.table.name, seats=config.table.seats,
+                structure=structure), clock=clock, queue_size=WS_QUEUE)
+    table_log = TableLog(app[STORE_KEY], hubs.values(), clock=clock)
+    replayed = await table_log.start()
+    _log.info("log replayed: %d events", replayed)
+    app[HUBS_KEY] = hubs
+    app[LOG_KEY] = table_log
+    yield
+    for hub in hubs.values():
+        hub.close()
+    await table_log.close()
+
+
+async def table_ctx(app: web.Application) -> AsyncIterator[None]:
+    service = TableService(app[CONFIG_KEY], app[LOG_KEY], clock=app[CLOCK_KEY])
+    await service.start()
+    app[TABLE_KEY] = service
+    yield
+    service.close()
+
+
+async def obs_ctx(app: web.Application) -> AsyncIterator[None]:
+    from overlay.obs.control import ObsControl, settings_from_config
+
+    settings = settings_from_config(app[CONFIG_KEY], secure_token=app[TOKENS_KEY].secure)
+    if settings is None:
+        yield
+        return
+    async with ObsControl(settings) as obs:
+        app[OBS_KEY] = obs
+        yield
+
+
+async def devices_ctx(app: web.Application) -> AsyncIterator[None]:
+    """Report the devices (OBS, channels, connected pages) to the operator channel."""
+
+    async def report_forever() -> None:
+        while True:
+            try:
+                await app[TABLE_KEY].report_devices(device_report(app))
+            except Exception:
+                _log.exception("could not report the devices to the operator console")
+            await asyncio.sleep(1.0)
+
+    task = asyncio.create_task(report_forever())
+    yield
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+def device_report(app: web.Application) -> dict[str, Any]:
+    """The operator view's device fields (``docs/view-model.md``)."""
+    pages = app[PAGES_KEY]
+    channels = [{"name": hub.name, "delay": hub.spec.delay, "clients": pages.clients(hub.name)}
+                for hub in app[HUBS_KEY].values() if hub.name != OPERATOR_CHANNEL]
+    obs = app.get(OBS_KEY)
+    alerts: list[dict[str, Any]] = []
+    obs_view = None
+    if obs is not None:
+        obs_view = obs.status.operator_view()
+        alerts.extend(obs.status.alerts())
+    return {"channels": channels, "pages": pages.summary(), "obs": obs_view, "capture": [],
+            "alerts": alerts}
+
+
+async def close_websockets(app: web.Application) -> None:
+    for hub in app[HUBS_KEY].values():
+        hub.close()  # every subscription ends; each handler then closes its socket
+
+
+# --- middlewares ------------------------------------------------------------------------
+
+_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "font-src 'self'; connect-src 'self' ws: wss:; frame-ancestors 'none'; "
+        "base-uri 'none'; form-action 'self'")
+
+
+@web.middleware
+async def security_headers(request: web.Request,
+                           handler: Callable[[web.Request], Any]) -> web.StreamResponse:
+    response: web.StreamResponse = await handler(request)
+    response.headers.setdefault("Content-Security-Policy", _CSP)
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "no-referrer")
+    if request.path.startswith("/api/"):
+        response.headers.setdefault("Cache-Control", "no-store")
+    return response
+
+
+# --- pages -------------------------------------------------------------------------------
+
+
+async def index(request: web.Request) -> web.Response:
+    raise web.HTTPFound("/operator")
+
+
+def page_handler(page: str, static_dir: Path) -> Callable[[web.Request], Any]:
+    path = static_dir / f"{page}.html"
+
+    async def handler(request: web.Request) -> web.Response:
+        html = path.read_text(encoding="utf-8")
+        version = request.app[ASSET_VERSION_KEY]
+        html = html.replace('name="feltcast-version" content="dev"',
+                            f'name="feltcast-version" content="{version}"')
+        return web.Response(text=html, content_type="text/html",
+                            headers={"Cache-Control": "no-cache"})
+
+    return handler
+
+
+# --- access ------------------------------------------------------------------------------
+
+
+def hub_for(request: web.Request, name: str, *, allow_query_token: bool) -> ChannelHub[Any]:
+    """The hub of channel ``name`` if this request may read it (token, Origin)."""
+    hubs = request.app[HUBS_KEY]
+    spec = channel_specs(request.app[CONFIG_KEY]).get(name)
+    if spec is None:
+        raise json_error(404, "unknown_channel", f"there is no channel {name!r} "
+                         f"(channels: {', '.join(sorted(hubs))})")
+    if name not in hubs:
+        raise json_error(404, "channel_disabled", f"the {name} channel is not enabled "
+                         f"in the configuration")
+    if not origin_allowed(request, request.app[CONFIG_KEY].server.allowed_origins):
+        raise json_error(403, "forbidden", "this page's origin may not read Feltcast channels")
+    if spec.requires_token:
+        token = presented_token(request, allow_query=allow_query_token)
+        roles = request.app[TOKENS_KEY].roles_of(token)
+        needed = "operator" if name == OPERATOR_CHANNEL else "secure"
+        if not token:
+            raise json_error(401, "unauthorized", f"the {name} channel needs a token")
+        if needed not in roles:
+            raise json_error(403, "forbidden", f"that token does not open the {name} channel")
+    return hubs[name]
+
+
+def require_operator(request: web.Request) -> None:
+    """State-changing requests: the operator token in a header and a same-site Origin."""
+    if not origin_allowed(request, request.app[CONFIG_KEY].server.allowed_origins):
+        raise json_error(403, "forbidden", "cross-site requests are refused")
+    token = presented_token(request, allow_query=False)
+    if not token:
+        raise json_error(401, "unauthorized", "the operator token is missing "
+                         "(Authorization: Bearer <token>)")
+    if "operator" not in request.app[TOKENS_KEY].roles_of(token):
+        raise json_error(401, "unauthorized", "the operator token is wrong")
+
+
+# --- websockets --------------------------------------------------------------------------
+
+
+async def websocket_handler(request: web.Request) -> web.WebSocketResponse:
+    name = request.match_info["channel"]
+    hub = hub_for(request, name, allow_query_token=True)
+    ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=64 * 1024)
+    await ws.prepare(request)
+    pages = request.app[PAGES_KEY]
+    handle = pages.connect(name, request.app[CLOCK_KEY]())
+    writer: asyncio.Task[None] | None = None
+    try:
+        async for message in ws:  # this handler is the socket's only reader
+            if message.type != WSMsgType.TEXT:
+                continue
+            try:
+                data = json.loads(message.data)
+            except ValueError:
+                await ws.send_json({"type": "error", "error": {
+                    "code": "invalid_input", "message": "messages are JSON objects"}})
+                continue
+            if not isinstance(data, dict) or data.get("type") != "hello":
+                await ws.send_json({"type": "error", "error": {
+                    "code": "invalid_input",
+                    "message": "pages only say hello; commands go to POST /api/commands"}})
+                continue
+            pages.hello(handle, data)
+            if writer is not None:
+                writer.cancel()
+            resume = data.get("resume")
+            log_id = data.get("log_id")
+            subscription = hub.subscribe(
+                resume_from=resume if isinstance(resume, int) else None,
+                log_id=log_id if isinstance(log_id, str) else None)
+            writer = asyncio.create_task(_forward(subscription, ws))
+    finally:
+        if writer is not None:
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await writer
+        pages.disconnect(handle)
+    return ws
+
+
+async def _forward(subscription: Any, ws: web.WebSocketResponse) -> None:
+    """One writer per socket: the subscription's messages, in order."""
+    try:
+        async for message in subscription:
+            await ws.send_str(message.text)
+    except (ConnectionResetError, asyncio.CancelledError):
+        pass
+    except Exception as error:  # the subscription closed (shutdown) or the socket broke
+        _log.debug("websocket writer ended: %s", error)
+    finally:
+        subscription.close()
+        if not ws.closed:
+            await ws.close(code=1001, message=b"going away")
+
+
+# --- the JSON API ------------------------------------------------------------------------
+
+
+async def api_state(request: web.Request) -> web.Response:
+    """``GET /api/state?channel=venue``: the channel's snapshot (view and revision)."""
+    name = request.query.get("channel", "venue")
+    hub = hub_for(request, name, allow_query_token=False)
+    return web.Response(text=hub.snapshot_message().text, content_type="application/json")
+
+
+async def api_config(request: web.Request) -> web.Response:
+    """What a page or tool may know of the configuration (no secrets)."""
+    config = request.app[CONFIG_KEY]
+    table = config.table
+    return web.json_response({
+        "table": {"name": table.name, "seats": table.seats, "ante_mode": table.ante_mode,
+                  "chip_unit": table.chip_unit, "level_minutes": table.level_minutes},
+        "delay": config.delay,
+        "channels": [{"name": spec.name, "filter": str(spec.filter), "delay": spec.delay,
+                      "enabled": spec.enabled, "requires_token": spec.requires_token,
+                      "audience": spec.audience}
+                     for spec in channel_specs(config).values()],
+        "version": request.app[ASSET_VERSION_KEY],
+    })
+
+
+async def api_players(request: web.Request) -> web.Response:
+    """Seats, names and stacks as the public ``venue`` channel shows them."""
+    hub = hub_for(request, request.query.get("channel", "venue"), allow_query_token=False)
+    view = hub.snapshot_message().data["view"]
+    seats = [{key: seat.get(key) for key in ("seat", "name", "stack", "stack_bb")}
+             for seat in view.get("seats", []) if seat.get("name") is not None]
+    return web.json_response({"players": seats})
+
+
+async def api_hands(request: web.Request) -> web.Response:
+    """The hands released on a channel so far: number, start time, and how each ended."""
+    hub = hub_for(request, request.query.get("channel", "delayed"), allow_query_token=False)
+    store: EventStore = request.app[STORE_KEY]
+    limit = hub.seq
+    hands: list[dict[str, Any]] = []
+    for entry in await asyncio.to_thread(lambda: list(store.iter_all())):
+        if entry.seq > limit:
+            break
+        kind = entry.kind
+        payload = entry.payload
+        if kind == "hand_started":
+            hands.append({"hand_number": getattr(payload, "hand_number", None),
+                          "started": entry.time,
+                          "seq": entry.seq, "ended": None, "result": "running"})
+        elif kind in ("hand_ended", "hand_voided") and hands:
+            hands[-1]["ended"] = entry.time
+            hands[-1]["result"] = "voided" if kind == "hand_voided" else "complete"
+    return web.json_response({"channel": hub.name, "hands": hands})
+
+
+async def api_log(request: web.Request) -> web.Response:
+    """``GET /api/log?after=N``: raw log entries for exports (operator token; burn cards are
+    never included, R19)."""
+    require_operator(request)
+    try:
+        after = int(request.query.get("after", "0"))
+        limit = min(int(request.query.get("limit", "1000")), 10000)
+    except ValueError:
+        raise json_error(422, "invalid_input", "after and limit are whole numbers") from None
+    store: EventStore = request.app[STORE_KEY]
+    entries = await asyncio.to_thread(store.read, after, limit)
+    return web.json_response({"entries": [e.to_dict() for e in entries
+                                          if str(e.secrecy) != "never"]})
+
+
+async def api_command(request: web.Request) -> web.Response:
+    """``POST /api/commands``: one typed, acknowledged operator command."""
+    require_operator(request)
+    try:
+        body = await request.json()
+    except ValueError:
+        raise json_error(422, "invalid_input", "the command is not valid JSON") from None
+    result = await request.app[TABLE_KEY].execute(body)
+    operator_hub = request.app[HUBS_KEY].get(OPERATOR_CHANNEL)
+    if operator_hub is not None:
+        result = {**result, "revision": operator_hub.revision}
+    return web.json_response(result)
+
+
+__all__ = ["create_app", "device_report", "error_payload"]

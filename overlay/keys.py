@@ -1,0 +1,32 @@
+"""Every piece of application state, under a typed :class:`aiohttp.web.AppKey`.
+
+No module globals: the app factory (:func:`overlay.app.create_app`) fills these in its
+cleanup contexts, and handlers read them from ``request.app``. Modules named here never import
+this one (only the web layer does), so there is no import cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from aiohttp import web
+
+from overlay.auth import Tokens
+from overlay.config import Config
+from overlay.hub import ChannelHub, TableLog
+from overlay.obs.control import ObsControl
+from overlay.pages import PageRegistry
+from overlay.store import EventStore
+from overlay.table_service import TableService
+
+CONFIG_KEY = web.AppKey("config", Config)
+TOKENS_KEY = web.AppKey("tokens", Tokens)
+CLOCK_KEY: web.AppKey[Callable[[], float]] = web.AppKey("clock")
+STORE_KEY = web.AppKey("store", EventStore)
+LOG_KEY = web.AppKey("table_log", TableLog)
+HUBS_KEY = web.AppKey("hubs", dict[str, ChannelHub[Any]])
+TABLE_KEY = web.AppKey("table_service", TableService)
+OBS_KEY = web.AppKey("obs", ObsControl)
+PAGES_KEY = web.AppKey("pages", PageRegistry)
+ASSET_VERSION_KEY = web.AppKey("asset_version", str)

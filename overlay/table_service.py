@@ -1,0 +1,379 @@
+"""The one writer of the table: typed commands in, engine events out to the log.
+
+:class:`TableService` owns the :class:`engine.table.Table`. Each command
+(``docs/commands.md``) runs the engine synchronously under a lock; the events the engine
+produced are appended to the :class:`overlay.hub.TableLog` (persisted, then published) before the
+command is acknowledged. An illegal command raises the engine's error and changes nothing. If the
+log cannot be written the table is rebuilt from the log, so memory never runs ahead of disk.
+
+At start-up the table is the log replayed (:func:`engine.table_replay.replay_table`); an empty
+log is seeded from the configuration (players, button, first level).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from engine.errors import IllegalActionError, InvalidInputError
+from engine.events import ActionTaken, Event, Street
+from engine.hand import Hand
+from engine.table import AnteMode, Table, TableRules
+from engine.table_events import (
+    AbsenceSet,
+    ButtonSet,
+    ClockCalled,
+    ClockStopped,
+    DevicesReported,
+    LevelStarted,
+    PlayerSeated,
+    SeatEmptied,
+)
+from engine.table_replay import TableRecorder
+from engine.tournament import DEFAULT_STRUCTURE, Structure
+from overlay.config import Config
+from overlay.hub import TableLog
+
+_log = logging.getLogger(__name__)
+
+CLOCK_SECONDS = 70.0
+"""R12: one minute, then a ten-second countdown."""
+
+#: Command type -> the fields it needs (beyond ``id`` and ``type``).
+COMMANDS: Mapping[str, tuple[str, ...]] = {
+    "fold": ("seat",), "check": ("seat",), "call": ("seat",), "all_in": ("seat",),
+    "bet": ("seat", "amount"), "raise_to": ("seat", "amount"),
+    "undo": (), "misdeal": (), "next_hand": (),
+    "deal_cards": ("seat", "cards"), "deal_board": ("cards",),
+    "show_hand": ("seat",), "muck_hand": ("seat",),
+    "call_clock": ("seat",), "stop_clock": (),
+    "set_seat": ("seat", "name", "stack"), "empty_seat": ("seat",),
+    "set_button": ("seat",), "set_level": ("level",), "set_absent": ("seat", "absent"),
+    "restrict": ("seat",),
+}
+_FIELD_TYPES: Mapping[str, type] = {"seat": int, "amount": int, "stack": int, "level": int,
+                                    "name": str, "cards": list, "absent": bool}
+
+
+def build_table(config: Config) -> Table:
+    """An empty table with the configuration's rules and structure."""
+    section = config.table
+    structure = DEFAULT_STRUCTURE
+    if section.levels:
+        structure = Structure.from_rows(section.levels, minutes=section.level_minutes,  # type: ignore[arg-type]
+                                        starting_stack=section.starting_stack)
+    elif section.level_minutes != 20:
+        structure = Structure.from_rows(
+            [(lv.small_blind, lv.big_blind, lv.ante) for lv in DEFAULT_STRUCTURE.levels],
+            minutes=section.level_minutes, starting_stack=section.starting_stack)
+    rules = TableRules(ante_mode=AnteMode(section.ante_mode), short_call_rule=section.short_call,
+                       odd_chip_rule=section.odd_chip, dead_button=section.dead_button,
+                       chip_unit=section.chip_unit, max_seats=section.seats)
+    return Table(rules, structure)
+
+
+def parse_command(body: object) -> dict[str, Any]:
+    """Check a command's shape (not its legality: the engine decides that).
+
+    :raises InvalidInputError: naming what is wrong.
+    """
+    if not isinstance(body, dict):
+        raise InvalidInputError("a command is a JSON object with an id and a type")
+    kind = body.get("type")
+    if not isinstance(kind, str) or kind not in COMMANDS:
+        raise InvalidInputError(f"unknown command type {kind!r} "
+                                f"(one of {', '.join(sorted(COMMANDS))})")
+    command_id = body.get("id")
+    if not isinstance(command_id, str) or not 8 <= len(command_id) <= 64:
+        raise InvalidInputError("a command needs an id (a UUID made by the client)")
+    for name in COMMANDS[kind]:
+        if name not in body:
+            raise InvalidInputError(f"command {kind} needs {name!r}")
+        value, expected = body[name], _FIELD_TYPES[name]
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise InvalidInputError(f"command {kind}: {name!r} must be "
+                                    f"{'a whole number' if expected is int else expected.__name__}"
+                                    f", got {value!r}")
+    if "cards" in body and not all(isinstance(c, str | None) for c in body["cards"]):
+        raise InvalidInputError("cards are codes like 'Ah' (null for an unread card)")
+    return dict(body)
+
+
+class TableService:
+    """Commands to engine events to the log (see the module docstring)."""
+
+    def __init__(self, config: Config, table_log: TableLog, *,
+                 clock: Callable[[], float] = time.time, remembered_commands: int = 1000) -> None:
+        self.config = config
+        self.log = table_log
+        self.clock = clock
+        self.table = build_table(config)
+        self._recorder = TableRecorder(self.table)
+        self._lock = asyncio.Lock()
+        self._results: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._remember = remembered_commands
+        self._clock_timer: asyncio.TimerHandle | None = None
+        self._clock_seat: int | None = None
+        self._level_started_at: float | None = None
+        self._devices = ""
+
+    # --- start-up --------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Replay the persisted log into the table; seed an empty log from the config."""
+        entries = await asyncio.to_thread(lambda: list(self.log.store.iter_all()))
+        clock_call: tuple[ClockCalled, float] | None = None
+        for entry in entries:
+            payload = entry.payload
+            if not isinstance(payload, Event):
+                continue  # capture records: the engine saw their effect as hand events
+            if isinstance(payload, DevicesReported):
+                continue
+            self._recorder.apply(payload)
+            if isinstance(payload, LevelStarted):
+                self._level_started_at = entry.time
+            if isinstance(payload, ClockCalled):
+                clock_call = (payload, entry.time)
+            elif isinstance(payload, ClockStopped | ActionTaken):
+                clock_call = None
+        self._recorder.flush()
+        if not entries:
+            await self._append(self._seed_events(), source="config")
+        elif clock_call is not None:
+            called, at = clock_call
+            self._arm_clock(called.seat, at + called.seconds - self.clock())
+
+    def _seed_events(self) -> list[Event]:
+        events: list[Event] = []
+        for player in self.config.players:
+            events.append(PlayerSeated(player.seat, player.name, player.stack))
+            self._recorder.apply(events[-1])
+        if self.config.players:
+            seats = [p.seat for p in self.config.players]
+            button = self.config.table.button if self.config.table.button in seats else seats[0]
+            events.append(ButtonSet(button))
+            self._recorder.apply(events[-1])
+        events.append(self._level_event(self.config.table.level))
+        self._recorder.apply(events[-1])
+        self._level_started_at = self.clock()
+        return events
+
+    def _level_event(self, number: int) -> LevelStarted:
+        level = self.table.structure.level(number)
+        return LevelStarted(level.number, level.small_blind, level.big_blind, level.ante,
+                            str(self.table.rules.ante_mode),
+                            ends_at=self.clock() + level.minutes * 60)
+
+    # --- commands --------------------------------------------------------------------------
+
+    @property
+    def hand(self) -> Hand | None:
+        return self.table.hand
+
+    async def execute(self, body: object) -> dict[str, Any]:
+        """Run one command; returns ``{"ok": True, "id", "seq"}`` once its events are logged.
+
+        :raises InvalidInputError: a malformed command.
+        :raises IllegalActionError: a command the rules do not allow now (nothing changed).
+        """
+        command = parse_command(body)
+        async with self._lock:
+            done = self._results.get(command["id"])
+            if done is not None:
+                return done
+            events = self._run(command)
+            entries = await self._append(events, source="operator")
+            result = {"ok": True, "id": command["id"],
+                      "seq": entries[-1].seq if entries else self.log.store.last_seq}
+            self._results[command["id"]] = result
+            while len(self._results) > self._remember:
+                self._results.popitem(last=False)
+            return result
+
+    async def _append(self, events: Sequence[Event], *, source: str) -> list[Any]:
+        try:
+            return await self.log.append(events, source=source)
+        except Exception:
+            _log.exception("the log could not be written; rebuilding the table from it")
+            self.table = build_table(self.config)
+            self._recorder = TableRecorder(self.table)
+            for entry in self.log.store.iter_all():
+                if isinstance(entry.payload, Event) and \
+                        not isinstance(entry.payload, DevicesReported):
+                    self._recorder.apply(entry.payload)
+            self._recorder.flush()
+            raise
+
+    def _run(self, command: Mapping[str, Any]) -> list[Event]:
+        """The engine part of a command: its events (the table already changed)."""
+        kind: str = command["type"]
+        seat: int = command.get("seat", 0)
+        table = self.table
+        if kind in ("set_seat", "empty_seat", "set_button"):
+            return [self._between_hands(command)]
+        if kind == "set_level":
+            return [self._set_level(command["level"])]
+        if kind == "set_absent":
+            table.set_absent(seat, command["absent"])
+            return [AbsenceSet(seat, command["absent"])]
+        if kind == "call_clock":
+            return [self._call_clock(seat)]
+        if kind == "stop_clock":
+            if self._clock_seat is None:
+                raise IllegalActionError("no clock is running", rule="R12")
+            self._disarm_clock()
+            return [ClockStopped()]
+        if kind == "next_hand":
+            return self._next_hand()
+        hand = table.hand
+        if hand is None:
+            raise IllegalActionError("no hand is running: start the next hand first")
+        before = len(hand.events)
+        if kind == "fold":
+            hand.fold(seat)
+        elif kind == "check":
+            hand.check(seat)
+        elif kind == "call":
+            hand.call(seat)
+        elif kind == "bet":
+            hand.bet(command["amount"], seat)
+        elif kind == "raise_to":
+            hand.raise_to(command["amount"], seat)
+        elif kind == "all_in":
+            hand.all_in(seat)
+        elif kind == "undo":
+            hand.undo()
+        elif kind == "misdeal":
+            hand.void()
+        elif kind == "deal_cards":
+            hand.deal_hole(seat, command["cards"])
+        elif kind == "deal_board":
+            hand.deal_board(command["cards"])
+        elif kind == "show_hand":
+            hand.show_hand(seat, command.get("cards"))
+        elif kind == "muck_hand":
+            hand.muck_hand(seat)
+        elif kind == "restrict":
+            hand.restrict(seat)
+        events: list[Event] = list(hand.events[before:])
+        if self._clock_seat is not None and any(
+                isinstance(e, ActionTaken) and e.seat == self._clock_seat for e in events):
+            self._disarm_clock()
+        return events + self._finish_if_over()
+
+    def _finish_if_over(self) -> list[Event]:
+        hand = self.table.hand
+        if hand is None or not hand.is_over or hand.street is Street.VOID:
+            return []
+        return list(self.table.finish_hand())
+
+    def _between_hands(self, command: Mapping[str, Any]) -> Event:
+        table, seat, kind = self.table, command["seat"], command["type"]
+        event: Event
+        if kind == "set_seat":
+            name = command["name"].strip()
+            if not name:
+                raise InvalidInputError("a player needs a name")
+            if not 1 <= seat <= table.rules.max_seats:
+                raise InvalidInputError(f"seat {seat} does not exist "
+                                        f"(1-{table.rules.max_seats})")
+            if seat in table.names:
+                table.update_player(seat, name, command["stack"])
+            else:
+                table.seat_player(seat, name, command["stack"])
+            event = PlayerSeated(seat, name, command["stack"])
+        elif kind == "empty_seat":
+            table.remove_player(seat)
+            event = SeatEmptied(seat)
+        else:
+            table._require_between_hands("move the button")
+            table.set_button(seat)
+            event = ButtonSet(seat)
+        return event
+
+    def _set_level(self, number: int) -> LevelStarted:
+        self.table.set_level(number)
+        self._level_started_at = self.clock()
+        return self._level_event(number)
+
+    def _next_hand(self) -> list[Event]:
+        table = self.table
+        events: list[Event] = []
+        hand = table.hand
+        if hand is not None and not hand.is_over:
+            raise IllegalActionError("the hand is still running: finish it, or declare a "
+                                     "misdeal (R13)")
+        # R21: a level whose time is up starts with the next hand, never mid-hand.
+        level = table.level
+        if (self._level_started_at is not None
+                and self.clock() >= self._level_started_at + level.minutes * 60
+                and level.number < len(table.structure.levels)):
+            events.append(self._set_level(level.number + 1))
+        if self._clock_seat is not None:
+            self._disarm_clock()
+        new = table.start_hand()
+        events.extend(new.events)
+        return events
+
+    # --- the clock (R12) -------------------------------------------------------------------
+
+    def _call_clock(self, seat: int) -> ClockCalled:
+        decision = self.table.pending_decision()
+        if decision is None or decision.seat != seat:
+            who = f"seat {decision.seat}" if decision else "nobody"
+            raise IllegalActionError(f"the clock can only be called on the player to act "
+                                     f"({who})", rule="R12")
+        if self._clock_seat is not None:
+            raise IllegalActionError(f"the clock is already running on seat {self._clock_seat}",
+                                     rule="R12")
+        self._arm_clock(seat, CLOCK_SECONDS)
+        return ClockCalled(seat, CLOCK_SECONDS)
+
+    def _arm_clock(self, seat: int, seconds: float) -> None:
+        self._disarm_clock()
+        self._clock_seat = seat
+        loop = asyncio.get_running_loop()
+        self._clock_timer = loop.call_later(max(0.0, seconds), self._expire_soon)
+
+    def _disarm_clock(self) -> None:
+        if self._clock_timer is not None:
+            self._clock_timer.cancel()
+        self._clock_timer = None
+        self._clock_seat = None
+
+    def _expire_soon(self) -> None:
+        asyncio.get_running_loop().create_task(self.expire_clock())
+
+    async def expire_clock(self) -> None:
+        """R12: time is up: the player checks if he can, else folds."""
+        async with self._lock:
+            seat, self._clock_seat, self._clock_timer = self._clock_seat, None, None
+            decision = self.table.pending_decision()
+            if seat is None or decision is None or decision.seat != seat:
+                return
+            hand = self.table.hand
+            assert hand is not None
+            before = len(hand.events)
+            self.table.expire_clock()
+            events = list(hand.events[before:]) + self._finish_if_over()
+            await self._append(events, source="clock")
+
+    # --- devices ---------------------------------------------------------------------------
+
+    async def report_devices(self, devices: Mapping[str, Any]) -> bool:
+        """Log the operator's device fields when they changed; returns whether it logged."""
+        report = json.dumps(devices, sort_keys=True, separators=(",", ":"))
+        if report == self._devices:
+            return False
+        async with self._lock:
+            self._devices = report
+            await self._append([DevicesReported(report)], source="service")
+        return True
+
+    def close(self) -> None:
+        self._disarm_clock()

@@ -1,0 +1,194 @@
+"""The service through its real HTTP and websocket stack (aiohttp test server on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestClient
+
+from overlay.app import create_app
+from overlay.config import parse_config
+from overlay.hub import apply_merge_patch
+from overlay.keys import TABLE_KEY, TOKENS_KEY
+
+PLAYERS = [{"seat": 1, "name": "Ashton", "stack": 5000},
+           {"seat": 4, "name": "Tong", "stack": 5000},
+           {"seat": 7, "name": "Rast", "stack": 5000}]
+
+
+class FakeClock:
+    """Wall-clock seconds the test moves by hand (the delayed channel's timer uses the loop's
+    own clock, so tests that need a release wait for real, briefly)."""
+
+    def __init__(self) -> None:
+        self.now = 1_764_500_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def config_for(tmp_path: Path, **channels: Any) -> Any:
+    return parse_config({
+        "table": {"name": "Test Final", "seats": 9, "button": 1},
+        "players": PLAYERS,
+        "delay": {"seconds": 30},
+        "channels": channels,
+        "data_dir": str(tmp_path / "data"),
+    })
+
+
+@pytest.fixture
+async def client(aiohttp_client: Any, tmp_path: Path) -> TestClient:
+    app = create_app(config_for(tmp_path, secure={"enabled": True}))
+    return await aiohttp_client(app)
+
+
+def operator(client: TestClient) -> dict[str, str]:
+    return {"Authorization": f"Bearer {client.server.app[TOKENS_KEY].operator}"}
+
+
+async def command(client: TestClient, kind: str, **fields: Any) -> Any:
+    body = {"id": str(uuid.uuid4()), "type": kind, **fields}
+    response = await client.post("/api/commands", json=body, headers=operator(client))
+    return response.status, await response.json()
+
+
+async def test_pages_and_state_are_served(client: TestClient) -> None:
+    for page in ("overlay", "commentary", "operator"):
+        response = await client.get(f"/{page}")
+        assert response.status == 200
+        text = await response.text()
+        assert 'content="dev"' not in text  # the asset version is stamped in
+        assert "default-src 'self'" in response.headers["Content-Security-Policy"]
+    state = await (await client.get("/api/state?channel=venue")).json()
+    names = [seat["name"] for seat in state["view"]["seats"] if seat["name"]]
+    assert names == ["Ashton", "Tong", "Rast"]
+
+
+async def test_commands_need_the_operator_token(client: TestClient) -> None:
+    body = {"id": str(uuid.uuid4()), "type": "next_hand"}
+    response = await client.post("/api/commands", json=body)
+    assert response.status == 401
+    assert (await response.json())["error"]["code"] == "unauthorized"
+    response = await client.post("/api/commands", json=body,
+                                 headers={"Authorization": "Bearer wrong"})
+    assert response.status == 401
+    response = await client.post("/api/commands", json=body, headers={
+        **operator(client), "Origin": "http://evil.example"})
+    assert response.status == 403
+
+
+async def test_channels_need_tokens_where_configured(client: TestClient) -> None:
+    assert (await client.get("/api/state?channel=secure")).status == 401
+    response = await client.get("/api/state?channel=secure",
+                                headers={"Authorization": "Bearer nope"})
+    assert response.status == 403
+    secure = client.server.app[TOKENS_KEY].secure
+    response = await client.get("/api/state?channel=secure",
+                                headers={"Authorization": f"Bearer {secure}"})
+    assert response.status == 200
+    assert (await client.get("/api/state?channel=reveal")).status == 404
+    assert (await client.get("/api/state?channel=nope")).status == 404
+    ws_fail = await client.get(f"/ws/secure?token={secure}x")
+    assert ws_fail.status == 403
+
+
+async def test_a_hand_by_commands_and_what_each_channel_shows(client: TestClient) -> None:
+    status, reply = await command(client, "next_hand")
+    assert status == 200 and reply["ok"]
+    hand = client.server.app[TABLE_KEY].hand
+    assert hand is not None
+    cards = iter(["Ah", "As", "Kd", "Kc", "7s", "2d"])
+    for seat in hand.seats:
+        status, reply = await command(client, "deal_cards", seat=seat,
+                                      cards=[next(cards), next(cards)])
+        assert status == 200, reply
+    # An illegal action: the engine's message, nothing changes.
+    legal = hand.legal_actions()
+    assert legal is not None
+    wrong = next(s for s in hand.seats if s != legal.seat)
+    status, reply = await command(client, "fold", seat=wrong)
+    assert status == 409
+    assert reply["error"]["code"] == "illegal_action"
+    assert "R9" in reply["error"]["message"] or reply["error"].get("rule") == "R9"
+    # A raise, then everyone calls.
+    status, reply = await command(client, "raise_to", seat=legal.seat, amount=150)
+    assert status == 200, reply
+    venue = (await (await client.get("/api/state?channel=venue")).json())["view"]
+    secure_token = client.server.app[TOKENS_KEY].secure
+    secure = (await (await client.get(
+        "/api/state?channel=secure",
+        headers={"Authorization": f"Bearer {secure_token}"})).json())["view"]
+    assert all(card is None for seat in venue["seats"] for card in seat["cards"])
+    assert all(seat["equity"] is None for seat in venue["seats"])
+    known = [seat for seat in secure["seats"] if seat["cards"] and None not in seat["cards"]]
+    assert len(known) == 3
+    assert abs(sum(seat["equity"]["equity"] for seat in known) - 1) < 1e-3
+    # The delayed channel (D = 30 s) has shown nothing of this hand yet.
+    delayed = (await (await client.get("/api/state?channel=delayed")).json())["view"]
+    assert delayed["table"]["hand_number"] in (None, 0)
+
+
+async def test_malformed_and_repeated_commands(client: TestClient) -> None:
+    response = await client.post("/api/commands", data="{not json", headers=operator(client))
+    assert response.status == 422
+    status, reply = await command(client, "dance")
+    assert status == 422 and "unknown command type" in reply["error"]["message"]
+    status, reply = await command(client, "raise_to", seat=1, amount="lots")
+    assert status == 422 and "whole number" in reply["error"]["message"]
+    body = {"id": str(uuid.uuid4()), "type": "next_hand"}
+    first = await client.post("/api/commands", json=body, headers=operator(client))
+    again = await client.post("/api/commands", json=body, headers=operator(client))
+    assert first.status == again.status == 200
+    assert (await first.json())["seq"] == (await again.json())["seq"]  # applied once
+
+
+async def test_websocket_snapshot_then_patches(client: TestClient) -> None:
+    ws = await client.ws_connect("/ws/venue")
+    await ws.send_json({"type": "hello", "page": "overlay", "version": "x", "resume": None})
+    snapshot = await ws.receive_json(timeout=5)
+    assert snapshot["type"] == "snapshot"
+    view, revision = snapshot["view"], snapshot["revision"]
+    await command(client, "next_hand")
+    state = await (await client.get("/api/state?channel=venue")).json()
+    while revision < state["revision"]:
+        message = await ws.receive_json(timeout=5)
+        assert message["type"] == "patch"
+        assert message["revision"] == revision + 1
+        revision = message["revision"]
+        view = apply_merge_patch(view, message["patch"])
+    assert view["table"]["hand_number"] == 1
+    assert view == state["view"]
+    await ws.send_json({"type": "fold", "seat": 1})
+    error = await ws.receive_json(timeout=5)
+    assert error["type"] == "error" and "POST /api/commands" in error["error"]["message"]
+    await ws.close()
+
+
+async def test_cross_site_websocket_is_refused(client: TestClient) -> None:
+    response = await client.get("/ws/venue", headers={"Origin": "http://evil.example"})
+    assert response.status == 403
+
+
+async def test_state_survives_a_restart(aiohttp_client: Any, tmp_path: Path) -> None:
+    config = config_for(tmp_path)
+    first = await aiohttp_client(create_app(config))
+    await command(first, "next_hand")
+    hand = first.server.app[TABLE_KEY].hand
+    assert hand is not None
+    for seat, cards in zip(hand.seats, (["Ah", "As"], ["Kd", "Kc"], ["7s", "2d"]), strict=True):
+        await command(first, "deal_cards", seat=seat, cards=cards)
+    legal = hand.legal_actions()
+    assert legal is not None
+    await command(first, "raise_to", seat=legal.seat, amount=200)
+    before = (await (await first.get("/api/state?channel=venue")).json())["view"]
+    await first.close()
+    second = await aiohttp_client(create_app(config))
+    after = (await (await second.get("/api/state?channel=venue")).json())["view"]
+    assert after["seats"] == before["seats"]
+    assert after["table"]["actions"] == before["table"]["actions"]
+    replayed = second.server.app[TABLE_KEY].hand
+    assert replayed is not None and replayed.legal_actions() == hand.legal_actions()
