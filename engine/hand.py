@@ -76,8 +76,13 @@ class Hand:
               names: Sequence[str] | None = None, hand_number: int = 1,
               absent: Iterable[int] = (), short_call_rule: str = "live",
               odd_chip_rule: str = "button", chip_unit: int = 1, dead_antes: bool = True,
-              auto_showdown: bool = True, level: int = 0) -> Hand:
+              auto_showdown: bool = True, level: int = 0,
+              post_forced_bets: bool = True) -> Hand:
         """Start a hand: post antes and blinds (R4, R5) and open the pre-flop betting.
+
+        With ``post_forced_bets=False`` the operator posts each ante and blind with
+        :meth:`post_ante` / :meth:`post_blind` (each an undoable command) and the betting
+        opens once all are in.
 
         ``seats``, ``stacks``, ``blinds`` and ``antes`` are per position (clockwise from the
         seat left of the button). ``short_call_rule`` is ``"live"`` (R5 default: call at
@@ -91,6 +96,9 @@ class Hand:
             raise IllegalActionError(f"a hand needs 2-10 distinct seats, got {list(seats)}")
         if not (len(stacks) == len(blinds) == len(antes) == len(names) == count):
             raise IllegalActionError("seats, stacks, blinds, antes and names differ in length")
+        if big_blind <= 0 or any(b < 0 for b in blinds) or any(a < 0 for a in antes):
+            raise IllegalActionError("the big blind must be positive, blinds and antes not "
+                                     "negative")
         if any(s <= 0 for s in stacks):
             raise IllegalActionError("every player dealt in needs chips")
         if short_call_rule not in ("live", "phh") or odd_chip_rule not in ("button", "big_blind"):
@@ -104,8 +112,11 @@ class Hand:
             odd_chip_rule=odd_chip_rule, chip_unit=chip_unit, dead_antes=dead_antes,
             auto_showdown=auto_showdown, level=level)
         hand._emit(started)
-        hand._post_forced_bets()
-        hand._advance()
+        if post_forced_bets:
+            for event in hand._forced_bets():
+                hand._emit(event)
+            hand._emit(StreetStarted(Street.PREFLOP))
+            hand._advance()
         return hand
 
     @classmethod
@@ -145,6 +156,7 @@ class Hand:
         self._aggressor: int | None = None
         self._last_short: int | None = None
         self._bb_index = 0
+        self._opened = False
         self._awarded: list[PotAwarded] = []
         self._busted: tuple[int, ...] = ()
 
@@ -404,6 +416,7 @@ class Hand:
 
     def _start_street(self, street: Street) -> None:
         self.street = street
+        self._opened = True
         count = len(self.seats)
         self._acted = [False] * count
         self._acted_level = [0] * count
@@ -445,27 +458,77 @@ class Hand:
 
     # --- forced bets and automatic progress ----------------------------------------------
 
-    def _post_forced_bets(self) -> None:
+    def _forced_bets(self) -> list[AntePosted | BlindPosted]:
+        """What the forced bets of this hand are (R4, R5): antes first (a short stack pays
+        the ante before the blind), then the blinds, each capped by the stack."""
         e = self.started
         assert e is not None
-        antes = [min(a, s) for a, s in zip(e.antes, self._stacks, strict=True)]
+        stacks = list(e.stacks)
+        antes = [min(a, s) for a, s in zip(e.antes, stacks, strict=True)]
         if not e.dead_antes and len(antes) > 1:  # live antes: an unmatched excess is trimmed
             cutoff = sorted(antes)[-2]
             antes = [min(a, cutoff) for a in antes]
+        plan: list[AntePosted | BlindPosted] = []
         for i, seat in enumerate(e.seats):
             if antes[i]:
-                self._emit(AntePosted(seat, antes[i], antes[i] == self._stacks[i]))
+                plan.append(AntePosted(seat, antes[i], antes[i] == stacks[i]))
+                stacks[i] -= antes[i]
         top = max(e.blinds)
         for i, seat in enumerate(e.seats):
-            blind = min(e.blinds[i], self._stacks[i])
+            blind = min(e.blinds[i], stacks[i])
             if blind:
                 name = "big" if i == self._bb_index or e.blinds[i] == top else "small"
-                self._emit(BlindPosted(seat, name, blind, blind == self._stacks[i]))
-        self._emit(StreetStarted(Street.PREFLOP))
+                plan.append(BlindPosted(seat, name, blind, blind == stacks[i]))
+        return plan
+
+    def _unposted(self) -> list[AntePosted | BlindPosted]:
+        if self.street is not Street.PREFLOP or self._round_closed or self._opened:
+            return []
+        done = {(type(e), e.seat) for e in self._effective
+                if isinstance(e, AntePosted | BlindPosted)}
+        return [e for e in self._forced_bets() if (type(e), e.seat) not in done]
+
+    def _post(self, kind: type[AntePosted | BlindPosted], seat: int,
+              amount: int | None) -> AntePosted | BlindPosted:
+        i = self._position(seat)
+        due = [e for e in self._unposted() if isinstance(e, kind) and e.seat == seat]
+        noun = "ante" if kind is AntePosted else "blind"
+        if not due:
+            raise IllegalActionError(f"{self._who(i)} owes no {noun} now (R4)", rule="R4")
+        owed = due[0]
+        if amount is not None and amount != owed.amount:
+            short = " (all-in, R5)" if owed.all_in else ""
+            raise IllegalActionError(f"{self._who(i)} posts {chips(owed.amount)}{short}, not "
+                                     f"{chips(amount)}", rule="R5" if owed.all_in else "R4")
+        if kind is BlindPosted and any(isinstance(e, AntePosted) for e in self._unposted()):
+            raise IllegalActionError("post the antes before the blinds (R4)", rule="R4")
+        event = AntePosted(owed.seat, owed.amount, owed.all_in, manual=True) if isinstance(
+            owed, AntePosted) else BlindPosted(owed.seat, owed.blind, owed.amount,
+                                               owed.all_in, manual=True)
+        self._emit(event)
+        if not self._unposted():
+            self._emit(StreetStarted(Street.PREFLOP))
+            self._advance()
+        return event
+
+    def post_ante(self, seat: int, amount: int | None = None) -> AntePosted:
+        """Post a seat's ante (only with ``post_forced_bets=False``); ``amount`` is checked
+        against what is due (the whole stack when it is short, R5)."""
+        event = self._post(AntePosted, seat, amount)
+        assert isinstance(event, AntePosted)
+        return event
+
+    def post_blind(self, seat: int, amount: int | None = None) -> BlindPosted:
+        """Post a seat's blind (only with ``post_forced_bets=False``), after the antes."""
+        event = self._post(BlindPosted, seat, amount)
+        assert isinstance(event, BlindPosted)
+        return event
 
     def _advance(self) -> None:
         """Emit what follows from the last command: absent folds (R11), the end of a betting
         round, an uncontested pot, the showdown (R14, R15) and the awards (R16, R17)."""
+        if not self._opened:  # forced bets still to be posted by the operator
+            return
         while not self.is_over:
             live = [i for i in range(len(self.seats)) if self._live(i)]
             if (self._actor is not None and self._absent[self._actor]
@@ -629,6 +692,8 @@ class Hand:
         legal = self.legal_actions()
         if legal is None:
             what = "deal the board" if self._round_closed and len(self.board) < 5 else "wait"
+            if self._unposted():
+                what = "post the antes and blinds first"
             raise IllegalActionError(f"cannot {verb}: nobody is to act now ({what})", rule="R9")
         if seat is not None and seat != legal.seat:
             i = self._position(seat)

@@ -362,3 +362,28 @@ def test_board_needs_a_closed_round_and_the_right_count() -> None:
     hand.check()
     with pytest.raises(IllegalActionError, match="the flop needs 3"):
         hand.deal_board(parse_cards("Qs9s"))
+
+
+def test_operator_posts_antes_then_blinds_r4_r5() -> None:
+    hand = Hand.start(seats=(1, 2, 3), stacks=(1000, 70, 1000), blinds=(50, 100, 0),
+                      antes=(0, 20, 0), big_blind=100, button=3, post_forced_bets=False)
+    deal(hand, None, None, None)
+    with pytest.raises(IllegalActionError, match="post the antes and blinds first"):
+        hand.fold()
+    with pytest.raises(IllegalActionError, match="post the antes before the blinds"):
+        hand.post_blind(1)
+    with pytest.raises(IllegalActionError, match=r"Seat 2 posts 20, not 10"):
+        hand.post_ante(2, 10)
+    hand.post_ante(2)
+    hand.post_blind(1, 50)
+    with pytest.raises(IllegalActionError, match=r"posts 50 \(all-in, R5\), not 100"):
+        hand.post_blind(2, 100)
+    posted = hand.post_blind(2)
+    assert posted.all_in and posted.amount == 50 and posted.is_command
+    assert hand.actor_seat == 3 and hand.bets == (50, 50, 0)
+    hand.undo()  # the last blind again: betting closes until it is posted
+    assert hand.actor_seat is None and hand.bets == (50, 0, 0)
+    assert not hand.can_fold()
+    hand.post_blind(2)
+    replayed = Hand.replay(hand.events)
+    assert (replayed.actor_seat, replayed.bets) == (3, (50, 50, 0))
