@@ -168,7 +168,7 @@ async def test_delayed_items_are_released_at_their_time_by_a_timer() -> None:
             break
     lateness = [at - m.data["patch"]["items"][-1]["release"] for at, m in arrivals]
     assert all(late >= 0 for late in lateness), "released early"
-    assert max(lateness) < 0.1  # generous here; bench/bench_log.py measures the real figure
+    assert max(lateness) < 0.5  # released by the timer; bench/bench_log.py measures precision
     for entry, (_, message) in zip([e for e in entries if e.secrecy is not Secrecy.NEVER],
                                    arrivals, strict=True):
         assert message.data["patch"]["items"][-1]["release"] == pytest.approx(entry.time + delay)
