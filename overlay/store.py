@@ -248,11 +248,11 @@ class EventStore:
                         f"VALUES ({', '.join([mark] * 6)})")
         self._writer: Connection | None = None
         self.commits_fast = False
+        """True when a commit costs well under a millisecond (SQLite WAL, synchronous=NORMAL:
+        no fsync per commit), so a caller may commit on its event loop thread."""
         if engine.dialect.name == "sqlite":
             with engine.connect() as conn:  # 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA
                 self.commits_fast = conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1
-        """True when a commit costs well under a millisecond (SQLite WAL, synchronous=NORMAL:
-        no fsync per commit), so a caller may commit on its event loop thread."""
 
     def _read_last_seq(self) -> int:
         with self.engine.connect() as conn:
