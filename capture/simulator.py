@@ -206,7 +206,7 @@ class _TcpPort:
             self._on_connect()
             while data := await reader.read(1024):
                 self._on_data(data)
-        except (OSError, asyncio.CancelledError):
+        except OSError:
             pass
         finally:
             self._clients.discard(writer)

@@ -74,6 +74,9 @@ class ReaderConfig:
     require_checksum: bool = False
     malformed_report_s: float = 5.0
     """At most one malformed-line fault per this many seconds (each carries the count)."""
+    accept_any_name: bool = False
+    """Take whatever reader answers (a registration station), instead of refusing a reader
+    whose HELLO name differs from ``name``."""
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -152,8 +155,8 @@ class ReaderCoordinator:
         failures = 0
         while True:
             try:
-                stream = await asyncio.wait_for(self.config.endpoint.open(),
-                                                self.config.connect_timeout_s)
+                async with asyncio.timeout(self.config.connect_timeout_s):
+                    stream = await self.config.endpoint.open()
             except (TimeoutError, OSError) as error:
                 self._go_down(FaultKind.READER_OFFLINE,
                               f"cannot connect to {self.config.endpoint}: {error or 'timeout'}")
@@ -186,7 +189,10 @@ class ReaderCoordinator:
             if self._hello is None:
                 timeout = min(timeout, self.config.hello_retry_s)
             try:
-                data = await asyncio.wait_for(stream.read(), max(timeout, 0.001))
+                # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a
+                # cancellation that races with the read completing, and stop() would hang.
+                async with asyncio.timeout(max(timeout, 0.001)):
+                    data = await stream.read()
             except TimeoutError:
                 now = self.clock()
                 if now - heard >= self.config.watchdog_s:
@@ -264,7 +270,7 @@ class ReaderCoordinator:
             self._fault(FaultKind.PROTOCOL_MISMATCH,
                         f"the reader speaks protocol {hello.protocol}, Feltcast speaks "
                         f"{PROTOCOL_VERSION}; its reads are ignored", now)
-        elif hello.name != self.name:
+        elif hello.name != self.name and not self.config.accept_any_name:
             self._ignored_reason = f"reader says it is {hello.name!r}"
             self._fault(FaultKind.WRONG_READER,
                         f"{self.config.endpoint} should be reader {self.name!r} but says it is "
@@ -293,6 +299,29 @@ class ReaderCoordinator:
         self.listener.reader_down(self.name, now)
         self._fault(kind, f"reader {self.name} offline: {reason}; its zones are frozen", now)
         self._emit(ReaderOffline(self.name, reason, now, self.name))
+
+
+class SnapshotQueue:
+    """A :class:`ReaderListener` that queues the snapshots of one antenna (deck registration,
+    diagnostics) and the reader's own events."""
+
+    def __init__(self, antenna: int) -> None:
+        self.antenna = antenna
+        self.snapshots: asyncio.Queue[tuple[str, ...]] = asyncio.Queue()
+        self.events: asyncio.Queue[CaptureEvent] = asyncio.Queue()
+
+    def reader_event(self, event: CaptureEvent) -> None:
+        self.events.put_nowait(event)
+
+    def reader_inventory(self, reader: str, inventory: Inventory, now: float) -> None:
+        if inventory.antenna == self.antenna:
+            self.snapshots.put_nowait(inventory.uids)
+
+    def reader_up(self, reader: str, now: float) -> None:
+        pass
+
+    def reader_down(self, reader: str, now: float) -> None:
+        pass
 
 
 class RfidCapture:
@@ -359,11 +388,15 @@ class RfidCapture:
 
     async def stop(self) -> None:
         tasks, self._tasks = self._tasks, []
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        while tasks:
+            for task in tasks:
+                task.cancel()
+            done, pending = await asyncio.wait(tasks, timeout=1.0)
+            for task in done:
+                if not task.cancelled() and task.exception() is not None:
+                    log.error("capture task %s failed", task.get_name(),
+                              exc_info=task.exception())
+            tasks = list(pending)  # a task that ignored the cancellation is cancelled again
 
     async def __aenter__(self) -> RfidCapture:
         await self.start()

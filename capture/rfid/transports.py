@@ -56,8 +56,9 @@ class StreamPair:
 
     async def close(self) -> None:
         self._writer.close()
-        with contextlib.suppress(OSError):
-            await asyncio.wait_for(self._writer.wait_closed(), 1.0)
+        with contextlib.suppress(OSError):  # TimeoutError is an OSError
+            async with asyncio.timeout(1.0):
+                await self._writer.wait_closed()
 
 
 @dataclass(frozen=True, slots=True)

@@ -109,3 +109,19 @@ async def test_two_readers_feed_one_table(tmp_path: Path) -> None:
     assert view.of(ReaderOffline)[0].reader == "centre"
     assert view.of(HoleCardsRead)[0].source == "seats"
     assert view.of(BoardCardRead)[0].source == "centre"
+
+
+async def test_stop_always_returns_while_data_is_flowing(tmp_path: Path) -> None:
+    # Regression: asyncio.wait_for (3.11) could swallow the cancellation of a read that was
+    # completing at that moment, and stop() then waited for ever.
+    async with SimulatedReader("table-a", scan_interval=0.002) as sim:
+        path = await sim.open_pty(tmp_path / "busy")
+        sim.place(1, uid("Ah"), uid("Kh"))
+        for _ in range(25):
+            capture = RfidCapture([ReaderConfig("table-a", SerialEndpoint(path))],
+                                  AntennaMap.standard("table-a"), simulated_deck(),
+                                  lambda event: None, presence=FAST)
+            await capture.start()
+            await asyncio.sleep(0.03)
+            async with asyncio.timeout(3):
+                await capture.stop()
