@@ -503,3 +503,24 @@ async def play_hand(reader: SimulatedReader, hand: DealtHand,
     if clear_at_end:
         reader.clear()
         await pause(timing.street_s)
+
+
+async def deal_forever(reader: SimulatedReader, seats: Callable[[], Sequence[int]],
+                       rng: random.Random, timing: DealTiming = DealTiming(), *,
+                       on_hand: Callable[[DealtHand], object] | None = None,
+                       uid_of: Callable[[Card], str] = simulated_uid,
+                       fold_rate: float = 0.5) -> None:
+    """Deal random hands on the simulated table until cancelled (the demo's dealer).
+
+    ``seats()`` is asked before every hand (players bust); ``on_hand`` sees each deal before
+    its first card is placed, so an automatic operator can act consistently with it.
+    """
+    while True:
+        occupied = list(seats())
+        if len(occupied) < 2:
+            await asyncio.sleep(timing.scaled(timing.street_s))
+            continue
+        hand = DealtHand.random(rng, occupied, fold_rate)
+        if on_hand is not None:
+            on_hand(hand)
+        await play_hand(reader, hand, uid_of, timing)

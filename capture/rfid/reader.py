@@ -346,6 +346,14 @@ class RfidCapture:
                              for config in readers}
         self._tasks: list[asyncio.Task[None]] = []
 
+    def set_cards(self, cards: Mapping[str, Card]) -> None:
+        """A deck was activated: UID -> card from now on."""
+        self.tracker.set_cards(cards)
+
+    def set_occupied_seats(self, seats: Iterable[int] | None) -> None:
+        """The seats that have a player (for the card-at-an-empty-seat check, R13)."""
+        self.tracker.set_occupied_seats(seats)
+
     # ReaderListener
     def reader_event(self, event: CaptureEvent) -> None:
         self._publish([event])

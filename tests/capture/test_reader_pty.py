@@ -3,6 +3,8 @@ events, with a dealt hand and every reader fault of issue 6."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import random
 from collections.abc import Callable
@@ -13,6 +15,7 @@ from capture.simulator import (
     BURN_ANTENNA,
     DealtHand,
     DealTiming,
+    deal_forever,
     play_hand,
     simulated_deck,
     simulated_uid,
@@ -175,3 +178,24 @@ async def test_a_reader_with_another_protocol_or_name_is_refused(tmp_path: Path)
         await r.until(lambda: r.faults(FaultKind.WRONG_READER))
         assert "table-b" in r.faults(FaultKind.WRONG_READER)[0].detail
         assert not [e for e in await r.quiet(0.4) if isinstance(e, HoleCardsRead)]
+
+
+async def test_the_dealer_deals_hand_after_hand(tmp_path: Path) -> None:
+    hands: list[DealtHand] = []
+    seats = [1, 5, 9]
+    async with rig(tmp_path) as r:
+        dealer = asyncio.create_task(deal_forever(
+            r.sim, lambda: seats, random.Random(1), DealTiming(scale=0.05),
+            on_hand=hands.append, fold_rate=0.0))
+        try:
+            await r.until(lambda: len(hands) == 2 and len(r.of(HoleCardsRead)) == 6,
+                          timeout=10, what="two hands dealt and read")
+        finally:
+            dealer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await dealer
+    read = [(e.seat, frozenset(e.cards)) for e in r.of(HoleCardsRead)]
+    for number, hand in enumerate(hands):  # hand by hand; seats of one hand in any order
+        assert set(read[3 * number:3 * number + 3]) == {
+            (seat, frozenset(hand.hole[seat])) for seat in seats}
+    assert hands[0] != hands[1]
