@@ -387,3 +387,19 @@ def test_operator_posts_antes_then_blinds_r4_r5() -> None:
     hand.post_blind(2)
     replayed = Hand.replay(hand.events)
     assert (replayed.actor_seat, replayed.bets) == (3, (50, 50, 0))
+
+
+def test_big_blind_shorter_than_small_blind_still_opens_left_of_it_r4_r5() -> None:
+    hand = Hand.start(seats=(1, 2, 3, 4), stacks=(1000, 30, 1000, 1000), blinds=(50, 100, 0, 0),
+                      big_blind=100, button=4)
+    deal(hand, None, None, None, None)
+    assert hand.bets == (50, 30, 0, 0)
+    legal = hand.legal_actions()
+    assert legal is not None and legal.seat == 3  # left of the big blind, not of the SB
+    assert (legal.call_amount, legal.min_raise_to) == (100, 200)  # R5 live default
+    hand.fold()
+    hand.fold()
+    legal = hand.legal_actions()
+    assert legal is not None and legal.seat == 1 and legal.call_amount == 50
+    hand.fold()  # the small blind's 50 beat the all-in 30: 20 goes back to him
+    assert hand.is_over and hand.stacks == (970, 60, 1000, 1000)
