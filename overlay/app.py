@@ -141,6 +141,8 @@ async def table_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def obs_ctx(app: web.Application) -> AsyncIterator[None]:
+    """OBS control, and its automation fed by the channel the OBS overlay reads (so scene
+    switches happen in step with the graphics, after the same delay)."""
     from overlay.obs.control import ObsControl, settings_from_config
 
     settings = settings_from_config(app[CONFIG_KEY], secure_token=app[TOKENS_KEY].secure)
@@ -149,7 +151,28 @@ async def obs_ctx(app: web.Application) -> AsyncIterator[None]:
         return
     async with ObsControl(settings) as obs:
         app[OBS_KEY] = obs
+        hub = app[HUBS_KEY].get(settings.overlay_channel)
+        task = asyncio.create_task(_automate(obs, hub)) if hub is not None else None
         yield
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+async def _automate(obs: Any, hub: ChannelHub[Any]) -> None:
+    subscription = hub.subscribe()
+    try:
+        async for message in subscription:
+            if message.type != "patch":
+                continue  # a snapshot is history: no scene switches for it
+            for event in message.data.get("events", ()):
+                try:
+                    await obs.handle_table_event(event)
+                except Exception:
+                    _log.exception("OBS automation failed for %s", event.get("kind"))
+    finally:
+        subscription.close()
 
 
 async def devices_ctx(app: web.Application) -> AsyncIterator[None]:
