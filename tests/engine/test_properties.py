@@ -14,8 +14,10 @@ from engine import phh
 from engine.events import (
     ActionKind,
     ActionTaken,
+    Event,
     HandMucked,
     HandShown,
+    Secrecy,
     Street,
     StreetStarted,
 )
@@ -192,3 +194,27 @@ def test_phh_export_replays_to_the_same_stacks(seed: int) -> None:
     again = phh.replay(phh.loads(text))
     assert again.stacks == hand.stacks
     assert [a.amount for a in again.awards] == [a.amount for a in hand.awards]
+
+
+@settings(max_examples=60, deadline=None)
+@given(SEEDS, RULES)
+def test_public_views_replay_to_the_public_state_at_every_step(seed: int, rule: str) -> None:
+    rng = random.Random(seed)
+    setup = random_setup(rng)
+    hand = start(setup, rule)
+    play(setup, rng, hand=hand)
+    public: list[Event] = []
+    for k, event in enumerate(hand.events):
+        view = event.public_view()
+        if event.secrecy is Secrecy.NEVER:
+            assert view is None
+            continue
+        assert view is not None and view.secrecy is Secrecy.PUBLIC
+        public.append(view)
+        full = Hand.replay(hand.events[:k + 1])
+        seen = Hand.replay(public)
+        assert (seen.stacks, seen.bets, seen.board, seen.actor_seat, seen.pots(), seen.street) \
+            == (full.stacks, full.bets, full.board, full.actor_seat, full.pots(), full.street)
+        for seat in full.seats:  # hole cards are known publicly only once shown
+            if not full.is_shown(seat):
+                assert seen.hole_cards(seat) in (None, (None, None))
