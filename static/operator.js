@@ -421,10 +421,28 @@ function showConnection(status) {
     offline: "server unreachable" }[status] || status);
 }
 
+/** Ask the server whether it takes the token (a refused websocket upgrade gives the page no
+ * reason); a 401/403 brings the token form back with the server's message. */
+async function checkToken(token) {
+  try {
+    const response = await fetch("/api/log?limit=0", {
+      headers: { Authorization: `Bearer ${token}` } });
+    if (response.status !== 401 && response.status !== 403) return;
+    const reply = await response.json().catch(() => ({}));
+    if (state.channel) state.channel.stop();
+    sessionStorage.removeItem(TOKEN_KEY);
+    showLogin(reply.error && reply.error.message ? reply.error.message
+      : "The operator token was refused");
+  } catch (error) {
+    // The server is unreachable: the channel's status says so and it keeps retrying.
+  }
+}
+
 function startConsole(token, channelName) {
   state.token = token;
   $("login").hidden = true;
   $("console").hidden = false;
+  checkToken(token);
   const channel = new Channel({ channel: channelName, page: "operator", token });
   state.channel = channel;
   channel.subscribe(render);

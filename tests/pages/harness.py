@@ -78,6 +78,8 @@ class Harness:
         self.commands: list[Command] = []
         self.requests: list[str] = []
         self.replies: list[tuple[int, dict[str, Any]]] = []
+        self.operator_token: str | None = None
+        """When set, ``GET /api/log`` refuses other tokens with 401 (as the service does)."""
         self.channels: dict[str, ChannelState] = {}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
@@ -102,6 +104,7 @@ class Harness:
         self._call(self._start_site())
 
     def reset(self) -> None:
+        self.operator_token = None
         self._call(self._reset())
 
     @property
@@ -189,6 +192,7 @@ class Harness:
             app.router.add_get(f"/{page}", self._page)
         app.router.add_get("/ws/{channel}", self._websocket)
         app.router.add_post("/api/commands", self._command)
+        app.router.add_get("/api/log", self._log)
         app.router.add_static("/static/", self.static_dir)
         return app
 
@@ -251,6 +255,14 @@ class Harness:
         finally:
             state.sockets.discard(ws)
         return ws
+
+    async def _log(self, request: web.Request) -> web.Response:
+        wanted = self.operator_token
+        if wanted is not None and request.headers.get("Authorization") != f"Bearer {wanted}":
+            return web.json_response({"error": {"code": "unauthorized",
+                                                "message": "the operator token is wrong"}},
+                                     status=401)
+        return web.json_response({"entries": []})
 
     async def _command(self, request: web.Request) -> web.Response:
         body = await request.json()

@@ -282,3 +282,23 @@ def test_a_token_refused_by_the_channel_asks_for_it_again(page: Page, harness: H
     harness.push_raw("operator", {"type": "error", "error": {
         "code": "capture_fault", "message": "Reader 'table' went offline"}})
     expect(page.locator("#error-message")).to_have_text("Reader 'table' went offline")
+
+
+def test_a_wrong_token_is_refused_before_any_command(page: Page, harness: Harness,
+                                                     probe: Probe) -> None:
+    probe.allow_rejections = True  # Chromium logs the 401 of the token check
+    harness.operator_token = TOKEN
+    harness.set_view("operator", operator_view())
+    page.goto(f"{harness.base}/operator")
+    page.fill("#token-input", "not-the-token")
+    page.click("#login button[type=submit]")
+    expect(page.locator("#login-message")).to_have_text("the operator token is wrong")
+    expect(page.locator("#console")).to_be_hidden()
+    assert page.evaluate("sessionStorage.getItem('feltcast.operator.token')") is None
+    assert harness.commands == []
+    page.fill("#token-input", TOKEN)
+    page.click("#login button[type=submit]")
+    expect(page.locator("#console")).to_be_visible()
+    expect(page.locator("html")).to_have_attribute("data-connection", "live")
+    page.wait_for_timeout(300)  # the token check has answered: the console stays
+    expect(page.locator("#login")).to_be_hidden()
