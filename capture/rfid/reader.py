@@ -277,10 +277,11 @@ class ReaderCoordinator:
                         f"{hello.name!r}; its reads are ignored (swapped cables?)", now)
         else:
             self._ignored_reason = ""
-        first = self._hello is None
+        if self._ignored_reason and self.state is ReaderState.ONLINE:
+            self._go_down(FaultKind.READER_OFFLINE, self._ignored_reason)
         self._hello = hello
         self.firmware = hello.firmware
-        if first and not self._ignored_reason:
+        if self.state is not ReaderState.ONLINE and not self._ignored_reason:
             self.state = ReaderState.ONLINE
             self._down_reported = False
             log.info("reader %s online (%s, firmware %s, %d antennas)", self.name,

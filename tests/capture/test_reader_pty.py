@@ -173,6 +173,10 @@ async def test_a_reader_with_another_protocol_or_name_is_refused(tmp_path: Path)
         await r.until(lambda: r.faults(FaultKind.PROTOCOL_MISMATCH))
         assert not [e for e in await r.quiet(0.4) if isinstance(e, HoleCardsRead)]
         assert r.of(ReaderOnline) == []
+        r.sim.protocol = 1  # reflashed and rebooted on the same (UART) line
+        r.sim.send_hello()
+        await r.until(lambda: r.of(HoleCardsRead), what="the reader accepted after all")
+        assert len(r.of(ReaderOnline)) == 1
     async with rig(tmp_path, reader_name="table-b") as r:
         r.sim.place(1, uid("Ac"), uid("Ad"))
         await r.until(lambda: r.faults(FaultKind.WRONG_READER))
