@@ -82,7 +82,7 @@ def _ranks_of(strength: int) -> tuple[int, ...]:
 
 def _straight_ranks(top: int) -> tuple[int, ...]:
     # A wheel (top card the Five, rank 3) ends with the ace playing low.
-    return tuple((top - i) % 13 if top - i >= 0 else 12 for i in range(5))
+    return tuple(top - i if top - i >= 0 else 12 for i in range(5))
 
 
 @dataclass(frozen=True, slots=True, order=True)
