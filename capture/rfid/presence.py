@@ -55,6 +55,9 @@ from .antenna_map import AntennaKey, AntennaMap
 
 log = logging.getLogger(__name__)
 
+CROSSTALK_SWITCHES = 4
+"""Jumps between antennas within ``release_s`` that make overlapping reads crosstalk."""
+
 
 @dataclass(frozen=True, slots=True)
 class PresenceConfig:
@@ -109,6 +112,9 @@ class PresenceTracker:
         self._unmapped: set[AntennaKey] = set()
         self._reported: dict[AntennaKey, float] = {}
         self._on: dict[AntennaKey, set[str]] = {}
+        self._last_key: dict[str, AntennaKey] = {}
+        self._switches: dict[str, list[float]] = {}
+        """When each tag's reads jumped from one antenna to another (crosstalk alternates)."""
         """The tags each antenna has a sighting of."""
         """When each antenna last sent a snapshot: only a snapshot proves a tag is gone."""
 
@@ -142,6 +148,12 @@ class PresenceTracker:
             if sighting is not None:
                 sighting.misses += 1
         for uid in tags:
+            previous = self._last_key.get(uid)
+            if previous is not None and previous != key:
+                window = now - self.config.release_s
+                self._switches[uid] = [t for t in self._switches.get(uid, []) if t >= window]
+                self._switches[uid].append(now)
+            self._last_key[uid] = key
             seen = self._sightings.setdefault(uid, {})
             sighting = seen.get(key)
             if sighting is None or now - sighting.last > self.config.release_s:
@@ -207,12 +219,18 @@ class PresenceTracker:
                     del self._placed[uid]
             if not seen:
                 del self._sightings[uid]
+                self._last_key.pop(uid, None)
+                self._switches.pop(uid, None)
         faults: dict[Hashable, CaptureFault] = {}
         # Crosstalk, then arrivals.
         for uid, seen in self._sightings.items():
             ready = [(k, s) for k, s in seen.items() if s.reads >= self.config.min_reads]
+            # Crosstalk: read on two antennas in overlapping periods, the reads jumping back
+            # and forth (a card moved there and back once is not crosstalk).
+            recent = [t for t in self._switches.get(uid, []) if t >= now - self.config.release_s]
             crossed = sorted({k for k, s in ready for k2, s2 in ready
-                              if k != k2 and s.last >= s2.first and s2.last >= s.first})
+                              if k != k2 and s.last >= s2.first and s2.last >= s.first}
+                             ) if len(recent) >= CROSSTALK_SWITCHES else []
             if crossed:
                 zones = tuple(self._zones[k] for k in crossed)
                 secret = any(z.kind is ZoneKind.BURN for z in zones)

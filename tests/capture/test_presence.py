@@ -307,3 +307,18 @@ def test_debounce_settings_are_honoured() -> None:
     table.take(11, "Ac")
     assert table.scan(3) == []
     assert [type(e) for e in table.scan(1)] == [CardRemoved]
+
+
+def test_a_card_moved_away_and_back_at_once_is_not_crosstalk() -> None:
+    table = Table()
+    table.put(4, "Ah", "Kd")
+    table.scan(3)
+    table.take(4, "Ah")
+    table.put(12, "Ah")
+    table.scan(2)  # two reads on the muck ...
+    table.take(12, "Ah")
+    table.put(4, "Ah")  # ... and straight back to the seat
+    events = table.scan(15)
+    assert faults(events, FaultKind.CROSSTALK) == []
+    assert table.tracker.cards_in(Zone.at_seat(4)) == {Card("Ah"), Card("Kd")}
+    assert not any(isinstance(e, CardMucked) for e in events)
