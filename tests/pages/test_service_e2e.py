@@ -1,0 +1,254 @@
+"""The pages against the real service: ``feltcast serve`` as a subprocess, Debian's Chromium.
+
+A hand is played through the operator console by clicks (cards entered by hand, as when
+capture fails); the overlays on ``secure``, ``venue`` and ``delayed`` and the commentary screen
+watch it. Each channel shows exactly what it may, when it may: ``venue`` never draws a hole
+card (R20: the hand ends without a showdown), ``delayed`` draws them no earlier than D seconds
+after they were dealt. A missing or wrong token is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.pages.conftest import Probe
+
+DELAY = 4.0  # seconds: long enough to look at the delayed overlay before it may show a card
+CONFIG = f"""
+[table]
+name = "Main Event Final Table"
+seats = 9
+button = 1
+
+[delay]
+seconds = {DELAY}
+
+[channels.secure]
+enabled = true
+
+[[players]]
+seat = 1
+name = "Ashton Griffin"
+stack = 500000
+
+[[players]]
+seat = 4
+name = "Rast"
+stack = 420000
+
+[[players]]
+seat = 7
+name = "Yuki Tanaka"
+stack = 310000
+"""
+
+
+@dataclass
+class Service:
+    base: str
+    operator: str
+    secure: str
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    root = tmp_path_factory.mktemp("serve")
+    (root / "feltcast.toml").write_text(CONFIG)
+    port = _free_port()
+    log = (root / "serve.log").open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "overlay", "serve", "--config", str(root / "feltcast.toml"),
+         "--data", str(root / "data"), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=log, stderr=subprocess.STDOUT, cwd=Path(__file__).resolve().parents[2],
+        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/config", timeout=1) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError("feltcast serve did not start:\n"
+                                     + (root / "serve.log").read_text())
+            time.sleep(0.1)
+        tokens = json.loads((root / "data" / "tokens.json").read_text())
+        yield Service(base, tokens["operator"], tokens["secure"])
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+def watch(browser: Browser, probe: Probe, width: int = 1920, height: int = 1080) -> Page:
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.on("console", lambda m: probe.console_errors.append(m.text)
+            if m.type == "error" else None)
+    page.on("pageerror", lambda error: probe.page_errors.append(str(error)))
+    page.on("request", lambda request: probe.requests.append(request.url))
+    return page
+
+
+# Records, in the page, every hole card ever drawn face up and when it first appeared.
+RECORD_FACES = """() => {
+    window.firstSeen = {};
+    const record = () => {
+        for (const n of document.querySelectorAll('.player .card.face')) {
+            const code = n.dataset.card;
+            if (!(code in window.firstSeen)) window.firstSeen[code] = Date.now();
+        }
+    };
+    new MutationObserver(record).observe(document.body, {subtree: true, childList: true});
+    record();
+}"""
+
+
+def hole_cards(page: Page, seat: int) -> list[str]:
+    codes: list[str] = page.locator(f".player[data-seat='{seat}'] .card").evaluate_all(
+        "ns => ns.map(n => n.dataset.card || 'back')")
+    return codes
+
+
+def test_a_hand_played_by_clicks_reaches_each_channel_as_it_may(
+        browser: Browser, service: Service, artifacts: Path) -> None:
+    probe = Probe()
+    console = watch(browser, probe, 1366, 1024)
+    secure = watch(browser, probe)
+    venue = watch(browser, probe)
+    delayed = watch(browser, probe)
+    commentary = watch(browser, probe, 1600, 1000)
+    try:
+        console.goto(f"{service.base}/operator?token={service.operator}")
+        secure.goto(f"{service.base}/overlay?channel=secure&token={service.secure}")
+        venue.goto(f"{service.base}/overlay?channel=venue")
+        delayed.goto(f"{service.base}/overlay?channel=delayed")
+        commentary.goto(f"{service.base}/commentary")
+        for page in (console, secure, venue, delayed, commentary):
+            expect(page.locator("html")).to_have_attribute("data-connection", "live")
+        venue.evaluate(RECORD_FACES)
+        delayed.evaluate(RECORD_FACES)
+        expect(console.locator("#pages .chip")).to_have_count(5)  # every page said hello
+
+        def click(selector: str) -> None:
+            button = console.locator(selector)
+            expect(button).to_be_enabled()
+            button.click()
+            expect(console.locator("body")).not_to_have_class("busy")
+            expect(console.locator("#error")).to_be_hidden()
+
+        def enter_cards(target: str, cards: list[str]) -> None:
+            console.select_option("#manual-target", target)
+            for card in cards:
+                console.click(f".pick[data-card='{card}']")
+            click("#btn-manual-send")
+
+        click("#btn-next-hand")
+        dealt_at = time.time()
+        enter_cards("seat:1", ["Ah", "Kd"])
+        enter_cards("seat:4", ["Js", "Ts"])
+        enter_cards("seat:7", ["Qd", "Qc"])
+        # secure: live and full; venue: live, public (backs only).
+        expect(secure.locator(".player[data-seat='7'] .card.face")).to_have_count(2)
+        assert hole_cards(secure, 1) == ["Ah", "Kd"]
+        expect(venue.locator(".player[data-seat='7'] .card.back")).to_have_count(2)
+        assert hole_cards(venue, 1) == ["back", "back"]
+        # delayed: nothing before D has passed ...
+        time.sleep(max(0.0, dealt_at + DELAY - 0.8 - time.time()))
+        assert delayed.evaluate("Object.keys(window.firstSeen)") == []
+        # ... and everything once it has.
+        expect(delayed.locator(".player[data-seat='7'] .card.face")).to_have_count(2,
+                                                                                timeout=10000)
+        first_seen = delayed.evaluate("window.firstSeen")
+        assert set(first_seen) == {"Ah", "Kd", "Js", "Ts", "Qd", "Qc"}
+        assert min(first_seen.values()) / 1000 >= dealt_at + DELAY - 0.05
+
+        # Pre-flop, three-handed: the button acts first (R4): a minimum raise, two calls.
+        expect(console.locator("#to-act-name")).to_have_text("Seat 1 · Ashton Griffin")
+        console.click("#keypad .key[data-key='min']")
+        click("#btn-amount")
+        expect(console.locator("#to-act-name")).to_have_text("Seat 4 · Rast")
+        click("#btn-call")
+        expect(console.locator("#to-act-name")).to_have_text("Seat 7 · Yuki Tanaka")
+        click("#btn-call")
+        enter_cards("board", ["Qs", "9s", "8c"])
+        for page in (secure, venue):
+            expect(page.locator("#board .card.face")).to_have_count(3)
+        expect(secure.locator(".player[data-seat='4'] .equity-value")).not_to_have_text("")
+        expect(venue.locator(".player.has-equity")).to_have_count(0)
+        expect(delayed.locator("#board .card.face")).to_have_count(3, timeout=10000)
+        for name, page in (("secure", secure), ("venue", venue), ("delayed", delayed)):
+            page.wait_for_timeout(400)
+            page.screenshot(path=str(artifacts / f"e2e-overlay-{name}-flop.png"),
+                            omit_background=True)
+        commentary.screenshot(path=str(artifacts / "e2e-commentary-flop.png"), full_page=True)
+
+        # Flop: Rast bets, the others fold; the hand ends without a showdown.
+        expect(console.locator("#to-act-name")).to_have_text("Seat 4 · Rast")
+        expect(console.locator("#amount-label")).to_have_text("Bet")
+        console.click("#keypad .key[data-key='min']")
+        click("#btn-amount")
+        click("#btn-fold")
+        click("#btn-fold")
+        expect(secure.locator("#winner-name")).to_contain_text("Rast wins")
+        expect(console.locator("#btn-next-hand")).to_be_enabled()
+        expect(delayed.locator("#winner-name")).to_contain_text("Rast wins", timeout=10000)
+        expect(commentary.locator(".player[data-seat='4'] .state")).to_contain_text("Wins",
+                                                                                   timeout=10000)
+        # The venue never drew a hole card: folded hands are dead (R20), nothing was shown.
+        assert venue.evaluate("Object.keys(window.firstSeen)") == []
+        expect(venue.locator("#winner-name")).to_contain_text("Rast wins")
+    finally:
+        for page in (console, secure, venue, delayed, commentary):
+            page.close()
+    assert probe.page_errors == []
+    assert probe.unexpected_console_errors() == []
+    assert probe.foreign_requests() == []
+
+
+def test_a_missing_or_wrong_token_is_refused(browser: Browser, service: Service) -> None:
+    probe = Probe(allow_websocket_errors=True, allow_rejections=True)
+    overlay = watch(browser, probe)
+    console = watch(browser, probe, 1366, 1024)
+    try:
+        for query in ("", "&token=wrong", f"&token={service.operator[:-1]}"):
+            overlay.goto(f"{service.base}/overlay?channel=secure{query}")
+            overlay.wait_for_timeout(800)
+            expect(overlay.locator("html")).not_to_have_attribute("data-connection", "live")
+            expect(overlay.locator(".player")).to_have_count(0)
+        console.goto(f"{service.base}/operator")
+        console.fill("#token-input", service.secure)  # opens secure, not the console
+        console.click("#login button[type=submit]")
+        expect(console.locator("#login-message")).to_have_text("the operator token is wrong")
+        expect(console.locator("#console")).to_be_hidden()
+    finally:
+        overlay.close()
+        console.close()
+    assert probe.page_errors == []
+    assert probe.unexpected_console_errors() == []
+    assert probe.foreign_requests() == []
