@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import re
-import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 
 from capture.rfid.decks import DeckRegistry, DeckStatus
 from capture.simulator import SimulatedReader, simulated_uid
 from engine.cards import REGISTRATION_ORDER, Card
+from overlay.cli import main
 
 FELTCAST = [sys.executable, "-m", "overlay"]
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,7 +71,7 @@ async def test_register_a_deck_from_a_reader(tmp_path: Path) -> None:
         engine.dispose()
 
 
-def test_list_activate_retire(tmp_path: Path) -> None:
+def test_list_activate_retire(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = f"sqlite:///{tmp_path / 'feltcast.db'}"
     engine = sa.create_engine(db)
     try:
@@ -78,14 +79,15 @@ def test_list_activate_retire(tmp_path: Path) -> None:
     finally:
         engine.dispose()
 
-    def feltcast(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*FELTCAST, "deck", "--db", db, *args], cwd=ROOT,
-                              capture_output=True, text=True, timeout=30)
+    def feltcast(*args: str) -> tuple[int, str, str]:
+        status = main(["deck", "--db", db, *args])  # the CLI entry point, in-process
+        out, err = capsys.readouterr()
+        return status, out, err
 
-    assert feltcast("list").stdout == "Red 1\tready\n"
-    assert feltcast("activate", "Red 1", "final").returncode == 0
-    assert feltcast("list").stdout == "Red 1\tactive at table final\n"
-    assert feltcast("retire", "Red 1").returncode == 0
-    refused = feltcast("activate", "Red 1", "final")
-    assert refused.returncode == 2
-    assert refused.stderr.strip() == "feltcast deck: error: deck 'Red 1' is retired"
+    assert feltcast("list") == (0, "Red 1\tready\n", "")
+    assert feltcast("activate", "Red 1", "final")[0] == 0
+    assert feltcast("list") == (0, "Red 1\tactive at table final\n", "")
+    assert feltcast("retire", "Red 1")[0] == 0
+    assert feltcast("activate", "Red 1", "final") == (
+        2, "", "feltcast deck: error: deck 'Red 1' is retired\n")
+    assert feltcast("activate", "Nope", "final")[0] == 2
