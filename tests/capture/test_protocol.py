@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -178,3 +181,11 @@ def test_lowercase_uids_are_normalised() -> None:
 def test_formatting_refuses_what_cannot_be_parsed_back() -> None:
     with pytest.raises(ReaderProtocolError):
         format_line(Inventory(1, 1, ("not-a-uid",)))
+
+
+def test_every_example_line_in_the_specification_is_valid() -> None:
+    spec = (Path(__file__).resolve().parents[2] / "docs" / "rfid-protocol.md").read_text()
+    examples = re.findall(r"((?:HELLO|INV|HB) [^\"`\n]*\*[0-9A-F]{2})", spec)
+    assert len(examples) >= 6
+    for line in examples:
+        parse_line(line, require_checksum=True)
