@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy.engine import Engine
 
 from capture.rfid.decks import (
@@ -21,6 +23,8 @@ from engine.cards import REGISTRATION_ORDER, Card
 from engine.errors import DeckRegistrationError
 
 from .conftest import uid_of
+
+POOL = [uid_of(card, 1) for card in REGISTRATION_ORDER[:4]] + ["E004FFFF00000001"]
 
 
 def deck_uids(deck: int) -> dict[Card, str]:
@@ -195,3 +199,24 @@ def test_names_are_unique_and_must_exist(db: tuple[Engine, Path]) -> None:
         registry.save("Blue 1", deck_uids(2))
     with pytest.raises(DeckRegistrationError, match="no deck called 'Nope'"):
         registry.activate("Nope", "final")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.just(()), st.sampled_from(POOL).map(lambda u: (u,)),
+                          st.lists(st.sampled_from(POOL), min_size=2, max_size=3,
+                                   unique=True).map(tuple)), max_size=120))
+def test_registration_invariants_under_any_snapshots(snapshots: list[tuple[str, ...]]) -> None:
+    # Whatever reaches the antenna: a card is accepted only after >= 3 snapshots in a row
+    # showing its tag alone, cards are accepted in REGISTRATION_ORDER, no tag twice.
+    scan = DeckRegistration("Fuzz")
+    streak: dict[str, int] = {}
+    accepted: list[tuple[Card, str]] = []
+    for snapshot in snapshots:
+        update = scan.observe(snapshot)
+        streak = {snapshot[0]: streak.get(snapshot[0], 0) + 1} if len(snapshot) == 1 else {}
+        if update.accepted is not None:
+            assert len(snapshot) == 1 and streak[snapshot[0]] >= 3
+            accepted.append((update.accepted, snapshot[0]))
+    assert [card for card, _ in accepted] == list(REGISTRATION_ORDER[:len(accepted)])
+    assert len({uid for _, uid in accepted}) == len(accepted)
+    assert scan.cards() == dict(accepted)
