@@ -154,6 +154,8 @@ export function render(view) {
   renderEventBar(view.table);
   const seated = (view.seats || []).filter((seat) => seat.name !== null);
   stage.dataset.players = String(seated.length);
+  // A channel that knows no equity (venue) gets narrower boxes, without an empty column.
+  toggle(stage, "no-equity", !seated.some((seat) => seat.equity && !seat.folded));
   players.sync(seated, (seat) => seat.seat, (node, seat) => updateSeat(node, seat, best));
   renderTable(view, best);
   stage.dataset.street = view.table.street || "";

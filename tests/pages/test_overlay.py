@@ -44,6 +44,7 @@ def test_renders_every_part_of_the_fixture_view(page: Page, harness: Harness) ->
          "Yuki Tanaka", "Lena Fischer"])
     ashton = seat_box(page, 1)
     expect(ashton).to_have_class("player to-act has-equity")
+    expect(page.locator("#stage")).to_have_class("stage")
     expect(ashton.locator(".position")).to_have_text("BTN")
     expect(ashton.locator(".chips")).to_have_text("734,000")
     expect(ashton.locator(".bb")).to_have_text("91.8 BB")
@@ -229,6 +230,7 @@ def test_unknown_cards_never_show_a_face(page: Page, harness: Harness) -> None:
     expect(seat_box(page, 2).locator(".card")).to_have_count(0)
     expect(page.locator(".player.has-equity")).to_have_count(0)
     expect(page.locator(".player .equity-value")).to_have_text([""] * 7)
+    expect(page.locator("#stage")).to_have_class("stage no-equity")  # no empty column
     expect(page.locator(".player .hand")).to_have_text([""] * 7)
     # The board is public.
     assert card_codes(page, "#board .card.face") == ["Qs", "9s", "8c"]
