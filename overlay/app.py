@@ -23,6 +23,7 @@ from aiohttp import WSMsgType, web
 from engine.channels import ChannelSpec
 from engine.view import reducer_for
 from overlay.auth import Tokens, load_or_create_tokens, origin_allowed, presented_token
+from overlay.capture_bridge import CAPTURE_KEY, capture_ctx
 from overlay.config import Config
 from overlay.hub import ChannelHub, TableLog
 from overlay.keys import (
@@ -84,6 +85,7 @@ def create_app(config: Config, *, clock: Callable[[], float] = time.time,
     app.cleanup_ctx.append(log_ctx)
     app.cleanup_ctx.append(table_ctx)
     app.cleanup_ctx.append(obs_ctx)
+    app.cleanup_ctx.append(capture_ctx)
     app.cleanup_ctx.append(devices_ctx)
     app.on_shutdown.append(close_websockets)
     app.add_routes([
@@ -184,7 +186,11 @@ async def devices_ctx(app: web.Application) -> AsyncIterator[None]:
                 await app[TABLE_KEY].report_devices(device_report(app))
             except Exception:
                 _log.exception("could not report the devices to the operator console")
-            await asyncio.sleep(1.0)
+            capture = app.get(CAPTURE_KEY)
+            if capture is not None:
+                await capture.wait_changed(1.0)  # capture faults reach the console at once
+            else:
+                await asyncio.sleep(1.0)
 
     task = asyncio.create_task(report_forever())
     yield
@@ -204,8 +210,13 @@ def device_report(app: web.Application) -> dict[str, Any]:
     if obs is not None:
         obs_view = obs.status.operator_view()
         alerts.extend(obs.status.alerts())
-    return {"channels": channels, "pages": pages.summary(), "obs": obs_view, "capture": [],
-            "alerts": alerts}
+    capture = app.get(CAPTURE_KEY)
+    readers: list[dict[str, Any]] = []
+    if capture is not None:
+        readers = capture.operator_capture()
+        alerts.extend(capture.alerts())
+    return {"channels": channels, "pages": pages.summary(), "obs": obs_view,
+            "capture": readers, "alerts": alerts}
 
 
 async def close_websockets(app: web.Application) -> None:

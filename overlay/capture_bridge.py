@@ -1,0 +1,513 @@
+"""The bridge from RFID capture into the running service.
+
+:func:`capture_ctx` is the service's cleanup context for capture: it builds
+:class:`capture.rfid.reader.RfidCapture` from the configured ``[[capture.readers]]`` and their
+antenna maps, with UID -> card from the table's active deck in the deck registry (SQLModel
+tables on the service's own database), and runs a :class:`CaptureBridge`.
+
+The bridge keeps what capture says lies on the table (a pair per seat, the board by position,
+the muck) and, after every capture event and every change of the table, *reconciles* it with
+the running hand through :meth:`overlay.table_service.TableService.execute`, the same typed
+commands the operator sends:
+
+- both hole cards present at a seat -> ``deal_cards`` when the hand still needs them;
+- board cards in order -> ``deal_board`` when the street needs them (the flop as three);
+  cards read early wait until the betting round is over;
+- both hole cards of a live hand in the muck at the showdown -> ``muck_hand`` (R15); any other
+  mucked card is a dead card (R20), kept in the log as a secret capture record;
+- burn cards never appear anywhere: capture reports only their anonymous count (R19).
+
+A pair or board card still lying there from the previous hand is not dealt again (the table
+was not cleared yet). A command the engine refuses becomes an operator alert, never a crash.
+
+Reader health and faults (unplugged, silent, unknown UID, one card in two places, crosstalk, a
+third card at a seat, a card at an empty seat, malformed lines counted) go to the operator
+view's ``capture`` list and ``alerts`` (:meth:`CaptureBridge.operator_capture`,
+:meth:`CaptureBridge.alerts`; merged by ``overlay.app.device_report``). Alerts travel in a
+*public* ``devices_reported`` event, so they never name a card: the cards are in the secret
+``capture.*`` records of the log (:class:`engine.log.CaptureRecord`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from capture.rfid.antenna_map import AntennaMap
+from capture.rfid.decks import DeckRegistry
+from capture.rfid.presence import PresenceConfig
+from capture.rfid.reader import ReaderConfig, ReaderState, RfidCapture
+from capture.rfid.transports import Endpoint, SerialEndpoint, parse_endpoint
+from engine.capture_events import (
+    BoardCardRead,
+    BurnSeen,
+    CaptureEvent,
+    CaptureFault,
+    CardMucked,
+    CardRemoved,
+    FaultKind,
+    HoleCardsRead,
+    ReaderOffline,
+    ReaderOnline,
+    ZoneKind,
+)
+from engine.cards import Card
+from engine.errors import ConfigError, FeltcastError
+from engine.events import Street
+from engine.log import CaptureRecord
+from overlay import config as overlay_config
+from overlay.hub import TableLog
+from overlay.keys import CONFIG_KEY, LOG_KEY, STORE_KEY, TABLE_KEY
+from overlay.table_service import TableService
+
+_log = logging.getLogger(__name__)
+
+ALERT_SECONDS = 120.0
+"""How long a one-off capture fault stays among the operator's alerts."""
+MAX_ALERTS = 12
+DECK_POLL_SECONDS = 5.0
+"""How often the bridge looks for a newly activated deck (``feltcast deck activate``)."""
+
+_GENERIC: Mapping[FaultKind, str] = {
+    FaultKind.DUPLICATE_CARD: "two tags read as the same card{where}: suspected misdeal (R13); "
+                              "confirm with Misdeal",
+    FaultKind.CROSSTALK: "one tag is read on two antennas at once{where}; move the antennas "
+                         "apart or the card away",
+    FaultKind.TOO_MANY_CARDS: "too many cards{where}: suspected misdeal (R13); confirm with "
+                              "Misdeal",
+    FaultKind.CARD_AT_EMPTY_SEAT: "a card{where}, where nobody sits: suspected misdeal (R13)",
+}
+
+
+# -- configuration --------------------------------------------------------------------------
+
+
+def endpoint_of(reader: overlay_config.ReaderConfig, index: int = 0) -> Endpoint:
+    """The transport of one configured reader (``transport`` serial|tcp, ``address``).
+
+    :raises ConfigError: naming the key, for an address that is not one.
+    """
+    key = f"capture.readers[{index}].address"
+    address = reader.address.strip()
+    if reader.transport == "serial":
+        if address.startswith("serial:"):
+            parsed = parse_endpoint(address, key)
+            return SerialEndpoint(parsed.port, reader.baudrate) \
+                if isinstance(parsed, SerialEndpoint) else parsed
+        if not address:
+            raise ConfigError(key, "a serial reader needs a device path, e.g. /dev/ttyUSB0")
+        return SerialEndpoint(address, reader.baudrate)
+    return parse_endpoint(address if address.startswith("tcp:") else f"tcp:{address}", key)
+
+
+def antenna_map_of(readers: Sequence[overlay_config.ReaderConfig],
+                   seats: int = 10) -> AntennaMap:
+    """Every reader's ``antennas`` table; a reader without one gets the standard layout
+    (antennas 1-10 the seats, 11 the board, 12 the muck, 13 the burn pile)."""
+    entries: list[Any] = []
+    for reader in readers:
+        if reader.antennas:
+            antennas: dict[str | int, str] = {str(k): v for k, v in reader.antennas.items()}
+            mapped = AntennaMap.from_config({reader.name: antennas})
+        else:
+            mapped = AntennaMap.standard(reader.name, seats)
+        entries.extend(mapped.entries)
+    return AntennaMap(tuple(sorted(entries)))
+
+
+def capture_readers(readers: Sequence[overlay_config.ReaderConfig]) -> list[ReaderConfig]:
+    return [ReaderConfig(r.name, endpoint_of(r, i)) for i, r in enumerate(readers)]
+
+
+# -- the bridge -----------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Alert:
+    level: str
+    source: str
+    message: str
+    at: float
+    kind: str
+    sticky: bool = False
+    """Stays until cleared (a reader offline), instead of expiring."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"level": self.level, "source": self.source, "message": self.message,
+                "kind": self.kind, "at": round(self.at, 3)}
+
+
+class CaptureBridge:
+    """Capture events in, table commands and operator alerts out (see the module docstring).
+
+    ``capture`` is built by the caller (or by :func:`capture_ctx`); the bridge becomes its sink.
+    """
+
+    def __init__(self, service: TableService, table_log: TableLog, *,
+                 readers: Sequence[ReaderConfig], antenna_map: AntennaMap,
+                 registry: DeckRegistry | None, table_name: str,
+                 presence: PresenceConfig | None = None,
+                 clock: Callable[[], float] = time.time,
+                 alert_seconds: float = ALERT_SECONDS) -> None:
+        self.service = service
+        self.log = table_log
+        self.registry = registry
+        self.table_name = table_name
+        self.clock = clock
+        self.alert_seconds = alert_seconds
+        self.deck = ""
+        self._alerts: dict[tuple[Any, ...], _Alert] = {}
+        cards = self._active_cards()
+        self.capture = RfidCapture(readers, antenna_map, cards, sink=self._on_capture,
+                                   presence=presence, occupied_seats=set(service.table.names))
+        self._queue: asyncio.Queue[CaptureEvent | None] = asyncio.Queue()
+        self._tasks: list[asyncio.Task[None]] = []
+        self._changed = asyncio.Event()
+        # What capture says lies on the table.
+        self._seats: dict[int, tuple[Card, Card]] = {}
+        self._board: dict[int, Card] = {}
+        self._muck: set[Card] = set()
+        self.burn_count = 0
+        # The hand being reconciled, and what the previous one had (not to be dealt again).
+        self._hand_key: object = None
+        self._hand_hole: dict[int, frozenset[Card]] = {}
+        self._hand_board: frozenset[Card] = frozenset()
+        self._stale_hole: dict[int, frozenset[Card]] = {}
+        self._stale_board: frozenset[Card] = frozenset()
+        self._refused: set[tuple[Any, ...]] = set()
+        self._fault_at: dict[str, float] = {}
+        self._offline_reason: dict[str, FaultKind] = {}
+        self.commands = 0
+        """Commands the bridge had the engine accept (for tests and the bench)."""
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self.capture.start()
+        self._tasks = [asyncio.create_task(self._work(), name="capture-bridge"),
+                       asyncio.create_task(self._watch_table(), name="capture-bridge-table"),
+                       asyncio.create_task(self._poll_deck(), name="capture-bridge-deck")]
+        if not self.deck:
+            self._alert(("deck",), "error", "capture",
+                        f"no active deck for table {self.table_name!r}: every tag is unknown "
+                        "(register and activate one: feltcast deck)", "no_deck", sticky=True)
+
+    async def stop(self) -> None:
+        await self.capture.stop()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks = []
+
+    async def wait_changed(self, timeout: float) -> None:
+        """Return when the operator's capture fields changed, or after ``timeout`` s."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout):
+                await self._changed.wait()
+        self._changed.clear()
+
+    # -- inputs ---------------------------------------------------------------------------
+
+    def _on_capture(self, event: CaptureEvent) -> None:
+        """RfidCapture's sink (synchronous): queue the event for the worker."""
+        self._queue.put_nowait(event)
+
+    def table_changed(self) -> None:
+        """Something changed the table (an operator command): reconcile soon."""
+        self._queue.put_nowait(None)
+
+    async def _watch_table(self) -> None:
+        hub = self.log.hubs.get("operator")
+        while True:
+            if hub is None or hub.closed:
+                await asyncio.sleep(0.5)
+                self.table_changed()
+                continue
+            subscription = hub.subscribe()
+            try:
+                async for _message in subscription:
+                    if self._queue.empty():
+                        self.table_changed()
+            except FeltcastError:
+                await asyncio.sleep(0.5)  # the hub closed or resynchronised us: resubscribe
+            finally:
+                subscription.close()
+
+    async def _poll_deck(self) -> None:
+        while True:
+            await asyncio.sleep(DECK_POLL_SECONDS)
+            if self.registry is None:
+                continue
+            try:
+                info = await asyncio.to_thread(self.registry.active_deck, self.table_name)
+            except Exception:
+                _log.exception("could not read the deck registry")
+                continue
+            name = info.name if info is not None else ""
+            if name != self.deck:
+                self.capture.set_cards(await asyncio.to_thread(self._active_cards))
+                self._changed.set()
+
+    def _active_cards(self) -> dict[str, Card]:
+        if self.registry is None:
+            self.deck = ""
+            return {}
+        info = self.registry.active_deck(self.table_name)
+        self.deck = info.name if info is not None else ""
+        if info is None:
+            return {}
+        self._alerts.pop(("deck",), None)
+        return self.registry.cards_of(info.name)
+
+    async def _work(self) -> None:
+        while True:
+            event = await self._queue.get()
+            try:
+                if event is not None:
+                    await self.handle(event)
+                await self.reconcile()
+            except Exception:  # a bug must not stop capture: say so and carry on
+                _log.exception("capture bridge failed on %r", event)
+
+    # -- capture events -------------------------------------------------------------------
+
+    async def handle(self, event: CaptureEvent) -> None:
+        """Update what lies on the table, alert, and log the event as a capture record."""
+        if isinstance(event, HoleCardsRead):
+            self._seats[event.seat] = event.cards
+        elif isinstance(event, BoardCardRead):
+            self._board[event.position] = event.card
+        elif isinstance(event, CardMucked):
+            self._muck.add(event.card)
+        elif isinstance(event, CardRemoved):
+            self._removed(event)
+        elif isinstance(event, BurnSeen):
+            self.burn_count = event.count  # R19: a count, never a card
+        elif isinstance(event, ReaderOnline):
+            self._offline_reason.pop(event.reader, None)
+            self._alerts.pop(("offline", event.reader), None)
+            self._changed.set()
+        elif isinstance(event, ReaderOffline):
+            self._changed.set()
+        elif isinstance(event, CaptureFault):
+            self._on_fault(event)
+        try:
+            await self.log.append([CaptureRecord(event)], source="capture")
+        except Exception:
+            _log.exception("could not log a capture event")
+
+    def _removed(self, event: CardRemoved) -> None:
+        zone = event.zone
+        if zone.kind is ZoneKind.SEAT:
+            pair = self._seats.get(zone.seat)
+            if pair is not None and event.card in pair:
+                del self._seats[zone.seat]
+            stale = self._stale_hole.get(zone.seat)
+            if stale is not None and event.card in stale:
+                del self._stale_hole[zone.seat]  # the old pair is being picked up
+        elif zone.kind is ZoneKind.BOARD:
+            for position, card in list(self._board.items()):
+                if card == event.card:
+                    del self._board[position]
+            self._stale_board = self._stale_board - {event.card}
+        elif zone.kind is ZoneKind.MUCK:
+            self._muck.discard(event.card)
+
+    def _on_fault(self, fault: CaptureFault) -> None:
+        kind = fault.kind
+        self._fault_at[fault.reader] = self.clock()
+        message = _safe_detail(fault)
+        source = f"reader:{fault.reader}"
+        if kind in (FaultKind.READER_OFFLINE, FaultKind.READER_SILENT):
+            self._offline_reason[fault.reader] = kind
+            self._alert(("offline", fault.reader), "error", source, message, str(kind),
+                        sticky=True)
+            return
+        level = "error" if fault.misdeal else "warning"
+        key: tuple[Any, ...] = (str(kind), fault.reader)
+        if kind not in (FaultKind.MALFORMED_LINE, FaultKind.LINES_LOST):
+            key = (*key, fault.uid, tuple(str(z) for z in fault.zones))
+        self._alert(key, level, source, message, str(kind))
+
+    # -- reconciling capture with the hand ------------------------------------------------
+
+    async def reconcile(self) -> None:
+        """Deal what the hand needs and capture has (see the module docstring)."""
+        table = self.service.table
+        self.capture.set_occupied_seats(table.names)
+        hand = table.hand
+        if hand is None or hand.started is None:
+            return
+        if hand.started is not self._hand_key:
+            self._new_hand(hand.started)
+        if hand.is_over:
+            return
+        for seat in hand.seats:
+            pair = self._seats.get(seat)
+            if hand.is_folded(seat) or hand.is_mucked(seat) or pair is None:
+                continue
+            if self._stale_hole.get(seat) == frozenset(pair):
+                continue  # last hand's cards, still lying there
+            have = hand.hole_cards(seat)
+            if have is not None and None not in have:
+                if frozenset(have) != frozenset(pair):
+                    self._refuse(("differ", seat, pair), f"seat {seat}: the cards read differ "
+                                 "from the hole cards the hand has (manual entry?); the hand "
+                                 "keeps its cards", "capture_conflict")
+                continue
+            await self._command({"type": "deal_cards", "seat": seat,
+                                 "cards": [card.code for card in pair]},
+                                ("deal", seat, pair), f"seat {seat}'s hole cards")
+            self._hand_hole[seat] = frozenset(pair)
+        await self._deal_board(hand)
+        if hand.street is Street.SHOWDOWN:
+            for seat in hand.live_seats:
+                have = hand.hole_cards(seat)
+                if (have is not None and None not in have and not hand.is_shown(seat)
+                        and set(have) <= self._muck):
+                    await self._command({"type": "muck_hand", "seat": seat},
+                                        ("muck", seat, have), f"seat {seat}'s muck")
+
+    async def _deal_board(self, hand: Any) -> None:
+        if len(hand.board) >= 5:
+            return
+        needed = [1, 2, 3] if not hand.board else [len(hand.board) + 1]
+        cards = [self._board.get(position) for position in needed]
+        if any(card is None for card in cards):
+            return
+        dealt: list[Card] = [card for card in cards if card is not None]
+        if any(card in self._stale_board for card in dealt):
+            return
+        try:
+            hand.verify_deal_board(dealt)
+        except FeltcastError as error:
+            if getattr(error, "rule", "") != "R13":
+                return  # the betting round is not over: the cards wait
+        await self._command({"type": "deal_board", "cards": [card.code for card in dealt]},
+                            ("board", tuple(dealt)), "the board cards")
+        self._hand_board = self._hand_board | set(dealt)
+
+    def _new_hand(self, started: object) -> None:
+        """A new hand: what the previous hand had is stale until it is picked up."""
+        self._stale_hole = dict(self._hand_hole)
+        self._stale_board = self._hand_board
+        self._hand_hole, self._hand_board = {}, frozenset()
+        self._hand_key = started
+        self._refused.clear()
+        hand = self.service.table.hand
+        if hand is not None:
+            for seat in hand.seats:
+                have = hand.hole_cards(seat)
+                if have is not None and None not in have:
+                    self._hand_hole[seat] = frozenset(c for c in have if c is not None)
+
+    async def _command(self, body: dict[str, Any], key: tuple[Any, ...], what: str) -> bool:
+        if key in self._refused:
+            return False
+        try:
+            await self.service.execute({"id": uuid.uuid4().hex, **body})
+        except FeltcastError as error:
+            self._refuse(key, f"capture read {what} but the engine refused them: "
+                         f"{_without_cards(str(error))}", "capture_refused")
+            return False
+        self.commands += 1
+        return True
+
+    def _refuse(self, key: tuple[Any, ...], message: str, kind: str) -> None:
+        if key in self._refused:
+            return
+        self._refused.add(key)
+        _log.warning("%s", message)
+        self._alert(key, "warning", "capture", message, kind)
+
+    # -- the operator's view --------------------------------------------------------------
+
+    def _alert(self, key: tuple[Any, ...], level: str, source: str, message: str, kind: str,
+               *, sticky: bool = False) -> None:
+        self._alerts.pop(key, None)
+        self._alerts[key] = _Alert(level, source, message, self.clock(), kind, sticky)
+        self._changed.set()
+
+    def alerts(self) -> list[dict[str, Any]]:
+        """Current capture alerts, newest first (one-off faults expire)."""
+        now = self.clock()
+        for key, alert in list(self._alerts.items()):
+            if not alert.sticky and now - alert.at > self.alert_seconds:
+                del self._alerts[key]
+        newest = sorted(self._alerts.values(), key=lambda a: (-a.at, a.source))
+        return [alert.to_dict() for alert in newest[:MAX_ALERTS]]
+
+    def operator_capture(self) -> list[dict[str, Any]]:
+        """The operator view's ``capture`` list: one entry per reader."""
+        now = self.clock()
+        out: list[dict[str, Any]] = []
+        for stats in self.capture.stats():
+            if stats.state is ReaderState.OFFLINE:
+                reason = self._offline_reason.get(stats.name)
+                status = "silent" if reason is FaultKind.READER_SILENT else "offline"
+                detail = ("silent: no line within the watchdog" if status == "silent"
+                          else "offline: reconnecting; its zones are frozen")
+            elif stats.state is ReaderState.CONNECTING:
+                status, detail = "offline", "connecting"
+            elif now - self._fault_at.get(stats.name, -1e18) < self.alert_seconds:
+                status, detail = "fault", "online, with recent faults (see the alerts)"
+            else:
+                status, detail = "ok", f"online, firmware {stats.firmware}"
+            out.append({"source": f"reader:{stats.name}", "status": status, "detail": detail,
+                        "deck": self.deck or None, "lines": stats.lines,
+                        "malformed": stats.malformed, "lost": stats.lost,
+                        "connects": stats.connects, "burn": self.burn_count})
+        return out
+
+
+def _without_cards(text: str) -> str:
+    """An engine message with card codes blanked (alerts are public events)."""
+    words = text.split(" ")
+    return " ".join("**" if _is_card_code(word.strip(".,;:()'\"")) else word for word in words)
+
+
+def _is_card_code(word: str) -> bool:
+    return len(word) == 2 and word[0] in "23456789TJQKA" and word[1] in "shdc"
+
+
+def _safe_detail(fault: CaptureFault) -> str:
+    """The fault's message without any card (it goes into a public event)."""
+    if not fault.cards or not any(card.code in fault.detail for card in fault.cards):
+        return _without_cards(fault.detail)
+    zones = [str(zone) for zone in fault.zones]
+    where = f" ({' and '.join(zones)})" if zones else ""
+    template = _GENERIC.get(fault.kind, "{kind}{where}")
+    return template.format(where=where, kind=str(fault.kind).replace("_", " "))
+
+
+# -- the cleanup context --------------------------------------------------------------------
+
+CAPTURE_KEY = web.AppKey("capture_bridge", CaptureBridge)
+
+
+async def capture_ctx(app: web.Application) -> AsyncIterator[None]:
+    """RFID capture for the configured readers (nothing when none is configured)."""
+    config = app[CONFIG_KEY]
+    if not config.readers:
+        yield
+        return
+    readers = capture_readers(config.readers)
+    antenna_map = antenna_map_of(config.readers, config.table.seats)
+    registry = await asyncio.to_thread(DeckRegistry, app[STORE_KEY].engine)
+    bridge = CaptureBridge(app[TABLE_KEY], app[LOG_KEY], readers=readers,
+                           antenna_map=antenna_map, registry=registry,
+                           table_name=config.table.name)
+    await bridge.start()
+    app[CAPTURE_KEY] = bridge
+    yield
+    await bridge.stop()

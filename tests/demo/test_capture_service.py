@@ -1,0 +1,98 @@
+"""RFID capture into the running service, end to end over a real pseudo-terminal: reader
+lines -> capture events -> table commands -> engine state -> channel messages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from engine.capture_events import ZoneKind
+from engine.log import CaptureRecord
+from overlay.keys import STORE_KEY
+
+from .rig import service_rig, uid
+
+BOARD, MUCK, BURN = 11, 12, 13
+
+
+def seat(view: dict[str, Any], number: int) -> dict[str, Any]:
+    return next(s for s in view["seats"] if s["seat"] == number)
+
+
+async def test_a_hand_dealt_by_capture_reaches_each_channel_as_allowed(tmp_path: Path) -> None:
+    async with service_rig(tmp_path) as rig:
+        await rig.ok("next_hand")
+        # The dealer pitches: seat 1 As Ks, seat 4 Qh Qd, seat 7 7c 2d.
+        hole = {1: ("As", "Ks"), 4: ("Qh", "Qd"), 7: ("7c", "2d")}
+        for round_ in range(2):
+            for number, cards in hole.items():
+                rig.place(number, cards[round_])
+        secure = await rig.until_view(
+            "secure", lambda v: all(seat(v, n)["cards"] and None not in seat(v, n)["cards"]
+                                    for n in hole), what="hole cards on secure")
+        for number, cards in hole.items():
+            assert sorted(seat(secure, number)["cards"]) == sorted(cards)
+        assert seat(secure, 4)["equity"] is not None  # equity with capture's cards
+        venue = await rig.state("venue")
+        for number in hole:  # R20-style secrecy: the public channel knows cards exist only
+            assert seat(venue, number)["cards"] == [None, None]
+        # The burn card and the flop arrive before the betting is over: they wait (R9), and
+        # the burn card is never anywhere (R19).
+        rig.place(BURN, "2c")
+        rig.place(BOARD, "Jh", "Th", "3s")
+        await rig.until(lambda: rig.bridge.burn_count == 1, what="the burn count")
+        await rig.until(lambda: len(rig.bridge._board) == 3, what="the flop read")
+        assert rig.hand.board == []
+        legal = rig.hand.legal_actions()
+        while legal is not None and not rig.hand.board:  # the flop comes as the round ends
+            await rig.ok("call" if legal.can_call else "check", seat=legal.seat)
+            legal = rig.hand.legal_actions()
+        secure = await rig.until_view("secure", lambda v: len(v["table"]["board"]) == 3,
+                                      what="the flop dealt")
+        assert sorted(secure["table"]["board"]) == ["3s", "Jh", "Th"]
+        venue = await rig.state("venue")
+        assert sorted(venue["table"]["board"]) == ["3s", "Jh", "Th"]
+        # Seat 7 folds to a bet; the dealer pushes his cards to the muck: dead cards (R20).
+        legal = rig.hand.legal_actions()
+        assert legal is not None, (rig.hand.street, rig.hand.events[-6:])
+        await rig.ok("fold" if legal.seat == 7 else "bet", seat=legal.seat, amount=100)
+        legal = rig.hand.legal_actions()
+        while legal is not None:
+            await rig.ok("fold" if legal.seat == 7 else "call", seat=legal.seat)
+            legal = rig.hand.legal_actions()
+        assert rig.hand.is_folded(7)
+        rig.remove(7, "7c", "2d")
+        rig.place(MUCK, "7c", "2d")
+        await rig.until(lambda: len(rig.bridge._muck) == 2, what="the muck read")
+        # Turn and river, one card at a time, in order.
+        for card in ("9h", "4d"):
+            legal = rig.hand.legal_actions()
+            while legal is not None:  # the next card is not on the table yet
+                await rig.ok("check", seat=legal.seat)
+                legal = rig.hand.legal_actions()
+            rig.place(BOARD, card)
+            size = len(rig.hand.board) + 1
+            await rig.until(lambda size=size: len(rig.hand.board) == size,  # type: ignore[misc]
+                            what=f"board card {card}")
+        legal = rig.hand.legal_actions()
+        while legal is not None:
+            await rig.ok("check", seat=legal.seat)
+            legal = rig.hand.legal_actions()
+        assert rig.hand.is_over  # the showdown resolved itself: every hole card was read
+        assert [c.code for c in rig.hand.board][3:] == ["9h", "4d"]
+        # The log holds the capture records; none names the burn card (R19), and every one
+        # that carries a card is secret.
+        entries = list(rig.app[STORE_KEY].iter_all())
+        records = [e for e in entries if isinstance(e.payload, CaptureRecord)]
+        kinds = {e.kind for e in records}
+        assert {"capture.hole_cards_read", "capture.board_card_read", "capture.card_mucked",
+                "capture.burn_seen", "capture.reader_online"} <= kinds
+        text = json.dumps([e.to_dict() for e in entries])
+        assert '"2c"' not in text and uid("2c") not in text
+        for entry in records:
+            carries = entry.payload.to_dict()["capture"]
+            if carries.get("cards") or carries.get("card"):
+                assert str(entry.secrecy) == "secret"
+            zone = carries.get("zone")
+            assert zone is None or zone != str(ZoneKind.BURN)
