@@ -2,8 +2,8 @@
 // One render(view) for first paint and every update (docs/view-model.md).
 import { connectChannel, pageParams } from "./js/channel.js";
 import { cardElement, syncCards } from "./js/cards.js";
-import { KeyedList, bigBlinds, chips, clockText, el, levelRemaining, percent, setText,
-  timeOfDay, toggle } from "./js/dom.js";
+import { KeyedList, bigBlinds, chips, clockText, el, levelRemaining, loadFonts, percent,
+  setText, timeOfDay, toggle } from "./js/dom.js";
 
 const STREETS = ["preflop", "flop", "turn", "river", "showdown"];
 const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
@@ -186,6 +186,7 @@ function showConnection(status) {
   node.dataset.status = status;
 }
 
+loadFonts();
 const params = pageParams({ channel: "delayed" });
 const channel = connectChannel({ channel: params.channel, page: "commentary",
   token: params.token });

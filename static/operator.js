@@ -5,7 +5,7 @@
 import { Channel, pageParams } from "./js/channel.js";
 import { cardElement, isCardCode } from "./js/cards.js";
 import { Keypad } from "./js/keypad.js";
-import { KeyedList, chips, clockText, el, setText, toggle } from "./js/dom.js";
+import { KeyedList, chips, clockText, el, loadFonts, setText, toggle } from "./js/dom.js";
 
 const TOKEN_KEY = "feltcast.operator.token";
 const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
@@ -469,6 +469,7 @@ function showLogin(message = "") {
 }
 
 function main() {
+  loadFonts();
   const params = pageParams({ channel: "operator" });
   wire();
   renderKeypad();

@@ -4,8 +4,8 @@
 // goes away it keeps the last graphics: nothing on screen says "disconnected".
 import { connectChannel, pageParams } from "./js/channel.js";
 import { syncCards } from "./js/cards.js";
-import { KeyedList, bigBlinds, chips, clockText, el, levelRemaining, percent, setText, toggle }
-  from "./js/dom.js";
+import { KeyedList, bigBlinds, chips, clockText, el, levelRemaining, loadFonts, percent,
+  setText, toggle } from "./js/dom.js";
 
 const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
   showdown: "Showdown", over: "" };
@@ -162,6 +162,7 @@ export function render(view) {
   stage.dataset.channel = view.channel ? view.channel.name : "";
 }
 
+loadFonts();
 const params = pageParams({ channel: "delayed" });
 const channel = connectChannel({ channel: params.channel, page: "overlay", token: params.token });
 channel.subscribe(render);

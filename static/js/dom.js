@@ -109,3 +109,13 @@ export class KeyedList {
     }
   }
 }
+
+/**
+ * Fetch every bundled font weight now, while the server is surely up: a weight first needed
+ * during an outage could not be loaded and its text would fall back to another font.
+ */
+export function loadFonts(weights = [400, 600, 700, 800]) {
+  if (!document.fonts || !document.fonts.load) return Promise.resolve();
+  return Promise.all(weights.map((weight) => document.fonts.load(`${weight} 16px Inter`)))
+    .catch(() => {});
+}

@@ -28,9 +28,11 @@ CHROMIUM_ARGS = [
     "--disable-default-apps",
     "--disable-extensions",
 ]
-# What Chromium itself logs (not the page): a socket it could not open while the harness was
-# down, and a command the server rejected with a 4xx. Tests that provoke them allow them.
+# What Chromium itself logs (not the page): a socket or a request it could not open while the
+# harness was down, and a command the server rejected with a 4xx. Tests that provoke them
+# allow them.
 WEBSOCKET_REFUSED = "WebSocket connection to"
+CONNECTION_REFUSED = "net::ERR_CONNECTION_REFUSED"
 HTTP_REJECTED = "Failed to load resource: the server responded with a status of 4"
 
 
@@ -46,7 +48,8 @@ class Probe:
 
     def unexpected_console_errors(self) -> list[str]:
         return [text for text in self.console_errors
-                if not (self.allow_websocket_errors and WEBSOCKET_REFUSED in text)
+                if not (self.allow_websocket_errors
+                        and (WEBSOCKET_REFUSED in text or CONNECTION_REFUSED in text))
                 and not (self.allow_rejections and text.startswith(HTTP_REJECTED))]
 
     def foreign_requests(self) -> list[str]:

@@ -24,6 +24,9 @@ def open_overlay(page: Page, harness: Harness, channel: str, view: dict[str, Any
     harness.set_view(channel, view, revision)
     page.goto(f"{harness.base}/overlay?channel={channel}{query}")
     expect(page.locator("html")).to_have_attribute("data-revision", str(revision))
+    # Every font weight is fetched up front, so an outage can never leave text unstyled.
+    assert page.evaluate("document.fonts.ready.then(() => [...document.fonts].filter("
+                         "f => f.status === 'loaded').length)") == 4
 
 
 def seat_box(page: Page, seat: int) -> Locator:
