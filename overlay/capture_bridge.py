@@ -399,8 +399,10 @@ class CaptureBridge:
 
     def _new_hand(self, started: object) -> None:
         """A new hand: what the previous hand had is stale until it is picked up."""
-        self._stale_hole = dict(self._hand_hole)
-        self._stale_board = self._hand_board
+        lying = {seat: frozenset(pair) for seat, pair in self._seats.items()}
+        self._stale_hole = {seat: cards for seat, cards in self._hand_hole.items()
+                            if lying.get(seat) == cards}
+        self._stale_board = self._hand_board & frozenset(self._board.values())
         self._hand_hole, self._hand_board = {}, frozenset()
         self._hand_key = started
         self._refused.clear()

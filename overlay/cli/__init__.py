@@ -19,6 +19,7 @@ from engine.errors import FeltcastError
 #: name -> (module, one-line help). Keep sorted by name.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "deck": ("overlay.cli.deck", "register, list, activate and retire RFID decks"),
+    "demo": ("overlay.cli.demo", "a simulated final table: the whole product, live in a browser"),
     "equity": ("overlay.cli.equity", "exact all-in equity of known hands on any street"),
     "log": ("overlay.cli.log", "the table log: its size, and what a channel showed when"),
     "obs": ("overlay.cli.obs", "set up and check OBS Studio over obs-websocket"),

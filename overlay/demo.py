@@ -1,0 +1,435 @@
+"""``feltcast demo``: a simulated final table, live in the browser within a minute.
+
+The whole product runs for real; only the table and the people are simulated:
+
+- a data directory (a fresh temporary one unless ``--data`` is given) with the database, the
+  tokens and a registered, active deck of simulated RFID tags;
+- a nine-handed final table on the default structure of rule R21 (level 8, 1,000/2,000), with
+  plausible names and stacks (a 90-player field of 5,000-chip stacks);
+- the reader simulator (:mod:`capture.simulator`) on a real pseudo-terminal, configured as an
+  ordinary serial reader: the service reads it through the same code as a real one;
+- a dealer that lays the cards on the antennas with realistic timing (hole cards clockwise,
+  a burn card before each street, folded hands to the muck, the table cleared after the hand),
+  so that hole and board cards come from capture;
+- an automatic operator that plays plausible poker (opens, 3-bets, calls, folds, c-bets, now
+  and then an all-in, showdowns) by sending the operator's commands through the real HTTP API
+  with the operator token, exactly as the console does;
+- a 30 s security delay on the ``delayed`` channel (``--delay``).
+
+It prints the URLs of the overlay, commentary and operator pages and runs until Ctrl-C
+(``--hands N`` stops after N hands). ``--speed`` scales every pause (the presence debounce of
+the readers is real time and is never scaled).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+from capture.rfid.decks import DeckRegistry
+from capture.simulator import (
+    BOARD_ANTENNA,
+    BURN_ANTENNA,
+    MUCK_ANTENNA,
+    SimulatedReader,
+    simulated_deck,
+    simulated_uid,
+)
+from engine.cards import FULL_DECK, Card
+from engine.errors import InvalidInputError
+from overlay.app import create_app
+from overlay.auth import load_or_create_tokens
+from overlay.config import Config, parse_config
+from overlay.store import create_db_engine, database_url
+
+_log = logging.getLogger(__name__)
+
+TABLE_NAME = "Feltcast Demo Final Table"
+READER = "demo-table"
+DECK = "Demo deck (simulated tags)"
+LEVEL = 8
+"""Level 8 of the default structure (R21): blinds 1,000/2,000, an average of 25 big blinds."""
+
+#: seat, name, stack: nine players from a 90-entry field of 5,000 chips (450,000 in play).
+PLAYERS: tuple[tuple[int, str, int], ...] = (
+    (1, "Lena Moreau", 84_500), (2, "Kenji Watanabe", 61_250), (3, "Marcus Hale", 23_000),
+    (4, "Sofia Lindqvist", 47_750), (5, "Diego Ferreira", 39_500), (6, "Aisha Okafor", 72_000),
+    (7, "Tomasz Nowak", 18_250), (8, "Hannah Becker", 55_000), (9, "Rafael Ortiz", 48_750),
+)
+
+MIN_CLEAR_S = 1.5
+"""Real seconds between clearing the table and the next deal: a tag must be seen gone
+(presence release, 0.8 s and three empty scans) before a new hand may put it back."""
+
+
+@dataclass(frozen=True, slots=True)
+class DemoOptions:
+    port: int = 8080
+    delay: float = 30.0
+    speed: float = 1.0
+    hands: int | None = None
+    seed: int | None = None
+    data: Path | None = None
+    host: str = "127.0.0.1"
+
+    def __post_init__(self) -> None:
+        if self.speed <= 0:
+            raise InvalidInputError("--speed must be a positive factor, e.g. 1 or 20")
+        if self.delay < 0:
+            raise InvalidInputError("--delay must be 0 or more seconds")
+        if self.hands is not None and self.hands < 1:
+            raise InvalidInputError("--hands must be at least 1")
+        if not 0 <= self.port <= 65535:
+            raise InvalidInputError(f"--port {self.port} is not a TCP port (0-65535)")
+
+
+@dataclass(frozen=True, slots=True)
+class Timing:
+    """The dealer's and players' pace in seconds at speed 1."""
+
+    card_s: float = 0.35
+    think_s: tuple[float, float] = (1.5, 5.0)
+    street_s: float = 2.5
+    showdown_s: float = 6.0
+    speed: float = 1.0
+
+    def of(self, seconds: float) -> float:
+        return seconds / self.speed
+
+
+def demo_config(data_dir: Path, reader_path: str, options: DemoOptions) -> Config:
+    return parse_config({
+        "server": {"host": options.host, "port": options.port},
+        "table": {"name": TABLE_NAME, "seats": 9, "button": 1, "level": LEVEL},
+        "players": [{"seat": s, "name": n, "stack": st} for s, n, st in PLAYERS],
+        "delay": {"seconds": options.delay},
+        "channels": {"secure": {"enabled": True}},
+        "capture": {"readers": [{
+            "name": READER, "transport": "serial", "address": reader_path,
+            "antennas": {**{str(s): f"seat{s}" for s in range(1, 10)},
+                         str(BOARD_ANTENNA): "board", str(MUCK_ANTENNA): "muck",
+                         str(BURN_ANTENNA): "burn"}}]},
+        "data_dir": str(data_dir),
+    })
+
+
+def register_demo_deck(data_dir: Path) -> None:
+    """The simulator's tags, registered as a deck and active at the demo table."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    engine = create_db_engine(database_url("", data_dir))
+    try:
+        registry = DeckRegistry(engine)
+        if registry.active_deck(TABLE_NAME) is not None:
+            return
+        if DECK not in {info.name for info in registry.decks()}:
+            registry.save(DECK, {card: uid for uid, card in simulated_deck(1).items()})
+        registry.activate(DECK, TABLE_NAME)
+    finally:
+        engine.dispose()
+
+
+# -- the automatic operator -----------------------------------------------------------------
+
+
+def _rank(card: Card) -> int:
+    """2..14 (ace high)."""
+    return card.rank + 2
+
+
+def preflop_strength(cards: tuple[Card, Card]) -> float:
+    """A rough 0-1 strength of two hole cards (pairs, high cards, suited, connected)."""
+    high, low = sorted((_rank(c) for c in cards), reverse=True)
+    if high == low:
+        return min(1.0, 0.55 + high / 30)
+    score = (high + low) / 28 * 0.6 + (0.08 if cards[0].suit == cards[1].suit else 0.0)
+    gap = high - low
+    score += 0.06 if gap == 1 else 0.03 if gap == 2 else 0.0
+    score += 0.12 if high == 14 else 0.05 if high == 13 else 0.0
+    return max(0.0, min(1.0, score))
+
+
+class AutoOperator:
+    """Deals on the simulated table and presses the operator's buttons over HTTP."""
+
+    def __init__(self, session: aiohttp.ClientSession, base: str, token: str,
+                 reader: SimulatedReader, rng: random.Random, timing: Timing,
+                 out: Callable[[str], None] = print) -> None:
+        self.session = session
+        self.base = base
+        self.headers = {"Authorization": f"Bearer {token}"}
+        self.reader = reader
+        self.rng = rng
+        self.timing = timing
+        self.out = out
+        self.hole: dict[int, tuple[Card, Card]] = {}
+        self.board: list[Card] = []
+        self.burns: list[Card] = []
+        self.aggressor: int | None = None
+        self.hands = 0
+        self.refused = 0
+
+    # -- HTTP ---------------------------------------------------------------------------
+
+    async def view(self) -> dict[str, Any]:
+        async with self.session.get(f"{self.base}/api/state?channel=operator",
+                                    headers=self.headers) as response:
+            response.raise_for_status()
+            view: dict[str, Any] = (await response.json())["view"]
+            return view
+
+    async def send(self, kind: str, **fields: Any) -> bool:
+        body = {"id": str(uuid.uuid4()), "type": kind, **fields}
+        async with self.session.post(f"{self.base}/api/commands", json=body,
+                                     headers=self.headers) as response:
+            if response.status == 200:
+                return True
+            reply = await response.json()
+            self.refused += 1
+            _log.warning("the engine refused %s: %s", body,
+                         reply.get("error", {}).get("message"))
+            return False
+
+    async def pause(self, seconds: float, *, at_least: float = 0.0) -> None:
+        await asyncio.sleep(max(self.timing.of(seconds), at_least))
+
+    async def wait_for(self, predicate: Callable[[dict[str, Any]], bool],
+                       timeout: float) -> dict[str, Any] | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            view = await self.view()
+            if predicate(view):
+                return view
+            if time.monotonic() > deadline:
+                return None
+            await asyncio.sleep(0.05)
+
+    # -- hands --------------------------------------------------------------------------
+
+    async def run(self, hands: int | None) -> None:
+        while hands is None or self.hands < hands:
+            await self.play_hand()
+
+    async def play_hand(self) -> None:
+        view = await self.view()
+        if not view["operator"]["between_hands"]:
+            await self.send("misdeal")  # a hand left running by an earlier demo: void it
+            view = await self.view()
+        players = [s for s in view["seats"] if s["name"] and s["stack"] > 0]
+        if len(players) < 2:
+            self.out("The tournament is over; a new final table sits down.")
+            for seat, name, stack in PLAYERS:
+                await self.send("set_seat", seat=seat, name=name, stack=stack)
+        if not await self.send("next_hand"):
+            await self.pause(self.timing.street_s, at_least=0.5)
+            return
+        view = await self.view()
+        seats = [need["seat"] for need in view["operator"]["cards_needed"]
+                 if need["target"] == "seat"]
+        await self.deal(seats, view)
+        while True:
+            view = await self.bet_street(await self.view())
+            if view["operator"]["between_hands"] or view["table"]["street"] in (
+                    "showdown", "over", None):
+                break
+            if any(n["target"] == "board" for n in view["operator"]["cards_needed"]):
+                await self.deal_board(len(view["table"]["board"]))
+            else:
+                await asyncio.sleep(0.05)
+        await self.finish(await self.view())
+
+    async def deal(self, seats: list[int], view: dict[str, Any]) -> None:
+        deck = list(FULL_DECK)
+        self.rng.shuffle(deck)
+        button = next((s["seat"] for s in view["seats"] if s["position"] in ("BTN", "BTN/SB")),
+                      seats[0])
+        order = sorted(seats, key=lambda s: (s - button - 1) % 9)  # from the small blind
+        self.hole = {seat: (deck[i], deck[i + len(order)]) for i, seat in enumerate(order)}
+        rest = deck[2 * len(order):]
+        self.burns, self.board = [rest[0], rest[4], rest[6]], [*rest[1:4], rest[5], rest[7]]
+        self.aggressor = None
+        for round_ in range(2):
+            for seat in order:
+                self.reader.place(seat, simulated_uid(self.hole[seat][round_]))
+                await self.pause(self.timing.card_s)
+        dealt = await self.wait_for(lambda v: not any(
+            n["target"] == "seat" for n in v["operator"]["cards_needed"]), timeout=10.0)
+        if dealt is None:  # capture failed: the operator types the cards in
+            _log.warning("capture did not deliver the hole cards; entering them by hand")
+            for seat, cards in self.hole.items():
+                await self.send("deal_cards", seat=seat, cards=[c.code for c in cards])
+
+    async def deal_board(self, have: int) -> None:
+        cards = self.board[have:3] if have < 3 else self.board[have:have + 1]
+        await self.pause(self.timing.street_s)
+        self.reader.place(BURN_ANTENNA, simulated_uid(self.burns[min(have // 3 + have // 4,
+                                                                     2)]))
+        await self.pause(self.timing.card_s)
+        for card in cards:
+            self.reader.place(BOARD_ANTENNA, simulated_uid(card))
+            await self.pause(self.timing.card_s)
+        want = have + len(cards)
+        dealt = await self.wait_for(lambda v: len(v["table"]["board"]) >= want
+                                    or v["operator"]["between_hands"], timeout=10.0)
+        if dealt is None:
+            _log.warning("capture did not deliver the board; entering it by hand")
+            await self.send("deal_board", cards=[c.code for c in cards])
+
+    async def bet_street(self, view: dict[str, Any]) -> dict[str, Any]:
+        """Play the betting round until nobody is to act."""
+        while (legal := view["operator"]["legal"]) is not None:
+            await self.pause(self.rng.uniform(*self.timing.think_s))
+            kind, amount = self.decide(view, legal)
+            fields: dict[str, Any] = {"seat": legal["seat"]}
+            if amount is not None:
+                fields["amount"] = amount
+            if not await self.send(kind, **fields):
+                await self.send("call" if legal["call"] is not None else "check",
+                                seat=legal["seat"])
+            elif kind in ("bet", "raise_to", "all_in"):
+                self.aggressor = legal["seat"]
+            if kind == "fold":
+                self.muck(legal["seat"])
+            view = await self.view()
+        return view
+
+    def muck(self, seat: int) -> None:
+        for card in self.hole.get(seat, ()):
+            with contextlib.suppress(ValueError):
+                self.reader.move(simulated_uid(card), seat, MUCK_ANTENNA)
+
+    def decide(self, view: dict[str, Any], legal: dict[str, Any]) -> tuple[str, int | None]:
+        """A plausible decision for the seat to act (it sees only its own cards and equity)."""
+        table = view["table"]
+        seat = legal["seat"]
+        me = next(s for s in view["seats"] if s["seat"] == seat)
+        bb = max(1, table["level"]["big_blind"])
+        pot = sum(p["amount"] for p in table["pots"]) + sum(s["bet"] for s in view["seats"])
+        to_call = legal["call"] or 0
+        street = table["street"]
+        raises = sum(1 for a in table["actions"] if a["street"] == street
+                     and a["verb"] in ("bet", "raise"))
+        stack_bb = (me["stack"] + me["bet"]) / bb
+        cards = self.hole.get(seat)
+        if street == "preflop":
+            strength = preflop_strength(cards) if cards else 0.3
+        else:
+            equity = (me.get("equity") or {}).get("equity")
+            live = sum(1 for s in view["seats"] if s["name"] and not s["folded"]
+                       and s["cards"])
+            share = 1 / max(2, live)
+            strength = 0.5 if equity is None else min(1.0, equity / (2 * share))
+        strength = min(1.0, max(0.0, strength + self.rng.gauss(0, 0.08)))
+        rng = self.rng.random()
+        if legal["all_in"] is not None and (
+                (stack_bb <= 12 and strength > 0.62)
+                or (strength > 0.93 and rng < 0.35) or (raises >= 2 and strength > 0.9)):
+            return "all_in", None
+        if to_call == 0:
+            if legal["bet"] is not None:  # postflop, nobody bet yet
+                cbet = seat == self.aggressor and rng < 0.65
+                if cbet or (strength > 0.7 and rng < 0.7) or rng < 0.08:
+                    return self.sized("bet", pot * self.rng.choice((0.33, 0.5, 0.66, 0.75)),
+                                      legal["bet"], legal)
+            elif legal["raise"] is not None and strength > 0.72 and rng < 0.6:
+                return self.sized("raise_to", bb * self.rng.choice((3, 3.5, 4)),
+                                  legal["raise"], legal)  # the big blind raises limpers
+            return "check", None
+        if street == "preflop":
+            if raises == 0:  # open, limp rarely, or fold
+                threshold = 0.5 if len(table["actions"]) < 4 else 0.45
+                if strength > threshold and legal["raise"] is not None:
+                    return self.sized("raise_to", bb * self.rng.choice((2.0, 2.2, 2.5)),
+                                      legal["raise"], legal)
+                return ("call", None) if strength > 0.42 and rng < 0.15 else ("fold", None)
+            current = max(s["bet"] for s in view["seats"])
+            if raises == 1 and strength > 0.78 and legal["raise"] is not None:
+                return self.sized("raise_to", current * self.rng.choice((2.8, 3.0, 3.3)),
+                                  legal["raise"], legal)  # a 3-bet
+            if strength > 0.55 + 0.1 * raises or (to_call <= bb and strength > 0.35):
+                return "call", None
+            return "fold", None
+        odds = to_call / max(1, pot + to_call)
+        if strength > 0.85 and rng < 0.3 and legal["raise"] is not None:
+            current = max(s["bet"] for s in view["seats"])
+            return self.sized("raise_to", current * 2.8, legal["raise"], legal)
+        if strength / 2 > odds * 0.9 or rng < 0.05:
+            return "call", None
+        return "fold", None
+
+    def sized(self, kind: str, amount: float, limits: dict[str, int],
+              legal: dict[str, Any]) -> tuple[str, int | None]:
+        """Round to a plausible chip amount within the legal limits (all-in at the top)."""
+        step = 500 if amount >= 10_000 else 100 if amount >= 1_000 else 25
+        total = max(limits["min"], round(amount / step) * step)
+        if total >= limits["max"] * 0.8 and legal["all_in"] is not None:
+            return "all_in", None
+        return kind, min(total, limits["max"])
+
+    async def finish(self, view: dict[str, Any]) -> None:
+        number = view["table"]["hand_number"]
+        winners = [f"{s['name']} wins {s['won']:,}" for s in view["seats"]
+                   if s.get("winner") and s.get("won")]
+        self.hands += 1
+        self.out(f"hand {number}: " + ("; ".join(winners) or "over"))
+        await self.pause(self.timing.showdown_s)
+        self.reader.clear()
+        await self.pause(self.timing.street_s, at_least=MIN_CLEAR_S)
+
+
+# -- running it -----------------------------------------------------------------------------
+
+
+def page_lines(base: str, operator_token: str) -> list[str]:
+    return [
+        f"  OBS overlay (delayed)          {base}/overlay?channel=delayed",
+        f"  venue screens (live, public)   {base}/overlay?channel=venue",
+        f"  commentary (delayed)           {base}/commentary",
+        f"  operator console               {base}/operator?token={operator_token}",
+    ]
+
+
+async def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> int:
+    """Run the demo until cancelled, or until ``options.hands`` hands were played."""
+    data_dir = options.data or Path(tempfile.mkdtemp(prefix="feltcast-demo-"))
+    await asyncio.to_thread(register_demo_deck, data_dir)
+    tokens = await asyncio.to_thread(load_or_create_tokens, data_dir)
+    reader = SimulatedReader(READER, scan_interval=0.1, heartbeat_interval=1.0)
+    reader_path = await reader.open_pty(data_dir / "reader.tty")
+    config = demo_config(data_dir, reader_path, options)
+    runner = web.AppRunner(create_app(config, tokens=tokens), access_log=None)
+    try:
+        await runner.setup()
+        site = web.TCPSite(runner, options.host, options.port)
+        await site.start()
+        port = runner.addresses[0][1]
+        base = f"http://{options.host}:{port}"
+        out(f"Feltcast demo: {TABLE_NAME}, nine players, level {LEVEL} (1,000/2,000), "
+            f"security delay {options.delay:g} s")
+        out(f"  data directory                 {data_dir}")
+        out(f"  simulated RFID reader          {reader_path} (serial, native protocol)")
+        for line in page_lines(base, tokens.operator):
+            out(line)
+        out("The delayed pages show the table after the security delay. Ctrl-C stops.")
+        seed = options.seed if options.seed is not None else random.randrange(2**32)
+        timing = Timing(speed=options.speed)
+        async with aiohttp.ClientSession() as session:
+            operator = AutoOperator(session, base, tokens.operator, reader,
+                                    random.Random(seed), timing, out)
+            await operator.run(options.hands)
+        out(f"demo finished: {operator.hands} hands played (seed {seed})")
+        return 0
+    finally:
+        await runner.cleanup()
+        await reader.close()
