@@ -344,8 +344,10 @@ class CaptureBridge:
     async def reconcile(self) -> None:
         """Deal what the hand needs and capture has (see the module docstring)."""
         table = self.service.table
-        self.capture.set_occupied_seats(table.names)
         hand = table.hand
+        # A player who just busted still has his cards in front of him until the table is
+        # cleared: the seats of the last hand count as occupied until the next one starts.
+        self.capture.set_occupied_seats(set(table.names) | set(hand.seats if hand else ()))
         if hand is None or hand.started is None:
             return
         if hand.started is not self._hand_key:

@@ -3,13 +3,14 @@ lines -> capture events -> table commands -> engine state -> channel messages.""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
 
 from engine.capture_events import ZoneKind
 from engine.log import CaptureRecord
-from overlay.keys import STORE_KEY
+from overlay.keys import STORE_KEY, TABLE_KEY
 
 from .rig import service_rig, uid
 
@@ -96,3 +97,49 @@ async def test_a_hand_dealt_by_capture_reaches_each_channel_as_allowed(tmp_path:
                 assert str(entry.secrecy) == "secret"
             zone = carries.get("zone")
             assert zone is None or zone != str(ZoneKind.BURN)
+
+
+async def test_hand_boundaries_bust_and_cards_reused_next_hand(tmp_path: Path) -> None:
+    players = [{"seat": 1, "name": "Ashton", "stack": 5000},
+               {"seat": 4, "name": "Tong", "stack": 5000},
+               {"seat": 7, "name": "Rast", "stack": 100}]
+    async with service_rig(tmp_path, players=players) as rig:
+        await rig.ok("next_hand")
+        for number, cards in {1: ("As", "Ks"), 4: ("3h", "2h"), 7: ("7c", "2d")}.items():
+            rig.place(number, *cards)
+        await rig.until(lambda: all(rig.hand.hole_cards(s) for s in (1, 4, 7)),
+                        what="hole cards")
+        for kind in ("raise_to", "fold", "all_in"):
+            legal = rig.hand.legal_actions()
+            await rig.ok(kind, seat=legal.seat, **({"amount": 300} if kind == "raise_to"
+                                                   else {}))
+            if kind == "fold":
+                rig.remove(legal.seat, *[c.code for c in rig.hand.hole_cards(legal.seat)])
+        # The all-in run-out, street by street from capture (R14).
+        rig.place(BOARD, "Kd", "8h", "9c")
+        await rig.until(lambda: len(rig.hand.board) == 3, what="the flop")
+        for size, card in ((4, "4s"), (5, "Jd")):
+            rig.place(BOARD, card)
+            await rig.until(lambda size=size: len(rig.hand.board) == size,  # type: ignore[misc]
+                            what=f"board card {card}")
+        await rig.until(lambda: rig.hand.is_over, what="the hand over")
+        assert 7 not in rig.app[TABLE_KEY].table.names or \
+            rig.app[TABLE_KEY].table.stacks.get(7, 0) == 0
+        # Seat 7 busted but his cards still lie there: not a card at an empty seat.
+        await asyncio.sleep(0.5)
+        view = await rig.state("operator")
+        assert not rig.alerts(view, "card_at_empty_seat"), view["alerts"]
+        # The table is cleared; the next hand may reuse a card of the last board (Kd).
+        rig.sim.clear()
+        await asyncio.sleep(1.3)
+        await rig.ok("next_hand")
+        rig.place(1, "Qd", "Qs")
+        rig.place(4, "5c", "6c")
+        await rig.until(lambda: all(rig.hand.hole_cards(s) for s in (1, 4)), what="hole cards")
+        rig.place(BOARD, "Kd", "Tc", "3c")
+        legal = rig.hand.legal_actions()
+        while legal is not None and not rig.hand.board:
+            await rig.ok("call" if legal.can_call else "check", seat=legal.seat)
+            legal = rig.hand.legal_actions()
+        await rig.until(lambda: len(rig.hand.board) == 3, what="the flop with Kd again")
+        assert "Kd" in [c.code for c in rig.hand.board]
