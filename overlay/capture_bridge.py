@@ -271,18 +271,33 @@ class CaptureBridge:
 
     async def _work(self) -> None:
         while True:
-            event = await self._queue.get()
+            batch = [await self._queue.get()]
+            while not self._queue.empty():  # one scan often brings several (a whole flop)
+                batch.append(self._queue.get_nowait())
+            events = [event for event in batch if event is not None]
             try:
-                if event is not None:
-                    await self.handle(event)
+                for event in events:
+                    self.apply(event)
                 await self.reconcile()
             except Exception:  # a bug must not stop capture: say so and carry on
-                _log.exception("capture bridge failed on %r", event)
+                _log.exception("capture bridge failed on %r", events)
+            await self._record(events)
+
+    async def _record(self, events: Sequence[CaptureEvent]) -> None:
+        """Log capture events as capture records, after the commands they caused (so the
+        channels see a deal without waiting for the audit trail)."""
+        if not events:
+            return
+        try:
+            await self.log.append([CaptureRecord(event) for event in events],
+                                  source="capture")
+        except Exception:
+            _log.exception("could not log %d capture events", len(events))
 
     # -- capture events -------------------------------------------------------------------
 
-    async def handle(self, event: CaptureEvent) -> None:
-        """Update what lies on the table, alert, and log the event as a capture record."""
+    def apply(self, event: CaptureEvent) -> None:
+        """Update what lies on the table and the operator's alerts."""
         if isinstance(event, HoleCardsRead):
             self._seats[event.seat] = event.cards
         elif isinstance(event, BoardCardRead):
@@ -301,10 +316,6 @@ class CaptureBridge:
             self._changed.set()
         elif isinstance(event, CaptureFault):
             self._on_fault(event)
-        try:
-            await self.log.append([CaptureRecord(event)], source="capture")
-        except Exception:
-            _log.exception("could not log a capture event")
 
     def _removed(self, event: CardRemoved) -> None:
         zone = event.zone
