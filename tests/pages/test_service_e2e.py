@@ -252,3 +252,69 @@ def test_a_missing_or_wrong_token_is_refused(browser: Browser, service: Service)
     assert probe.page_errors == []
     assert probe.unexpected_console_errors() == []
     assert probe.foreign_requests() == []
+
+
+def test_an_all_in_showdown_is_revealed_and_its_winning_five_highlighted(
+        browser: Browser, service: Service, artifacts: Path) -> None:
+    probe = Probe()
+    console = watch(browser, probe, 1366, 1024)
+    secure = watch(browser, probe)
+    venue = watch(browser, probe)
+    hands = {1: ["Ah", "Kd"], 4: ["Js", "Ts"], 7: ["Qd", "Qc"]}
+    try:
+        console.goto(f"{service.base}/operator?token={service.operator}")
+        secure.goto(f"{service.base}/overlay?channel=secure&token={service.secure}")
+        venue.goto(f"{service.base}/overlay?channel=venue")
+        for page in (console, secure, venue):
+            expect(page.locator("html")).to_have_attribute("data-connection", "live")
+
+        def click(selector: str) -> None:
+            expect(console.locator(selector)).to_be_enabled()
+            console.click(selector)
+            expect(console.locator("body")).not_to_have_class("busy")
+            expect(console.locator("#error")).to_be_hidden()
+
+        def needed() -> list[str]:
+            options: list[str] = console.locator("#manual-target option").evaluate_all(
+                "os => os.filter(o => o.text.includes('missing')).map(o => o.value)")
+            return options
+
+        click("#btn-next-hand")
+        for seat, cards in hands.items():
+            console.select_option("#manual-target", f"seat:{seat}")
+            for card in cards:
+                console.click(f".pick[data-card='{card}']")
+            click("#btn-manual-send")
+        # Whoever acts first folds, the next moves all-in, the last calls: R14 all-in showdown.
+        folded = console.locator("#to-act-name").text_content() or ""
+        click("#btn-fold")
+        click("#btn-all-in")
+        if console.locator("#btn-call").is_enabled():
+            click("#btn-call")
+        else:  # the all-in covers the last player: calling is all-in too
+            click("#btn-all-in")
+        for board in (["Qs", "9s", "8c"], ["2h"], ["3c"]):
+            expect(console.locator("#manual-target option", has_text="Board (")).to_have_count(1)
+            assert "board" in needed()
+            console.select_option("#manual-target", "board")
+            for card in board:
+                console.click(f".pick[data-card='{card}']")
+            click("#btn-manual-send")
+        expect(secure.locator("#winner")).to_be_visible()
+        expect(secure.locator(".card.best")).to_have_count(5)  # the winner's best five
+        expect(venue.locator("#winner")).to_be_visible()
+        expect(venue.locator(".card.best")).to_have_count(5)
+        # The venue sees the two hands that went to showdown, never the folded one (R20).
+        folded_seat = int(folded.split("·")[0].replace("Seat", "").strip())
+        expect(venue.locator(".player .card.face")).to_have_count(4)
+        expect(venue.locator(f".player[data-seat='{folded_seat}'] .card.face")).to_have_count(0)
+        for name, page in (("secure", secure), ("venue", venue)):
+            page.wait_for_timeout(500)
+            page.screenshot(path=str(artifacts / f"e2e-overlay-{name}-showdown.png"),
+                            omit_background=True)
+    finally:
+        for page in (console, secure, venue):
+            page.close()
+    assert probe.page_errors == []
+    assert probe.unexpected_console_errors() == []
+    assert probe.foreign_requests() == []
