@@ -9,101 +9,23 @@ after they were dealt. A missing or wrong token is refused.
 
 from __future__ import annotations
 
-import json
-import os
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.pages.conftest import Probe
+from tests.pages.service import Service, running_service
 
 DELAY = 4.0  # seconds: long enough to look at the delayed overlay before it may show a card
-CONFIG = f"""
-[table]
-name = "Main Event Final Table"
-seats = 9
-button = 1
-
-[delay]
-seconds = {DELAY}
-
-[channels.secure]
-enabled = true
-
-[[players]]
-seat = 1
-name = "Ashton Griffin"
-stack = 500000
-
-[[players]]
-seat = 4
-name = "Rast"
-stack = 420000
-
-[[players]]
-seat = 7
-name = "Yuki Tanaka"
-stack = 310000
-"""
-
-
-@dataclass
-class Service:
-    base: str
-    operator: str
-    secure: str
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
-    root = tmp_path_factory.mktemp("serve")
-    (root / "feltcast.toml").write_text(CONFIG)
-    port = _free_port()
-    log = (root / "serve.log").open("w")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "overlay", "serve", "--config", str(root / "feltcast.toml"),
-         "--data", str(root / "data"), "--host", "127.0.0.1", "--port", str(port)],
-        stdout=log, stderr=subprocess.STDOUT, cwd=Path(__file__).resolve().parents[2],
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"{base}/api/config", timeout=1) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError("feltcast serve did not start:\n"
-                                     + (root / "serve.log").read_text())
-            time.sleep(0.1)
-        tokens = json.loads((root / "data" / "tokens.json").read_text())
-        yield Service(base, tokens["operator"], tokens["secure"])
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
+    with running_service(tmp_path_factory.mktemp("serve"), DELAY) as running:
+        yield running
 
 
 def watch(browser: Browser, probe: Probe, width: int = 1920, height: int = 1080) -> Page:

@@ -1,0 +1,103 @@
+"""``feltcast serve`` as a real subprocess on 127.0.0.1, for end-to-end page tests and benches."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PLAYERS = """
+[[players]]
+seat = 1
+name = "Ashton Griffin"
+stack = 500000
+
+[[players]]
+seat = 4
+name = "Rast"
+stack = 420000
+
+[[players]]
+seat = 7
+name = "Yuki Tanaka"
+stack = 310000
+"""
+
+
+def config_text(delay: float) -> str:
+    """A three-handed final table with the secure channel enabled."""
+    return f"""
+[table]
+name = "Main Event Final Table"
+seats = 9
+button = 1
+
+[delay]
+seconds = {delay}
+
+[channels.secure]
+enabled = true
+{PLAYERS}"""
+
+
+@dataclass
+class Service:
+    base: str
+    operator: str
+    secure: str
+    log: Path
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def running_service(root: Path, delay: float) -> Iterator[Service]:
+    """Start ``feltcast serve`` in ``root``, wait until it answers, stop it afterwards."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "feltcast.toml").write_text(config_text(delay))
+    port = free_port()
+    log_path = root / "serve.log"
+    log = log_path.open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "overlay", "serve", "--config", str(root / "feltcast.toml"),
+         "--data", str(root / "data"), "--host", "127.0.0.1", "--port", str(port)],
+        stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{base}/api/config", timeout=1) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"feltcast serve did not start:\n{log_path.read_text()}")
+            time.sleep(0.1)
+        tokens = json.loads((root / "data" / "tokens.json").read_text())
+        yield Service(base, tokens["operator"], tokens["secure"], log_path)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
