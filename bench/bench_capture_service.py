@@ -4,11 +4,11 @@ Issue 6's end-to-end budget: p99 <= 30 ms from the reader's line to the message 
 ``secure`` channel that carries the new cards *with equity*. Everything is real: the service
 (``overlay.app.create_app``, SQLite log in a temporary directory, channel hubs) on
 127.0.0.1, a simulated reader on a real pseudo-terminal read through the serial transport, the
-capture bridge (capture record logged, then the engine command, then the channels), and a
-websocket client on ``/ws/secure`` with the secure token.
+capture bridge (the engine command, the channels, then the capture record), and a
+websocket client on ``/ws/secure`` with the secure token, in a process of its own.
 
 Each hand is nine-handed. Samples, timed from just before the reader writes the inventory
-round (13 ``INV`` lines) until the websocket client has decoded the message:
+round (13 ``INV`` lines) until the client process has decoded the message:
 
 - ``hole_equity``: the last hole-card pair of the deal (its message carries every seat's
   pre-flop equity, nine ways);
@@ -60,27 +60,60 @@ SEATS = tuple(range(1, 10))
 
 
 class Secure:
-    """A websocket client on the secure channel; decoded messages with their arrival time."""
+    """The secure channel as a separate process sees it (the client must not share the
+    server's event loop: a page is another process). ``--client URL`` runs that process: it
+    prints one JSON line per message, stamped with ``time.perf_counter()`` (the system-wide
+    monotonic clock on Linux, comparable across processes), and the view it has so far."""
 
-    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
-        self.ws = ws
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
         self.view: dict[str, Any] = {}
+
+    @classmethod
+    async def start(cls, url: str) -> Secure:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bench.bench_capture_service", "--client", url,
+            stdout=asyncio.subprocess.PIPE, cwd=Path(__file__).resolve().parent.parent)
+        return cls(process)
 
     async def until(self, predicate: Any, timeout: float = 10.0) -> float:
         """Read messages until the view satisfies ``predicate``; returns the arrival time."""
+        assert self.process.stdout is not None
         async with asyncio.timeout(timeout):
             while True:
-                message = await self.ws.receive()
-                at = time.perf_counter()
-                if message.type != aiohttp.WSMsgType.TEXT:
-                    raise RuntimeError(f"the secure websocket closed: {message!r}")
-                data = json.loads(message.data)
-                if data.get("type") == "snapshot":
-                    self.view = data["view"]
-                elif data.get("type") == "patch":
-                    _merge(self.view, data["patch"])
+                line = await self.process.stdout.readline()
+                if not line:
+                    raise RuntimeError("the secure client ended")
+                record = json.loads(line)
+                self.view = record["view"]
                 if predicate(self.view):
-                    return at
+                    return float(record["at"])
+
+    async def close(self) -> None:
+        if self.process.returncode is None:
+            self.process.terminate()
+        await self.process.wait()
+
+
+async def client(url: str) -> None:
+    """The secure channel's client process (see :class:`Secure`)."""
+    view: dict[str, Any] = {}
+    async with aiohttp.ClientSession() as session, session.ws_connect(url) as ws:
+        await ws.send_json({"type": "hello", "page": "bench", "version": "bench"})
+        async for message in ws:
+            at = time.perf_counter()
+            if message.type != aiohttp.WSMsgType.TEXT:
+                break
+            data = json.loads(message.data)
+            if data.get("type") == "snapshot":
+                view = data["view"]
+            elif data.get("type") == "patch":
+                _merge(view, data["patch"])
+            summary = {"table": {"board": (view.get("table") or {}).get("board")},
+                       "seats": [{k: s.get(k) for k in ("seat", "cards", "equity", "folded")}
+                                 for s in view.get("seats", [])]}
+            sys.stdout.write(json.dumps({"at": at, "view": summary}) + "\n")
+            sys.stdout.flush()
 
 
 def _merge(target: dict[str, Any], patch: dict[str, Any]) -> None:
@@ -131,13 +164,13 @@ async def measure(hands: int, seed: int) -> dict[str, list[float]]:
             while not bridge.capture.coordinators[READER].firmware:
                 await asyncio.sleep(0.01)
             token = app[TOKENS_KEY].secure
-            async with aiohttp.ClientSession() as session, session.ws_connect(
-                    f"http://127.0.0.1:{port}/ws/secure?token={token}") as ws:
-                await ws.send_json({"type": "hello", "page": "bench", "version": "bench"})
-                secure = Secure(ws)
-                await secure.until(lambda v: "seats" in v)
+            secure = await Secure.start(f"http://127.0.0.1:{port}/ws/secure?token={token}")
+            try:
+                await secure.until(lambda v: bool(v.get("seats")))
                 for _ in range(hands):
                     await _hand(service, sim, secure, rng, samples)
+            finally:
+                await secure.close()
         finally:
             await bridge.stop()
             await runner.cleanup()
@@ -214,7 +247,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--target", type=float, default=30.0, help="p99 bound in ms")
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument("--client", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.client:
+        asyncio.run(client(args.client))
+        return 0
     samples = asyncio.run(measure(args.hands, args.seed))
     with_equity = samples["hole_equity"] + samples["flop"] + samples["turn"] + samples["river"]
     result = {

@@ -73,6 +73,8 @@ _log = logging.getLogger(__name__)
 ALERT_SECONDS = 120.0
 """How long a one-off capture fault stays among the operator's alerts."""
 MAX_ALERTS = 12
+RECORD_DELAY_S = 0.05
+"""Capture records of a burst are logged together, this long after the first of them."""
 DECK_POLL_SECONDS = 5.0
 """How often the bridge looks for a newly activated deck (``feltcast deck activate``)."""
 
@@ -185,6 +187,8 @@ class CaptureBridge:
         self._refused: set[tuple[Any, ...]] = set()
         self._fault_at: dict[str, float] = {}
         self._offline_reason: dict[str, FaultKind] = {}
+        self._pending: list[CaptureEvent] = []
+        self._flusher: asyncio.Task[None] | None = None
         self.commands = 0
         """Commands the bridge had the engine accept (for tests and the bench)."""
 
@@ -202,12 +206,15 @@ class CaptureBridge:
 
     async def stop(self) -> None:
         await self.capture.stop()
+        if self._flusher is not None:
+            self._tasks.append(self._flusher)
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks = []
+        await self.flush_records()
 
     async def wait_changed(self, timeout: float) -> None:
         """Return when the operator's capture fields changed, or after ``timeout`` s."""
@@ -284,8 +291,22 @@ class CaptureBridge:
             await self._record(events)
 
     async def _record(self, events: Sequence[CaptureEvent]) -> None:
-        """Log capture events as capture records, after the commands they caused (so the
-        channels see a deal without waiting for the audit trail)."""
+        """Queue capture events for the log as capture records. They are written shortly
+        after the commands they caused, a burst at a time, so that the channels see a deal
+        without waiting for the audit trail (each append re-renders every channel)."""
+        if not events:
+            return
+        self._pending.extend(events)
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush_later(), name="capture-records")
+
+    async def _flush_later(self) -> None:
+        await asyncio.sleep(RECORD_DELAY_S)
+        await self.flush_records()
+
+    async def flush_records(self) -> None:
+        """Write the queued capture records now."""
+        events, self._pending = self._pending, []
         if not events:
             return
         try:
