@@ -200,9 +200,12 @@ class CaptureBridge:
                        asyncio.create_task(self._watch_table(), name="capture-bridge-table"),
                        asyncio.create_task(self._poll_deck(), name="capture-bridge-deck")]
         if not self.deck:
-            self._alert(("deck",), "error", "capture",
-                        f"no active deck for table {self.table_name!r}: every tag is unknown "
-                        "(register and activate one: feltcast deck)", "no_deck", sticky=True)
+            self._no_deck_alert()
+
+    def _no_deck_alert(self) -> None:
+        self._alert(("deck",), "error", "capture",
+                    f"no active deck for table {self.table_name!r}: every tag is unknown "
+                    "(register and activate one: feltcast deck)", "no_deck", sticky=True)
 
     async def stop(self) -> None:
         await self.capture.stop()
@@ -263,6 +266,9 @@ class CaptureBridge:
             name = info.name if info is not None else ""
             if name != self.deck:
                 self.capture.set_cards(await asyncio.to_thread(self._active_cards))
+                _log.info("deck for table %r: %s", self.table_name, self.deck or "none")
+                if not self.deck:
+                    self._no_deck_alert()
                 self._changed.set()
 
     def _active_cards(self) -> dict[str, Card]:

@@ -48,7 +48,7 @@ from capture.simulator import (
     simulated_uid,
 )
 from engine.cards import FULL_DECK, Card
-from engine.errors import InvalidInputError
+from engine.errors import ConfigError, InvalidInputError
 from overlay.app import create_app
 from overlay.auth import load_or_create_tokens
 from overlay.config import Config, parse_config
@@ -412,7 +412,11 @@ async def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> 
     try:
         await runner.setup()
         site = web.TCPSite(runner, options.host, options.port)
-        await site.start()
+        try:
+            await site.start()
+        except OSError as error:
+            raise ConfigError("--port", f"cannot listen on {options.host}:{options.port} "
+                              f"({error.strerror}); choose another with --port") from None
         port = runner.addresses[0][1]
         base = f"http://{options.host}:{port}"
         out(f"Feltcast demo: {TABLE_NAME}, nine players, level {LEVEL} (1,000/2,000), "

@@ -128,9 +128,11 @@ class ServiceRig:
 
 @contextlib.asynccontextmanager
 async def service_rig(tmp_path: Path, *, players: list[dict[str, Any]] | None = None,
-                      channels: dict[str, Any] | None = None) -> AsyncIterator[ServiceRig]:
+                      channels: dict[str, Any] | None = None,
+                      deck: bool = True) -> AsyncIterator[ServiceRig]:
     data = tmp_path / "data"
-    register_deck(data)
+    if deck:
+        register_deck(data)
     sim = SimulatedReader(READER, scan_interval=0.05, heartbeat_interval=0.25)
     link = tmp_path / "reader.tty"
     await sim.open_pty(link)

@@ -119,3 +119,15 @@ async def test_reader_unplugged_and_back_then_silent(tmp_path: Path) -> None:
             timeout=8.0, what="the reader silent")
         assert rig.alerts(view, "reader_silent")
         rig.sim.silent = False
+
+
+async def test_without_an_active_deck_every_tag_is_unknown(tmp_path: Path) -> None:
+    async with service_rig(tmp_path, deck=False) as rig:
+        view = await rig.until_view("operator", lambda v: rig.alerts(v, "no_deck"),
+                                    what="the no-deck alert")
+        assert "feltcast deck" in rig.alerts(view, "no_deck")[0]["message"]
+        assert view["operator"]["capture"][0]["deck"] is None
+        await rig.ok("next_hand")
+        rig.place(1, "As", "Ks")
+        await alert_of(rig, "unknown_uid", "the unknown-tag alert")
+        assert rig.hand.hole_cards(1) is None  # never a card
