@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import signal
 import tempfile
 import time
 import uuid
@@ -403,6 +404,10 @@ def page_lines(base: str, operator_token: str) -> list[str]:
 async def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> int:
     """Run the demo until cancelled, or until ``options.hands`` hands were played."""
     data_dir = options.data or Path(tempfile.mkdtemp(prefix="feltcast-demo-"))
+    task = asyncio.current_task()
+    if task is not None:  # SIGTERM stops it as cleanly as Ctrl-C does
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     await asyncio.to_thread(register_demo_deck, data_dir)
     tokens = await asyncio.to_thread(load_or_create_tokens, data_dir)
     reader = SimulatedReader(READER, scan_interval=0.1, heartbeat_interval=1.0)

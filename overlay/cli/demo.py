@@ -32,6 +32,6 @@ def run(args: argparse.Namespace) -> int:
     out = functools.partial(print, flush=True)
     try:
         return asyncio.run(run_demo(options, out))
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, asyncio.CancelledError):
         out("demo stopped")
         return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 import subprocess
 import sys
 import urllib.request
@@ -76,3 +77,19 @@ def test_feltcast_demo_plays_hands_and_exits(tmp_path: Path) -> None:
         assert not entry.kind.startswith("capture.") or "burn" not in entry.kind \
             or entry.kind == "capture.burn_seen"
     assert dealt >= 6
+
+
+def test_ctrl_c_stops_the_demo_cleanly(tmp_path: Path) -> None:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "overlay", "demo", "--port", "0", "--data", str(tmp_path)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert process.stdout is not None
+    for line in process.stdout:
+        if "Ctrl-C stops" in line:
+            break
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    assert "demo stopped" in out
+    assert not (tmp_path / "reader.tty").exists()  # the simulated reader is unplugged
