@@ -137,9 +137,28 @@ function createSeatRow() {
         el("span", { class: "bet" }),
         el("span", { class: "last-action" }))),
     el("div", { class: "hole" }),
+    el("div", { class: "tools" },
+      el("button", { class: "btn tool show", text: "Show", attrs: { type: "button" } }),
+      el("button", { class: "btn tool muck", text: "Muck", attrs: { type: "button" } }),
+      el("button", { class: "btn tool restrict", text: "Exposed card (R10)",
+        attrs: { type: "button" } }),
+      el("button", { class: "btn tool away", attrs: { type: "button" } })),
     el("div", { class: "editor" }, name, stack,
       el("button", { class: "btn save", text: "Save", attrs: { type: "button" } }),
+      el("button", { class: "btn ghost button-here", text: "Button here",
+        attrs: { type: "button" } }),
       el("button", { class: "btn ghost empty", text: "Empty", attrs: { type: "button" } })));
+  const seatNumber = () => Number(row.dataset.seat);
+  row.querySelector(".show").addEventListener("click",
+    () => sendCommand("show_hand", { seat: seatNumber() }));
+  row.querySelector(".muck").addEventListener("click",
+    () => sendCommand("muck_hand", { seat: seatNumber() }));
+  row.querySelector(".restrict").addEventListener("click",
+    () => sendCommand("restrict", { seat: seatNumber() }));
+  row.querySelector(".away").addEventListener("click",
+    () => sendCommand("set_absent", { seat: seatNumber(), absent: row.dataset.away !== "1" }));
+  row.querySelector(".button-here").addEventListener("click",
+    () => sendCommand("set_button", { seat: seatNumber() }));
   row.querySelector(".save").addEventListener("click", () => {
     const seat = Number(row.dataset.seat);
     const digits = stack.value.replace(/[,\s_.]/g, "");
@@ -185,6 +204,18 @@ function updateSeatRow(row, seat, editable) {
   for (const node of row.querySelectorAll(".editor input, .editor button")) {
     node.disabled = !editable || state.busy;
   }
+  // Per-seat tools: show or muck at the end of a hand, R10 during it, R11 any time.
+  const street = state.view && state.view.table ? state.view.table.street : null;
+  const inHand = !editable && Boolean(street) && street !== "over";
+  const live = seat.name !== null && !seat.folded && (seat.cards || []).length > 0;
+  row.dataset.away = seat.sitting_out ? "1" : "";
+  setText(q(".away"), seat.sitting_out ? "Back (R11)" : "Away (R11)");
+  q(".away").hidden = seat.name === null;
+  q(".show").hidden = !(inHand && live && (street === "river" || street === "showdown"));
+  q(".muck").hidden = q(".show").hidden;
+  q(".restrict").hidden = !(inHand && live);
+  toggle(q(".tools"), "empty", seat.name === null);
+  for (const node of row.querySelectorAll(".tools button")) node.disabled = state.busy;
 }
 
 const seatRows = new KeyedList($("seats"), createSeatRow);
@@ -265,6 +296,8 @@ function renderStatus(view) {
   const level = table.level;
   setText($("blinds"), level ? `L${level.number} · ${chips(level.small_blind)}/`
     + `${chips(level.big_blind)}${level.ante ? ` · ante ${chips(level.ante)}` : ""}` : "");
+  $("level-down").disabled = state.busy || !level || level.number <= 1;
+  $("level-up").disabled = state.busy || !level;
   const op = view.operator || {};
   const health = [];
   for (const source of op.capture || []) {
@@ -387,6 +420,10 @@ function wire() {
   });
   $("btn-clock").addEventListener("click", () => sendCommand("call_clock", { seat: seatOf() }));
   $("btn-stop-clock").addEventListener("click", () => sendCommand("stop_clock"));
+  const level = () => state.view.table.level.number;
+  // R21: the engine starts a new level with the next hand, never mid-hand.
+  $("level-down").addEventListener("click", () => sendCommand("set_level", { level: level() - 1 }));
+  $("level-up").addEventListener("click", () => sendCommand("set_level", { level: level() + 1 }));
   $("dismiss-error").addEventListener("click", clearError);
   $("apply-ruling").addEventListener("click", () => {
     if (!state.ruling) return;

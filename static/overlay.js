@@ -97,8 +97,8 @@ function renderEventBar(table) {
   const level = table.level;
   setText($("level"), level ? `Level ${level.number}` : "");
   setText($("blinds"), level ? `${chips(level.small_blind)} / ${chips(level.big_blind)}` : "");
-  const ante = level && level.ante ? `${ANTE_LABELS[level.ante_mode] || "Ante"} ${chips(level.ante)}`
-    : "";
+  const ante = level && level.ante
+    ? `${ANTE_LABELS[level.ante_mode] || "Ante"} ${chips(level.ante)}` : "";
   setText($("ante"), ante);
   $("ante").hidden = !ante;
 }

@@ -302,3 +302,44 @@ def test_a_wrong_token_is_refused_before_any_command(page: Page, harness: Harnes
     expect(page.locator("html")).to_have_attribute("data-connection", "live")
     page.wait_for_timeout(300)  # the token check has answered: the console stays
     expect(page.locator("#login")).to_be_hidden()
+
+
+def test_seat_tools_button_and_level_send_their_commands(page: Page, harness: Harness) -> None:
+    view = operator_view()
+    view["table"]["street"] = "river"
+    view["seats"][6]["sitting_out"] = True  # Yuki is away (R11)
+    open_console(page, harness, view)
+    ashton, yuki = page.locator(".seat[data-seat='1']"), page.locator(".seat[data-seat='7']")
+    expect(page.locator(".seat[data-seat='2'] .restrict")).to_be_hidden()  # folded: no R10
+    expect(page.locator(".seat[data-seat='5'] .away")).to_be_hidden()  # an empty seat
+    expect(yuki.locator(".away")).to_have_text("Back (R11)")
+    ashton.locator(".restrict").click()
+    settle(page)
+    ashton.locator(".show").click()
+    settle(page)
+    ashton.locator(".muck").click()
+    settle(page)
+    ashton.locator(".away").click()
+    settle(page)
+    yuki.locator(".away").click()
+    settle(page)
+    page.click("#level-up")
+    settle(page)
+    page.click("#level-down")
+    settle(page)
+    expect(ashton.locator(".button-here")).to_be_disabled()  # only between hands
+    harness.push_patch("operator", {"operator": {"between_hands": True, "legal": None},
+                                    "table": {"street": None}})
+    expect(ashton.locator(".restrict")).to_be_hidden()
+    ashton.locator(".button-here").click()
+    settle(page)
+    assert sent(harness, 8) == [
+        {"type": "restrict", "seat": 1},
+        {"type": "show_hand", "seat": 1},
+        {"type": "muck_hand", "seat": 1},
+        {"type": "set_absent", "seat": 1, "absent": True},
+        {"type": "set_absent", "seat": 7, "absent": False},
+        {"type": "set_level", "level": 13},
+        {"type": "set_level", "level": 11},
+        {"type": "set_button", "seat": 1},
+    ]
