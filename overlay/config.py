@@ -266,6 +266,8 @@ def _parse_channels(raw: Mapping[str, Any], delay: float) -> tuple[ChannelSpec, 
             raise ConfigError(f"channels.{name}", "expected a table")
     delayed = dict(section.get("delayed", {}))
     delayed.setdefault("delay", delay)
+    # With no delay the "delayed" channel is live with hole cards: token only (secrecy).
+    delayed.setdefault("requires_token", delayed["delay"] == 0)
     return tuple(channels_from_config({**section, "delayed": delayed}).values())
 
 
@@ -390,7 +392,8 @@ def with_overrides(config: Config, *, host: str | None = None, port: int | None 
     channels = config.channels
     if delay is not None:
         _positive(delay, "--delay", zero_ok=True)
-        channels = tuple(ChannelSpec.from_dict({**c.to_dict(), "delay": delay})
+        channels = tuple(ChannelSpec.from_dict({**c.to_dict(), "delay": delay,
+                                                "requires_token": c.requires_token or delay == 0})
                          if c.name == "delayed" else c for c in channels)
     return dataclasses.replace(
         config, server=server, channels=channels,

@@ -126,3 +126,10 @@ rules = [{ on = "hand_ended", do = "switch_scene", scene = "Final Table" }]
     with pytest.raises(ConfigError) as info:
         load_config(path)
     assert info.value.key.startswith("obs.rules[0]")
+
+
+def test_a_zero_delay_makes_the_delayed_channel_token_only() -> None:
+    assert parse_config({"delay": {"seconds": 0}}).channel("delayed").requires_token
+    assert not parse_config({"delay": {"seconds": 30}}).channel("delayed").requires_token
+    config = with_overrides(parse_config({}), delay=0)
+    assert config.channel("delayed").requires_token
