@@ -185,6 +185,9 @@ class CaptureBridge:
         self._stale_hole: dict[int, frozenset[Card]] = {}
         self._stale_board: frozenset[Card] = frozenset()
         self._refused: set[tuple[Any, ...]] = set()
+        self._done: set[tuple[Any, ...]] = set()
+        """Commands the bridge made in this hand: one the operator undid is not made again
+        until the cards are picked up and read anew (the operator has the last word)."""
         self._fault_at: dict[str, float] = {}
         self._offline_reason: dict[str, FaultKind] = {}
         self._pending: list[CaptureEvent] = []
@@ -350,6 +353,7 @@ class CaptureBridge:
             pair = self._seats.get(zone.seat)
             if pair is not None and event.card in pair:
                 del self._seats[zone.seat]
+            self._forget(lambda key: key[:2] == ("deal", zone.seat))
             stale = self._stale_hole.get(zone.seat)
             if stale is not None and event.card in stale:
                 del self._stale_hole[zone.seat]  # the old pair is being picked up
@@ -358,8 +362,14 @@ class CaptureBridge:
                 if card == event.card:
                     del self._board[position]
             self._stale_board = self._stale_board - {event.card}
+            self._forget(lambda key: key[0] == "board" and event.card in key[1])
         elif zone.kind is ZoneKind.MUCK:
             self._muck.discard(event.card)
+
+    def _forget(self, match: Callable[[tuple[Any, ...]], bool]) -> None:
+        """Cards were picked up: what they caused (or failed to) may happen again."""
+        self._done = {key for key in self._done if not match(key)}
+        self._refused = {key for key in self._refused if not match(key)}
 
     def _on_fault(self, fault: CaptureFault) -> None:
         kind = fault.kind
@@ -390,8 +400,22 @@ class CaptureBridge:
             return
         if hand.started is not self._hand_key:
             self._new_hand(hand.started)
-        if hand.is_over:
-            return
+        try:
+            if not hand.is_over:
+                await self._deal(hand)
+        finally:
+            self._remember(hand)
+
+    def _remember(self, hand: Any) -> None:
+        """What the hand has (from capture or typed in): stale in the next hand while it
+        still lies on the table."""
+        self._hand_board = frozenset(hand.board)
+        for seat in hand.seats:
+            have = hand.hole_cards(seat)
+            if have is not None and None not in have:
+                self._hand_hole[seat] = frozenset(c for c in have if c is not None)
+
+    async def _deal(self, hand: Any) -> None:
         for seat in hand.seats:
             pair = self._seats.get(seat)
             if hand.is_folded(seat) or hand.is_mucked(seat) or pair is None:
@@ -408,7 +432,6 @@ class CaptureBridge:
             await self._command({"type": "deal_cards", "seat": seat,
                                  "cards": [card.code for card in pair]},
                                 ("deal", seat, pair), f"seat {seat}'s hole cards")
-            self._hand_hole[seat] = frozenset(pair)
         await self._deal_board(hand)
         if hand.street is Street.SHOWDOWN:
             for seat in hand.live_seats:
@@ -433,9 +456,8 @@ class CaptureBridge:
         except FeltcastError as error:
             if getattr(error, "rule", "") != "R13":
                 return  # the betting round is not over: the cards wait
-        await self._command({"type": "deal_board", "cards": [card.code for card in dealt]},
+        await self._command({"type": "deal_board", "cards": [c.code for c in dealt]},
                             ("board", tuple(dealt)), "the board cards")
-        self._hand_board = self._hand_board | set(dealt)
 
     def _new_hand(self, started: object) -> None:
         """A new hand: what the previous hand had is stale until it is picked up."""
@@ -446,15 +468,10 @@ class CaptureBridge:
         self._hand_hole, self._hand_board = {}, frozenset()
         self._hand_key = started
         self._refused.clear()
-        hand = self.service.table.hand
-        if hand is not None:
-            for seat in hand.seats:
-                have = hand.hole_cards(seat)
-                if have is not None and None not in have:
-                    self._hand_hole[seat] = frozenset(c for c in have if c is not None)
+        self._done.clear()
 
     async def _command(self, body: dict[str, Any], key: tuple[Any, ...], what: str) -> bool:
-        if key in self._refused:
+        if key in self._refused or key in self._done:
             return False
         try:
             await self.service.execute({"id": uuid.uuid4().hex, **body})
@@ -462,6 +479,7 @@ class CaptureBridge:
             self._refuse(key, f"capture read {what} but the engine refused them: "
                          f"{_without_cards(str(error))}", "capture_refused")
             return False
+        self._done.add(key)
         self.commands += 1
         return True
 

@@ -143,3 +143,19 @@ async def test_hand_boundaries_bust_and_cards_reused_next_hand(tmp_path: Path) -
             legal = rig.hand.legal_actions()
         await rig.until(lambda: len(rig.hand.board) == 3, what="the flop with Kd again")
         assert "Kd" in [c.code for c in rig.hand.board]
+
+
+async def test_the_operator_can_undo_a_capture_deal(tmp_path: Path) -> None:
+    async with service_rig(tmp_path) as rig:
+        await rig.ok("next_hand")
+        rig.place(4, "9s", "9d")
+        await rig.until(lambda: rig.hand.hole_cards(4) is not None, what="seat 4 dealt")
+        await rig.ok("undo")  # a misread, says the operator
+        assert rig.hand.hole_cards(4) is None
+        await asyncio.sleep(0.6)  # capture still sees the cards, but does not fight the undo
+        assert rig.hand.hole_cards(4) is None
+        # The dealer picks the cards up and pitches them again: a new read, dealt again.
+        rig.remove(4, "9s", "9d")
+        await rig.until(lambda: 4 not in rig.bridge._seats, what="the cards picked up")
+        rig.place(4, "9s", "9d")
+        await rig.until(lambda: rig.hand.hole_cards(4) is not None, what="seat 4 dealt again")
