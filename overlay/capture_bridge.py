@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -530,14 +531,12 @@ class CaptureBridge:
         return out
 
 
+_CARD_CODE = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][shdc](?![A-Za-z0-9])")
+
+
 def _without_cards(text: str) -> str:
-    """An engine message with card codes blanked (alerts are public events)."""
-    words = text.split(" ")
-    return " ".join("**" if _is_card_code(word.strip(".,;:()'\"")) else word for word in words)
-
-
-def _is_card_code(word: str) -> bool:
-    return len(word) == 2 and word[0] in "23456789TJQKA" and word[1] in "shdc"
+    """A message with card codes blanked (alerts are public events)."""
+    return _CARD_CODE.sub("**", text)
 
 
 def _safe_detail(fault: CaptureFault) -> str:
