@@ -100,9 +100,11 @@ def test_a_hand_played_by_clicks_reaches_each_channel_as_it_may(
         assert hole_cards(secure, 1) == ["Ah", "Kd"]
         expect(venue.locator(".player[data-seat='7'] .card.back")).to_have_count(2)
         assert hole_cards(venue, 1) == ["back", "back"]
-        # delayed: nothing before D has passed ...
+        # delayed: nothing before D has passed (looked at just before, unless dealing was so
+        # slow on a loaded machine that D is nearly over; the time stamps below prove it) ...
         time.sleep(max(0.0, dealt_at + DELAY - 0.8 - time.time()))
-        assert delayed.evaluate("Object.keys(window.firstSeen)") == []
+        if time.time() < dealt_at + DELAY - 0.2:
+            assert delayed.evaluate("Object.keys(window.firstSeen)") == []
         # ... and everything once it has.
         expect(delayed.locator(".player[data-seat='7'] .card.face")).to_have_count(2,
                                                                                 timeout=10000)
