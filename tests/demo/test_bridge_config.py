@@ -1,0 +1,76 @@
+"""``[[capture.readers]]`` as the service reads them: transports, antenna maps, and a TCP
+reader end to end."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import TestServer
+
+from capture.rfid.transports import SerialEndpoint, TcpEndpoint
+from capture.simulator import SimulatedReader
+from engine.capture_events import Zone
+from engine.errors import ConfigError
+from overlay.app import create_app
+from overlay.capture_bridge import CAPTURE_KEY, antenna_map_of, endpoint_of
+from overlay.config import ReaderConfig, parse_config
+from overlay.keys import TABLE_KEY
+
+from .rig import PLAYERS, TABLE, register_deck, uid
+
+
+def test_endpoints() -> None:
+    assert endpoint_of(ReaderConfig("a", "serial", "/dev/ttyUSB0", baudrate=57600)) == \
+        SerialEndpoint("/dev/ttyUSB0", 57600)
+    assert endpoint_of(ReaderConfig("a", "serial", "serial:/dev/ttyACM1")) == \
+        SerialEndpoint("/dev/ttyACM1", 115200)
+    assert endpoint_of(ReaderConfig("a", "tcp", "127.0.0.1:4001")) == \
+        TcpEndpoint("127.0.0.1", 4001)
+    assert endpoint_of(ReaderConfig("a", "tcp", "tcp:10.0.0.7:4001")) == \
+        TcpEndpoint("10.0.0.7", 4001)
+    with pytest.raises(ConfigError, match=r"capture\.readers\[2\]\.address"):
+        endpoint_of(ReaderConfig("a", "tcp", "no port"), 2)
+    with pytest.raises(ConfigError, match=r"capture\.readers\[0\]\.address"):
+        endpoint_of(ReaderConfig("a", "serial", " "))
+
+
+def test_antenna_maps() -> None:
+    standard = antenna_map_of([ReaderConfig("a", "serial", "/dev/x")], seats=9)
+    assert standard.zone("a", 9) == Zone.parse("seat9")
+    assert standard.zone("a", 10) is None
+    assert [standard.zone("a", n) for n in (11, 12, 13)] == \
+        [Zone.parse("board"), Zone.parse("muck"), Zone.parse("burn")]
+    two = antenna_map_of([ReaderConfig("a", "serial", "/dev/x", {1: "seat 1", 2: "board"}),
+                          ReaderConfig("b", "tcp", "h:1", {1: "muck"})])
+    assert two.readers() == {"a", "b"} and two.zone("b", 1) == Zone.parse("muck")
+    with pytest.raises(ConfigError, match=r"antennas\.a\.3"):
+        antenna_map_of([ReaderConfig("a", "serial", "/dev/x", {3: "the rail"})])
+
+
+async def test_a_tcp_reader_deals_hole_cards(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    register_deck(data)
+    async with SimulatedReader("rail", scan_interval=0.05, heartbeat_interval=0.25) as sim:
+        port = await sim.open_tcp()
+        config = parse_config({
+            "table": {"name": TABLE, "seats": 9, "button": 1}, "players": PLAYERS,
+            "capture": {"readers": [{"name": "rail", "transport": "tcp",
+                                     "address": f"127.0.0.1:{port}"}]},
+            "data_dir": str(data)})
+        server = TestServer(create_app(config), host="127.0.0.1")
+        await server.start_server()
+        try:
+            service = server.app[TABLE_KEY]
+            await service.execute({"id": "tcp-test-next-hand", "type": "next_hand"})
+            sim.place(7, uid("Ac"), uid("Ad"))
+            bridge = server.app[CAPTURE_KEY]
+            for _ in range(200):
+                if service.hand.hole_cards(7) is not None:
+                    break
+                await asyncio.sleep(0.02)
+            assert {c.code for c in service.hand.hole_cards(7)} == {"Ac", "Ad"}
+            assert bridge.operator_capture()[0]["source"] == "reader:rail"
+        finally:
+            await server.close()
