@@ -181,6 +181,7 @@ class CaptureBridge:
         self.burn_count = 0
         # The hand being reconciled, and what the previous one had (not to be dealt again).
         self._hand_key: object = None
+        self._showdown_muck: frozenset[Card] | None = None
         self._hand_hole: dict[int, frozenset[Card]] = {}
         self._hand_board: frozenset[Card] = frozenset()
         self._stale_hole: dict[int, frozenset[Card]] = {}
@@ -435,12 +436,28 @@ class CaptureBridge:
                                 ("deal", seat, pair), f"seat {seat}'s hole cards")
         await self._deal_board(hand)
         if hand.street is Street.SHOWDOWN:
-            for seat in hand.live_seats:
-                have = hand.hole_cards(seat)
-                if (have is not None and None not in have and not hand.is_shown(seat)
-                        and set(have) <= self._muck):
-                    await self._command({"type": "muck_hand", "seat": seat},
-                                        ("muck", seat, have), f"seat {seat}'s muck")
+            await self._showdown_mucks(hand)
+
+    async def _showdown_mucks(self, hand: Any) -> None:
+        """R15: a live hand thrown into the muck at the showdown is mucked. Its cards are
+        known (both now in the muck), or unknown (capture missed them at the seat): then two
+        new cards in the muck that no hand had are his, if he is the only such player."""
+        if self._showdown_muck is None:
+            self._showdown_muck = frozenset(self._muck)
+        undecided = [s for s in hand.live_seats if not hand.is_shown(s)]
+        known: set[Card] = {c for s in hand.seats for c in (hand.hole_cards(s) or ())
+                            if c is not None} | set(hand.board)
+        fresh = self._muck - self._showdown_muck - known
+        unknown = [s for s in undecided if None in (hand.hole_cards(s) or (None,))]
+        for seat in undecided:
+            have = hand.hole_cards(seat)
+            if seat in unknown:
+                thrown = len(unknown) == 1 and len(fresh) >= 2
+            else:
+                thrown = have is not None and set(have) <= self._muck
+            if thrown:
+                await self._command({"type": "muck_hand", "seat": seat},
+                                    ("muck", seat, tuple(sorted(fresh))), f"seat {seat}'s muck")
 
     async def _deal_board(self, hand: Any) -> None:
         if len(hand.board) >= 5:
@@ -468,6 +485,7 @@ class CaptureBridge:
         self._stale_board = self._hand_board & frozenset(self._board.values())
         self._hand_hole, self._hand_board = {}, frozenset()
         self._hand_key = started
+        self._showdown_muck = None
         self._refused.clear()
         self._done.clear()
 

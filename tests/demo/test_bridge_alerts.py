@@ -3,6 +3,8 @@ the fault reaches an alert's message (R20: hole cards never reach a live public 
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -34,9 +36,8 @@ def test_no_card_of_a_fault_reaches_its_alert(fault_cards: list[Card], text: lis
 @given(words)
 def test_engine_messages_lose_their_cards(text: list[str]) -> None:
     message = _without_cards(" ".join(text))
-    for card in FULL_DECK:
-        assert card.code not in message.split()
-        assert f"[{card.code}" not in message and f"{card.code}," not in message
+    tokens = set(re.split(r"[^A-Za-z0-9]+", message))  # "[Td," is the token "Td"
+    assert not tokens & {card.code for card in FULL_DECK}
 
 
 def test_a_duplicate_alert_names_the_zones_not_the_card() -> None:

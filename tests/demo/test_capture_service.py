@@ -159,3 +159,36 @@ async def test_the_operator_can_undo_a_capture_deal(tmp_path: Path) -> None:
         await rig.until(lambda: 4 not in rig.bridge._seats, what="the cards picked up")
         rig.place(4, "9s", "9d")
         await rig.until(lambda: rig.hand.hole_cards(4) is not None, what="seat 4 dealt again")
+
+
+async def test_a_hand_thrown_into_the_muck_at_the_showdown_is_mucked(tmp_path: Path) -> None:
+    async with service_rig(tmp_path) as rig:
+        await rig.ok("next_hand")
+        rig.place(1, "As", "Ks")
+        rig.place(7, "7c", "2d")  # seat 4's cards are never read at the seat
+        await rig.until(lambda: rig.hand.hole_cards(1) and rig.hand.hole_cards(7),
+                        what="hole cards")
+        await rig.ok("deal_cards", seat=4, cards=[None, None])  # dealt, unread
+        legal = rig.hand.legal_actions()
+        while legal is not None and not rig.hand.board:
+            if legal.seat == 7:
+                await rig.ok("fold", seat=7)
+                rig.sim.move(uid("7c"), 7, MUCK)
+                rig.sim.move(uid("2d"), 7, MUCK)
+            else:
+                await rig.ok("call" if legal.can_call else "check", seat=legal.seat)
+            legal = rig.hand.legal_actions()
+        await rig.until(lambda: len(rig.bridge._muck) == 2, what="seat 7's muck read")
+        for cards in (("Jh", "Th", "3s"), ("9h",), ("4d",)):
+            while (legal := rig.hand.legal_actions()) is not None:
+                await rig.ok("check", seat=legal.seat)
+            size = len(rig.hand.board) + len(cards)
+            rig.place(BOARD, *cards)
+            await rig.until(lambda size=size: len(rig.hand.board) == size,  # type: ignore[misc]
+                            what="the board")
+        while (legal := rig.hand.legal_actions()) is not None:
+            await rig.ok("check", seat=legal.seat)
+        assert not rig.hand.is_over  # the showdown waits for seat 4's unknown hand (R15)
+        rig.place(MUCK, "Qh", "Qd")  # seat 4 throws his hand away
+        await rig.until(lambda: rig.hand.is_over, what="the hand over")
+        assert rig.hand.is_mucked(4) and not rig.hand.is_mucked(1)
