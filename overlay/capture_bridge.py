@@ -542,10 +542,11 @@ class CaptureBridge:
                 status, detail = "fault", "online, with recent faults (see the alerts)"
             else:
                 status, detail = "ok", f"online, firmware {stats.firmware}"
+            # No line counter, no burn count: the report is logged whenever it changes.
             out.append({"source": f"reader:{stats.name}", "status": status, "detail": detail,
-                        "deck": self.deck or None, "lines": stats.lines,
+                        "deck": self.deck or None,
                         "malformed": stats.malformed, "lost": stats.lost,
-                        "connects": stats.connects, "burn": self.burn_count})
+                        "connects": stats.connects})
         return out
 
 

@@ -3,10 +3,12 @@ the running service, over a real pseudo-terminal, and none stops anything."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 from capture.simulator import simulated_deck
+from overlay.keys import STORE_KEY
 
 from .rig import ServiceRig, service_rig, uid
 
@@ -131,3 +133,14 @@ async def test_without_an_active_deck_every_tag_is_unknown(tmp_path: Path) -> No
         rig.place(1, "As", "Ks")
         await alert_of(rig, "unknown_uid", "the unknown-tag alert")
         assert rig.hand.hole_cards(1) is None  # never a card
+
+
+async def test_a_quiet_table_logs_no_device_reports(tmp_path: Path) -> None:
+    async with service_rig(tmp_path) as rig:
+        store = rig.app[STORE_KEY]
+        await asyncio.sleep(1.2)  # the first reports after start-up
+        before = sum(1 for e in store.iter_all() if e.kind == "devices_reported")
+        rig.place(1, "As", "Ks")  # reads, scans and heartbeats go on
+        await asyncio.sleep(2.2)
+        after = sum(1 for e in store.iter_all() if e.kind == "devices_reported")
+        assert after == before
