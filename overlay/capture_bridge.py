@@ -166,14 +166,13 @@ class CaptureBridge:
         self.table_name = table_name
         self.clock = clock
         self.alert_seconds = alert_seconds
-        self.deck = ""
         self._alerts: dict[tuple[Any, ...], _Alert] = {}
-        cards = self._active_cards()
+        self._changed = asyncio.Event()
+        self.deck, cards = self._load_deck()
         self.capture = RfidCapture(readers, antenna_map, cards, sink=self._on_capture,
                                    presence=presence, occupied_seats=set(service.table.names))
         self._queue: asyncio.Queue[CaptureEvent | None] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
-        self._changed = asyncio.Event()
         # What capture says lies on the table.
         self._seats: dict[int, tuple[Card, Card]] = {}
         self._board: dict[int, Card] = {}
@@ -214,14 +213,14 @@ class CaptureBridge:
 
     async def stop(self) -> None:
         await self.capture.stop()
-        if self._flusher is not None:
-            self._tasks.append(self._flusher)
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
         self._tasks = []
+        if self._flusher is not None:
+            await self._flusher  # it only sleeps, then writes
         await self.flush_records()
 
     async def wait_changed(self, timeout: float) -> None:
@@ -248,7 +247,11 @@ class CaptureBridge:
                 await asyncio.sleep(0.5)
                 self.table_changed()
                 continue
-            subscription = hub.subscribe()
+            try:
+                subscription = hub.subscribe()
+            except FeltcastError:
+                await asyncio.sleep(0.5)
+                continue
             try:
                 async for _message in subscription:
                     if self._queue.empty():
@@ -261,31 +264,41 @@ class CaptureBridge:
     async def _poll_deck(self) -> None:
         while True:
             await asyncio.sleep(DECK_POLL_SECONDS)
-            if self.registry is None:
-                continue
-            try:
-                info = await asyncio.to_thread(self.registry.active_deck, self.table_name)
-            except Exception:
-                _log.exception("could not read the deck registry")
-                continue
-            name = info.name if info is not None else ""
-            if name != self.deck:
-                self.capture.set_cards(await asyncio.to_thread(self._active_cards))
-                _log.info("deck for table %r: %s", self.table_name, self.deck or "none")
-                if not self.deck:
-                    self._no_deck_alert()
-                self._changed.set()
+            await self.refresh_deck()
 
-    def _active_cards(self) -> dict[str, Card]:
+    async def refresh_deck(self) -> None:
+        """Use the table's active deck if it changed (``feltcast deck activate`` may run in
+        another process: the bridge looks every few seconds)."""
         if self.registry is None:
-            self.deck = ""
-            return {}
+            return
+        try:
+            info = await asyncio.to_thread(self.registry.active_deck, self.table_name)
+            if (info.name if info is not None else "") == self.deck:
+                return
+            name, cards = await asyncio.to_thread(self._load_deck)
+        except Exception:
+            _log.exception("could not read the deck registry")
+            return
+        self._use_deck(name, cards)
+        self.capture.set_cards(cards)
+        _log.info("deck for table %r: %s", self.table_name, name or "none")
+
+    def _load_deck(self) -> tuple[str, dict[str, Card]]:
+        """The table's active deck and its UID -> card table (blocking: database reads)."""
+        if self.registry is None:
+            return "", {}
         info = self.registry.active_deck(self.table_name)
-        self.deck = info.name if info is not None else ""
         if info is None:
-            return {}
-        self._alerts.pop(("deck",), None)
-        return self.registry.cards_of(info.name)
+            return "", {}
+        return info.name, self.registry.cards_of(info.name)
+
+    def _use_deck(self, name: str, cards: Mapping[str, Card]) -> None:
+        self.deck = name
+        if name:
+            self._alerts.pop(("deck",), None)
+        else:
+            self._no_deck_alert()
+        self._changed.set()
 
     async def _work(self) -> None:
         while True:

@@ -7,10 +7,11 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from capture.rfid.decks import DeckRegistry
 from capture.simulator import simulated_deck
 from overlay.keys import STORE_KEY
 
-from .rig import ServiceRig, service_rig, uid
+from .rig import TABLE, ServiceRig, service_rig, uid
 
 BOARD = 11
 
@@ -133,6 +134,16 @@ async def test_without_an_active_deck_every_tag_is_unknown(tmp_path: Path) -> No
         rig.place(1, "As", "Ks")
         await alert_of(rig, "unknown_uid", "the unknown-tag alert")
         assert rig.hand.hole_cards(1) is None  # never a card
+        # A deck is activated (feltcast deck, maybe from another process): it is used.
+        registry = DeckRegistry(rig.app[STORE_KEY].engine)
+        registry.save("Late deck", {card: u for u, card in simulated_deck(1).items()})
+        registry.activate("Late deck", TABLE)
+        await rig.bridge.refresh_deck()
+        view = await rig.until_view("operator", lambda v: not rig.alerts(v, "no_deck"),
+                                    what="the no-deck alert gone")
+        assert view["operator"]["capture"][0]["deck"] == "Late deck"
+        # The tags lying at seat 1 are cards now.
+        await rig.until(lambda: rig.hand.hole_cards(1) is not None, what="seat 1 dealt")
 
 
 async def test_a_quiet_table_logs_no_device_reports(tmp_path: Path) -> None:
