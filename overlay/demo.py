@@ -295,12 +295,14 @@ class AutoOperator:
             fields: dict[str, Any] = {"seat": legal["seat"]}
             if amount is not None:
                 fields["amount"] = amount
-            if not await self.send(kind, **fields):
-                await self.send("call" if legal["call"] is not None else "check",
-                                seat=legal["seat"])
-            elif kind in ("bet", "raise_to", "all_in"):
+            done = kind if await self.send(kind, **fields) else None
+            for fallback in ("call" if legal["call"] is not None else "check",
+                             "fold" if legal["fold"] else "check"):
+                if done is None:  # never stall the table: give way
+                    done = fallback if await self.send(fallback, seat=legal["seat"]) else None
+            if done in ("bet", "raise_to", "all_in"):
                 self.aggressor = legal["seat"]
-            if kind == "fold":
+            if done == "fold":
                 self.muck(legal["seat"])
             view = await self.view()
         return view
