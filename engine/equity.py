@@ -186,12 +186,19 @@ def _tally(values: npt.NDArray[np.int32], weights: I64) -> tuple[I64, I64]:
     n_players = values.shape[0]
     winner = values == values.max(axis=0)
     n_best = winner.sum(axis=0, dtype=np.int8)
-    as_int = winner.astype(np.int64)
-    wins: I64 = as_int @ np.where(n_best == 1, weights, 0)
+    alone = n_best == 1
+    # A board won outright has one winner: its number is the sum of player number * winner.
+    # bincount sums in float64, exactly: every partial sum stays far below 2**53.
+    who = (winner * np.arange(n_players, dtype=np.int8)[:, None]).sum(axis=0, dtype=np.int8)
+    wins = np.rint(np.bincount(who[alone], weights=weights[alone], minlength=n_players))
     splits = np.zeros((n_players, n_players + 1), dtype=np.int64)
-    for k in np.unique(n_best[n_best > 1]).tolist():
-        splits[:, k] = as_int @ np.where(n_best == k, weights, 0)
-    return wins, splits
+    shared = np.flatnonzero(~alone)
+    if len(shared):
+        shared_winner = np.take(winner, shared, axis=1).astype(np.int64)
+        shared_n, shared_weights = n_best[shared], weights[shared]
+        for k in np.unique(shared_n).tolist():
+            splits[:, k] = shared_winner @ np.where(shared_n == k, shared_weights, 0)
+    return wins.astype(np.int64), splits
 
 
 def _hand_key(cards: Iterable[Card]) -> int:
