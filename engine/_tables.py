@@ -225,6 +225,19 @@ BOARD_SLOT, PAIR_KEYS, BOARD_PAIR_VALUES = _build_board_pairs()
 over many boards are contiguous)."""
 
 
+def _order_ranks() -> tuple[npt.NDArray[np.int16], npt.NDArray[np.int16]]:
+    # Equity only compares values, so it works on their order: 0 (no hand) and 1 ... 7,462
+    # (the distinct hand values, weakest first) fit in 16 bits and halve the memory traffic.
+    distinct = np.unique(np.concatenate([[0], DENSE_VALUES, FLUSH_VALUES]))
+    board_pair = np.searchsorted(distinct, BOARD_PAIR_VALUES).astype(np.int16)
+    flush = np.searchsorted(distinct, FLUSH_VALUES).astype(np.int16)
+    return board_pair, flush
+
+
+BOARD_PAIR_ORDER, FLUSH_ORDER = _order_ranks()
+""":data:`BOARD_PAIR_VALUES` and :data:`FLUSH_VALUES` as order ranks (int16, same order)."""
+
+
 def board_index(keys: IntArray) -> Int32Array:
     """Column of :data:`BOARD_PAIR_VALUES` for five-card rank multiset keys."""
     index: Int32Array = BOARD_SLOT[dense_index(keys)]

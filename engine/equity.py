@@ -177,7 +177,7 @@ def _weighted_multisets(avail: I64, size: int) -> tuple[I64, I64]:
 # Outcome counting
 
 
-def _tally(values: npt.NDArray[np.int32], weights: I64) -> tuple[I64, I64]:
+def _tally(values: npt.NDArray[np.int16], weights: I64) -> tuple[I64, I64]:
     """Weighted outcome counts for player-major values (P, N): one column per board kind.
 
     Returns ``wins`` (P,) and ``splits`` (P, P + 1): ``splits[p, k]`` counts boards on which
@@ -215,7 +215,7 @@ def _count(hands: Sequence[tuple[Card, ...]], board: tuple[Card, ...],
     to_come = 5 - len(board)
     board_key = _hand_key(board)
     pairs = np.array([t.pair_index(_hand_key(h)) for h in hands], dtype=np.intp)
-    table = t.BOARD_PAIR_VALUES[pairs]  # (P, 6175): each player's non-flush values
+    table = t.BOARD_PAIR_ORDER[pairs]  # (P, 6175): each player's non-flush values, in order
 
     avail = np.zeros(13, dtype=np.int64)
     for card in available:
@@ -254,7 +254,7 @@ def _count(hands: Sequence[tuple[Card, ...]], board: tuple[Card, ...],
             o_keys, o_weights = _weighted_multisets(others, to_come - k)  # (O,)
             if not len(o_keys):
                 continue
-            flush = t.FLUSH_VALUES[hand_masks[:, None] | s_masks[None, :]]  # (P, S)
+            flush = t.FLUSH_ORDER[hand_masks[:, None] | s_masks[None, :]]  # (P, S)
             any_flush = flush.max(axis=0) > 0
             s_keys, flush = s_keys[any_flush], flush[:, any_flush]
             boards_so = t.board_index(board_key + s_keys[:, None] + o_keys[None, :])  # (S, O)
