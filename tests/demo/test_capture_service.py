@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.capture_events import ZoneKind
 from engine.log import CaptureRecord
-from overlay.keys import STORE_KEY, TABLE_KEY
+from overlay.keys import STORE_KEY, TABLE_KEY, TOKENS_KEY
 
 from .rig import service_rig, uid
 
@@ -192,3 +192,43 @@ async def test_a_hand_thrown_into_the_muck_at_the_showdown_is_mucked(tmp_path: P
         rig.place(MUCK, "Qh", "Qd")  # seat 4 throws his hand away
         await rig.until(lambda: rig.hand.is_over, what="the hand over")
         assert rig.hand.is_mucked(4) and not rig.hand.is_mucked(1)
+
+
+async def test_websockets_secure_gets_the_read_venue_never_a_hole_card(tmp_path: Path) -> None:
+    async with service_rig(tmp_path) as rig:
+        secure_token = rig.app[TOKENS_KEY].secure
+        venue = await rig.session.ws_connect(rig.url("/ws/venue"))
+        secure = await rig.session.ws_connect(rig.url(f"/ws/secure?token={secure_token}"))
+        for ws in (venue, secure):
+            await ws.send_json({"type": "hello", "page": "test", "version": "test"})
+        texts: dict[str, list[str]] = {"venue": [], "secure": []}
+
+        async def collect(name: str, ws: Any) -> None:
+            async for message in ws:
+                texts[name].append(message.data)
+
+        tasks = [asyncio.create_task(collect("venue", venue)),
+                 asyncio.create_task(collect("secure", secure))]
+        await rig.ok("next_hand")
+        hole = {1: ("Ad", "Kc"), 4: ("8s", "8h"), 7: ("5c", "4c")}
+        for number, cards in hole.items():
+            rig.place(number, *cards)
+        await rig.until(lambda: any('"8s"' in t and '"equity"' in t for t in texts["secure"]),
+                        what="the read on the secure websocket")
+        rig.place(BOARD, "Qd", "Jd", "2s")
+        legal = rig.hand.legal_actions()
+        while legal is not None and not rig.hand.board:
+            await rig.ok("call" if legal.can_call else "check", seat=legal.seat)
+            legal = rig.hand.legal_actions()
+        await rig.until(lambda: any('"Qd"' in t for t in texts["venue"]),
+                        what="the flop on the venue websocket")
+        await asyncio.sleep(0.3)  # the capture records of the flop are logged too
+        for task in tasks:
+            task.cancel()
+        await venue.close()
+        await secure.close()
+        venue_text = "".join(texts["venue"])
+        for cards in hole.values():
+            for card in cards:
+                assert f'"{card}"' not in venue_text  # R20: not live, not in any event
+        assert '"Qd"' in venue_text
