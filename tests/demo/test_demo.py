@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 def test_feltcast_demo_plays_hands_and_exits(tmp_path: Path) -> None:
     data = tmp_path / "demo"
     process = subprocess.Popen(
-        [sys.executable, "-m", "overlay", "demo", "--hands", "3", "--port", "0",
+        [sys.executable, "-m", "overlay", "demo", "--hands", "2", "--port", "0",
          "--speed", "40", "--seed", "11", "--data", str(data)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert process.stdout is not None
@@ -45,8 +45,8 @@ def test_feltcast_demo_plays_hands_and_exits(tmp_path: Path) -> None:
     output = "".join(lines)
     assert process.returncode == 0, output + stderr
     assert "token=" in urls["operator"]
-    assert len(re.findall(r"^hand \d+: ", output, re.MULTILINE)) == 3
-    assert "demo finished: 3 hands played" in output
+    assert len(re.findall(r"^hand \d+: ", output, re.MULTILINE)) == 2
+    assert "demo finished: 2 hands played" in output
     assert "refused" not in stderr and "by hand" not in stderr, stderr
     # Every hole card and board card of the three hands came from capture: each deal the
     # engine logged follows the capture record of the same read.
@@ -56,7 +56,7 @@ def test_feltcast_demo_plays_hands_and_exits(tmp_path: Path) -> None:
     finally:
         store.close()
     kinds = [entry.kind for entry in entries]
-    assert kinds.count("hand_ended") == 3
+    assert kinds.count("hand_ended") == 2
     seated = [e.payload for e in entries if isinstance(e.payload, PlayerSeated)]
     assert len(seated) == 9 and sum(p.stack for p in seated) == 450_000
     # The bridge logs the capture records of a scan right after the commands they caused.
@@ -76,7 +76,7 @@ def test_feltcast_demo_plays_hands_and_exits(tmp_path: Path) -> None:
                 assert ("board", card) in reads, data
         assert not entry.kind.startswith("capture.") or "burn" not in entry.kind \
             or entry.kind == "capture.burn_seen"
-    assert dealt >= 6
+    assert dealt >= 4
 
 
 def test_ctrl_c_stops_the_demo_cleanly(tmp_path: Path) -> None:
