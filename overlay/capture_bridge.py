@@ -13,12 +13,17 @@ commands the operator sends:
 - both hole cards present at a seat -> ``deal_cards`` when the hand still needs them;
 - board cards in order -> ``deal_board`` when the street needs them (the flop as three);
   cards read early wait until the betting round is over;
-- both hole cards of a live hand in the muck at the showdown -> ``muck_hand`` (R15); any other
-  mucked card is a dead card (R20), kept in the log as a secret capture record;
+- a live hand thrown into the muck at the showdown -> ``muck_hand`` (R15): its two known
+  cards reach the muck, or (capture never read it at the seat) two new cards that no hand had,
+  while it is the only undecided unknown hand; any other mucked card is a dead card (R20);
 - burn cards never appear anywhere: capture reports only their anonymous count (R19).
 
 A pair or board card still lying there from the previous hand is not dealt again (the table
-was not cleared yet). A command the engine refuses becomes an operator alert, never a crash.
+was not cleared yet). The operator has the last word: a deal he undid is not made again until
+the cards are picked up and read anew. A command the engine refuses becomes an operator
+alert, never a crash. Every capture event is logged as a secret-when-it-names-a-card
+``capture.*`` record (:class:`engine.log.CaptureRecord`), a burst at a time, right after the
+commands it caused.
 
 Reader health and faults (unplugged, silent, unknown UID, one card in two places, crosstalk, a
 third card at a seat, a card at an empty seat, malformed lines counted) go to the operator
