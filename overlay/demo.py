@@ -439,7 +439,8 @@ async def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> 
             operator = AutoOperator(session, base, tokens.operator, reader,
                                     random.Random(seed), timing, out)
             await operator.run(options.hands)
-        out(f"demo finished: {operator.hands} hands played (seed {seed})")
+        plural = "" if operator.hands == 1 else "s"
+        out(f"demo finished: {operator.hands} hand{plural} played (seed {seed})")
         return 0
     finally:
         await runner.cleanup()
