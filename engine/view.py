@@ -89,7 +89,8 @@ from engine.tournament import DEFAULT_STRUCTURE, Structure
 from engine.view_operator import ClockState, operator_view, with_devices
 from engine.view_text import action_amount, action_text, last_action_text, pot_label
 
-__all__ = ["HAND_EVENTS", "TableViewReducer", "TableViewState", "reducer_for", "with_devices"]
+__all__ = ["HAND_EVENTS", "EquityCache", "TableViewReducer", "TableViewState", "reducer_for",
+           "with_devices"]
 
 #: The events a :class:`Hand` applies; anything else is table context or ignored.
 HAND_EVENTS: tuple[type[Event], ...] = (
@@ -158,16 +159,17 @@ class TableViewReducer:
 
     def __init__(self, channel: ChannelSpec, *, structure: Structure = DEFAULT_STRUCTURE,
                  table_name: str = "", seats: int = 10, operator: bool = False,
-                 ante_mode: str | None = None, equity_cache_size: int = 256) -> None:
+                 ante_mode: str | None = None, equity_cache_size: int = 256,
+                 equity_cache: EquityCache | None = None) -> None:
         self.channel = channel
         self.structure = structure
         self.table_name = table_name
         self.seat_count = seats
         self.operator = operator
         self.ante_mode = ante_mode
-        self.equity_cache_size = equity_cache_size
-        self._equity: OrderedDict[tuple[tuple[Codes, ...], Codes, Codes], EquityResult] = \
-            OrderedDict()
+        self.equity_cache = equity_cache or EquityCache(equity_cache_size)
+        """Shared by every channel of a table: the secure, operator and delayed channels
+        ask for the same equities (the delayed one D seconds later)."""
         self.equity_computations = 0
         """How many equities were computed (cache misses), for tests and the benchmark."""
 
@@ -395,20 +397,34 @@ class TableViewReducer:
 
     def _equity_of(self, hands: tuple[tuple[Card, ...], ...], board: tuple[Card, ...],
                    dead: tuple[Card, ...]) -> EquityResult | None:
-        key = (tuple(_key(h) for h in hands), _key(board), _key(dead))
-        cached = self._equity.get(key)
-        if cached is not None:
-            self._equity.move_to_end(key)
-            return cached
-        try:
-            result = equity(hands, board, dead)
-        except FeltcastError:  # e.g. a card read twice on a reveal channel: no equity
-            return None
-        self.equity_computations += 1
-        self._equity[key] = result
-        while len(self._equity) > self.equity_cache_size:
-            self._equity.popitem(last=False)
+        result, computed = self.equity_cache.get(hands, board, dead)
+        self.equity_computations += computed
         return result
+
+
+class EquityCache:
+    """Equity results by (hands, board, dead cards), least recently used dropped first."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._results: OrderedDict[tuple[tuple[Codes, ...], Codes, Codes],
+                                   EquityResult | None] = OrderedDict()
+
+    def get(self, hands: tuple[tuple[Card, ...], ...], board: tuple[Card, ...],
+            dead: tuple[Card, ...]) -> tuple[EquityResult | None, bool]:
+        """The result (None when the cards allow none) and whether it was computed now."""
+        key = (tuple(_key(h) for h in hands), _key(board), _key(dead))
+        if key in self._results:
+            self._results.move_to_end(key)
+            return self._results[key], False
+        try:
+            result: EquityResult | None = equity(hands, board, dead)
+        except FeltcastError:  # e.g. a card read twice on a reveal channel: no equity
+            result = None
+        self._results[key] = result
+        while len(self._results) > self.size:
+            self._results.popitem(last=False)
+        return result, True
 
 
 def reducer_for(spec: ChannelSpec, *, operator_channel: str = "operator",

@@ -21,7 +21,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from engine.channels import ChannelSpec
-from engine.view import reducer_for
+from engine.view import EquityCache, reducer_for
 from overlay.auth import Tokens, load_or_create_tokens, origin_allowed, presented_token
 from overlay.capture_bridge import CAPTURE_KEY, capture_ctx
 from overlay.config import Config
@@ -117,12 +117,13 @@ async def store_ctx(app: web.Application) -> AsyncIterator[None]:
 async def log_ctx(app: web.Application) -> AsyncIterator[None]:
     config, clock = app[CONFIG_KEY], app[CLOCK_KEY]
     structure = build_table(config).structure
+    equities = EquityCache(1024)  # one per table: channels ask for the same equities
     hubs: dict[str, ChannelHub[Any]] = {}
     for spec in channel_specs(config).values():
         if spec.enabled:
             hubs[spec.name] = ChannelHub(spec, reducer_for(
                 spec, table_name=config.table.name, seats=config.table.seats,
-                structure=structure), clock=clock, queue_size=WS_QUEUE)
+                structure=structure, equity_cache=equities), clock=clock, queue_size=WS_QUEUE)
     table_log = TableLog(app[STORE_KEY], hubs.values(), clock=clock)
     replayed = await table_log.start()
     _log.info("log replayed: %d events", replayed)
