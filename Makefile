@@ -19,9 +19,11 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test,bench]'
 	touch $@ $(VENV)/.installed-run
 
+# Options for the demo, e.g. make demo DEMO_ARGS="--port 9000 --speed 2"
+DEMO_ARGS ?=
+
 demo: $(VENV)/.installed-run
-	$(BIN)/feltcast equity AhAs KdKc
-	$(BIN)/feltcast equity AsKs QhQd JcTc --board Qs9s8c
+	$(BIN)/feltcast demo $(DEMO_ARGS)
 
 system-deps:
 	./scripts/install-system-deps.sh
