@@ -26,7 +26,7 @@ suit to the flush or straight-flush strength (0 with fewer than five). For equit
 :data:`BOARD_PAIR_VALUES` holds the non-flush strength of every five-card board rank multiset
 with every pair of hole-card ranks.
 
-Tables: under 4 MB in all, built with numpy in a fraction of a second.
+Tables: about 4 MB in all, built with numpy in about a quarter of a second.
 """
 
 from __future__ import annotations
