@@ -13,6 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+# Every event kind, the table-level ones included, takes part in the round-trip tests.
+import engine.table_events  # noqa: F401
 from engine.cards import FULL_DECK, Card
 from engine.errors import InvalidInputError
 from engine.events import (
@@ -45,6 +47,8 @@ def strategy_for(hint: Any) -> st.SearchStrategy[Any]:
         return st.booleans()
     if hint is int:
         return st.integers(-(10**12), 10**12)
+    if hint is float:
+        return st.floats(allow_nan=False, allow_infinity=False)
     if hint is str:
         return st.text(max_size=12)
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
