@@ -3,9 +3,9 @@
 Everything here is read from the engine's hand: the pending decision and its limits
 (:class:`~engine.actions.LegalActions`, R6-R8, R10), what an undo would take back (the
 engine's own rule: the last command and what it caused), the clock (R12) and the cards the
-hand still waits for. The device fields (``capture``, ``obs``, ``channels``, ``pages``) and
-the view's ``alerts`` belong to the service: the reducer leaves them empty (``[]``, ``null``
-for ``obs``) and :func:`with_devices` fills them in.
+hand still waits for. The device fields (``capture``, ``decks``, ``obs``, ``channels``,
+``pages``) and the view's ``alerts`` belong to the service: the reducer leaves them empty
+(``[]``, ``null`` for ``obs`` and ``decks``) and :func:`with_devices` fills them in.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from engine.view_text import r8_ruling, undo_label
 __all__ = ["DEVICE_FIELDS", "ClockState", "operator_view", "with_devices"]
 
 #: The operator fields the service provides from its devices and connections.
-DEVICE_FIELDS = ("capture", "obs", "channels", "pages")
+DEVICE_FIELDS = ("capture", "decks", "obs", "channels", "pages")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +55,7 @@ def operator_view(hand: Hand | None, legal: LegalActions | None, clock: ClockSta
         "clock": _clock(legal, clock, as_of),
         "cards_needed": _cards_needed(hand),
         "capture": [],
+        "decks": None,
         "obs": None,
         "channels": [],
         "pages": [],
@@ -63,7 +64,8 @@ def operator_view(hand: Hand | None, legal: LegalActions | None, clock: ClockSta
 
 def with_devices(view: dict[str, Any], devices: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of ``view`` with the service's fields: ``alerts`` (any channel that shows
-    them) and, on the operator view, ``capture``, ``obs``, ``channels`` and ``pages``.
+    them) and, on the operator view, ``capture``, ``decks``, ``obs``, ``channels`` and
+    ``pages``.
 
     :raises InvalidInputError: for a key that is not one of those.
     """

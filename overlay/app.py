@@ -25,6 +25,7 @@ from engine.view import EquityCache, reducer_for
 from overlay.auth import Tokens, load_or_create_tokens, origin_allowed, presented_token
 from overlay.capture_bridge import CAPTURE_KEY, capture_ctx
 from overlay.config import Config
+from overlay.deck_desk import is_deck_command
 from overlay.hub import ChannelHub, TableLog
 from overlay.keys import (
     ASSET_VERSION_KEY,
@@ -213,11 +214,13 @@ def device_report(app: web.Application) -> dict[str, Any]:
         alerts.extend(obs.status.alerts())
     capture = app.get(CAPTURE_KEY)
     readers: list[dict[str, Any]] = []
+    decks = None
     if capture is not None:
         readers = capture.operator_capture()
+        decks = capture.operator_decks()
         alerts.extend(capture.alerts())
     return {"channels": channels, "pages": pages.summary(), "obs": obs_view,
-            "capture": readers, "alerts": alerts}
+            "capture": readers, "decks": decks, "alerts": alerts}
 
 
 async def close_websockets(app: web.Application) -> None:
@@ -440,11 +443,26 @@ async def api_command(request: web.Request) -> web.Response:
         body = await request.json()
     except ValueError:
         raise json_error(422, "invalid_input", "the command is not valid JSON") from None
-    result = await request.app[TABLE_KEY].execute(body)
+    if is_deck_command(body):
+        result = await deck_command(request.app, body)
+    else:
+        result = await request.app[TABLE_KEY].execute(body)
     operator_hub = request.app[HUBS_KEY].get(OPERATOR_CHANNEL)
     if operator_hub is not None:
         result = {**result, "revision": operator_hub.revision}
     return web.json_response(result)
+
+
+async def deck_command(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
+    """A deck command (``docs/commands.md``, "Decks") for the capture bridge's deck desk;
+    the new ``decks`` field reaches the operator channel before the reply."""
+    capture = app.get(CAPTURE_KEY)
+    if capture is None or capture.desk is None:
+        raise json_error(409, "illegal_action", "no RFID reader is configured: decks are "
+                         "registered for the readers of [[capture.readers]]")
+    result = await capture.desk.execute(body)
+    await app[TABLE_KEY].report_devices(device_report(app))
+    return result
 
 
 __all__ = ["create_app", "device_report", "error_payload"]

@@ -70,6 +70,7 @@ from engine.errors import ConfigError, FeltcastError
 from engine.events import Street
 from engine.log import CaptureRecord
 from overlay import config as overlay_config
+from overlay.deck_desk import DeckDesk
 from overlay.hub import TableLog
 from overlay.keys import CONFIG_KEY, LOG_KEY, STORE_KEY, TABLE_KEY
 from overlay.table_service import TableService
@@ -176,6 +177,10 @@ class CaptureBridge:
         self.deck, cards = self._load_deck()
         self.capture = RfidCapture(readers, antenna_map, cards, sink=self._on_capture,
                                    presence=presence, occupied_seats=set(service.table.names))
+        self.desk = None if registry is None else DeckDesk(
+            registry, self.capture, service, table_name, changed=self._changed.set,
+            use_active=self.refresh_deck)
+        """Deck commands and the operator page's guided scan (``overlay.deck_desk``)."""
         self._queue: asyncio.Queue[CaptureEvent | None] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         # What capture says lies on the table.
@@ -205,6 +210,8 @@ class CaptureBridge:
 
     async def start(self) -> None:
         await self.capture.start()
+        if self.desk is not None:
+            await self.desk.reload()
         self._tasks = [asyncio.create_task(self._work(), name="capture-bridge"),
                        asyncio.create_task(self._watch_table(), name="capture-bridge-table"),
                        asyncio.create_task(self._poll_deck(), name="capture-bridge-deck")]
@@ -217,6 +224,8 @@ class CaptureBridge:
                     "(register and activate one: feltcast deck)", "no_deck", sticky=True)
 
     async def stop(self) -> None:
+        if self.desk is not None:
+            await self.desk.stop()
         await self.capture.stop()
         for task in self._tasks:
             task.cancel()
@@ -270,6 +279,11 @@ class CaptureBridge:
         while True:
             await asyncio.sleep(DECK_POLL_SECONDS)
             await self.refresh_deck()
+            if self.desk is not None:
+                try:
+                    await self.desk.reload()
+                except Exception:
+                    _log.exception("could not read the deck list")
 
     async def refresh_deck(self) -> None:
         """Use the table's active deck if it changed (``feltcast deck activate`` may run in
@@ -543,6 +557,10 @@ class CaptureBridge:
                 del self._alerts[key]
         newest = sorted(self._alerts.values(), key=lambda a: (-a.at, a.source))
         return [alert.to_dict() for alert in newest[:MAX_ALERTS]]
+
+    def operator_decks(self) -> dict[str, Any] | None:
+        """The operator view's ``decks`` field (``None`` without a deck registry)."""
+        return None if self.desk is None else self.desk.view(self.deck)
 
     def operator_capture(self) -> list[dict[str, Any]]:
         """The operator view's ``capture`` list: one entry per reader."""

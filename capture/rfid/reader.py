@@ -346,6 +346,18 @@ class RfidCapture:
         self.coordinators = {config.name: ReaderCoordinator(config, self, clock)
                              for config in readers}
         self._tasks: list[asyncio.Task[None]] = []
+        self._diverted: dict[tuple[str, int], ReaderListener] = {}
+
+    def divert(self, reader: str, antenna: int, listener: ReaderListener | None) -> None:
+        """Hand the snapshots of one reader antenna to ``listener`` (a deck registration's
+        :class:`SnapshotQueue`) instead of the presence tracker; ``None`` gives them back.
+        The antenna's zone keeps what it last had until its next snapshot after that."""
+        if reader not in self.coordinators:
+            raise ConfigError("reader", f"there is no reader called {reader!r}")
+        if listener is None:
+            self._diverted.pop((reader, antenna), None)
+        else:
+            self._diverted[(reader, antenna)] = listener
 
     def set_cards(self, cards: Mapping[str, Card]) -> None:
         """A deck was activated: UID -> card from now on."""
@@ -360,6 +372,10 @@ class RfidCapture:
         self._publish([event])
 
     def reader_inventory(self, reader: str, inventory: Inventory, now: float) -> None:
+        diverted = self._diverted.get((reader, inventory.antenna))
+        if diverted is not None:
+            diverted.reader_inventory(reader, inventory, now)
+            return
         self._publish(self.tracker.observe(reader, inventory.antenna, inventory.uids, now))
 
     def reader_up(self, reader: str, now: float) -> None:

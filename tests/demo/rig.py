@@ -129,11 +129,12 @@ class ServiceRig:
 @contextlib.asynccontextmanager
 async def service_rig(tmp_path: Path, *, players: list[dict[str, Any]] | None = None,
                       channels: dict[str, Any] | None = None,
-                      deck: bool = True) -> AsyncIterator[ServiceRig]:
+                      deck: bool = True,
+                      scan_interval: float = 0.05) -> AsyncIterator[ServiceRig]:
     data = tmp_path / "data"
     if deck:
         register_deck(data)
-    sim = SimulatedReader(READER, scan_interval=0.05, heartbeat_interval=0.25)
+    sim = SimulatedReader(READER, scan_interval=scan_interval, heartbeat_interval=0.25)
     link = tmp_path / "reader.tty"
     await sim.open_pty(link)
     config = parse_config({

@@ -37,8 +37,8 @@ SEAT_KEYS = {"seat", "name", "stack", "stack_bb", "bet", "position", "to_act", "
              "outs", "winner", "won"}
 EQUITY_KEYS = {"win", "tie", "equity"}
 OUTS_KEYS = {"cards", "count"}
-OPERATOR_KEYS = {"between_hands", "legal", "undo", "clock", "cards_needed", "capture", "obs",
-                 "channels", "pages"}
+OPERATOR_KEYS = {"between_hands", "legal", "undo", "clock", "cards_needed", "capture", "decks",
+                 "obs", "channels", "pages"}
 LEGAL_KEYS = {"seat", "name", "fold", "check", "call", "bet", "raise", "all_in", "ruling"}
 UNDO_KEYS = {"available", "label"}
 CLOCK_KEYS = {"seat", "phase", "remaining"}

@@ -1,0 +1,256 @@
+"""Deck registration through the running service: the operator page's guided scan.
+
+The operator sends ``deck_scan_start`` {name, reader, antenna}, ``deck_scan_cancel``,
+``deck_activate`` {name} and ``deck_retire`` {name} to ``POST /api/commands``
+(``docs/commands.md``); :func:`overlay.app.api_command` hands them to the capture bridge's
+:class:`DeckDesk`. A scan diverts that reader antenna's snapshots from live play
+(:meth:`capture.rfid.reader.RfidCapture.divert`) into a
+:class:`capture.rfid.decks.DeckRegistration` (the fixed order of
+:data:`engine.cards.REGISTRATION_ORDER`, three stable reads per card, no tag twice within
+the deck or across the active decks, then the verification pass) and saves the deck once it
+is verified. Decks are registered between sessions: a scan is refused while a hand runs.
+
+What the operator sees is the view's ``operator.decks`` field (:meth:`DeckDesk.view`, see
+``docs/view-model.md``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from capture.rfid.decks import DeckInfo, DeckRegistration, DeckRegistry, Phase
+from capture.rfid.reader import RfidCapture, SnapshotQueue
+from engine.errors import DeckRegistrationError, IllegalActionError, InvalidInputError
+from overlay.table_service import TableService
+
+_log = logging.getLogger(__name__)
+
+DECK_COMMANDS: Mapping[str, tuple[str, ...]] = {
+    "deck_scan_start": ("name", "reader", "antenna"),
+    "deck_scan_cancel": (),
+    "deck_activate": ("name",),
+    "deck_retire": ("name",),
+}
+"""Deck command types and their required fields."""
+
+_REMEMBERED = 200
+
+
+def is_deck_command(body: object) -> bool:
+    return isinstance(body, dict) and body.get("type") in DECK_COMMANDS
+
+
+def parse_deck_command(body: Mapping[str, Any]) -> dict[str, Any]:
+    """Check a deck command's shape.
+
+    :raises InvalidInputError: naming what is wrong.
+    """
+    kind = body["type"]
+    command_id = body.get("id")
+    if not isinstance(command_id, str) or not 8 <= len(command_id) <= 64:
+        raise InvalidInputError("a command needs an id (a UUID made by the client)")
+    for name in DECK_COMMANDS[kind]:
+        value = body.get(name)
+        if name == "antenna":
+            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 64:
+                raise InvalidInputError(f"command {kind}: 'antenna' must be an antenna "
+                                        f"number of the reader (1-64), got {value!r}")
+        elif not isinstance(value, str) or not value.strip():
+            raise InvalidInputError(f"command {kind} needs {name!r} (a name)")
+        elif len(value.strip()) > 64:
+            raise InvalidInputError(f"command {kind}: {name!r} is longer than 64 characters")
+    return {key: value.strip() if isinstance(value, str) else value
+            for key, value in body.items()}
+
+
+class DeckDesk:
+    """The service's deck commands and the guided scan (see the module docstring).
+
+    ``changed`` is called whenever the operator's ``decks`` field changed; ``use_active``
+    makes the bridge read the table's active deck again.
+    """
+
+    def __init__(self, registry: DeckRegistry, capture: RfidCapture, service: TableService,
+                 table_name: str, *, changed: Callable[[], None],
+                 use_active: Callable[[], Awaitable[None]]) -> None:
+        self.registry = registry
+        self.capture = capture
+        self.service = service
+        self.table_name = table_name
+        self._changed = changed
+        self._use_active = use_active
+        self._decks: list[DeckInfo] = []
+        self._scan: DeckRegistration | None = None
+        self._where: tuple[str, int] = ("", 0)
+        self._message: str | None = None
+        self._saved: bool | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._results: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._lock = asyncio.Lock()
+
+    # -- the view -------------------------------------------------------------------------
+
+    def view(self, active: str) -> dict[str, Any]:
+        """The operator view's ``decks`` field (``active`` is the bridge's active deck)."""
+        return {"active": active or None,
+                "decks": [{"name": d.name, "status": str(d.status), "cards": 52}
+                          for d in self._decks],
+                "scan": self._scan_view()}
+
+    def _scan_view(self) -> dict[str, Any] | None:
+        scan = self._scan
+        if scan is None:
+            return None
+        prompt = scan.prompt
+        reader, antenna = self._where
+        text = prompt.text.replace("on the antenna", f"on antenna {antenna} of {reader}")
+        if prompt.phase is Phase.DONE:
+            text = {None: f"Deck {scan.name!r} is verified: saving it.",
+                    True: f"Deck {scan.name!r} is registered, verified and saved: take it "
+                          "off the antenna and activate it.",
+                    False: f"Deck {scan.name!r} was not saved."}[self._saved]
+        return {"name": scan.name, "phase": str(prompt.phase),
+                "card": prompt.card.code if prompt.card is not None else None,
+                "text": text, "done": prompt.index if prompt.phase is not Phase.DONE else 52,
+                "total": 52, "reader": reader, "antenna": antenna,
+                "message": self._message}
+
+    async def reload(self) -> None:
+        """Read the deck list again (another process may have changed it)."""
+        decks = await asyncio.to_thread(self.registry.decks)
+        if decks != self._decks:
+            self._decks = decks
+            self._changed()
+
+    # -- commands -------------------------------------------------------------------------
+
+    async def execute(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Run one deck command; ``{"ok": True, "id"}`` (a repeated id answers the same).
+
+        :raises InvalidInputError: a malformed command or a refusal (a floor manager's
+            message: unknown reader, a name taken, a deck that cannot be activated ...).
+        :raises IllegalActionError: not now (a hand is running, a scan is already running).
+        """
+        command = parse_deck_command(body)
+        async with self._lock:
+            done = self._results.get(command["id"])
+            if done is not None:
+                return done
+            kind = command["type"]
+            if kind == "deck_scan_start":
+                await self._start(command["name"], command["reader"], command["antenna"])
+            elif kind == "deck_scan_cancel":
+                self.cancel()
+            elif kind == "deck_activate":
+                self._refuse_during_hand("change the active deck")
+                await asyncio.to_thread(self.registry.activate, command["name"],
+                                        self.table_name)
+                if self._scan is not None and self._scan.phase is Phase.DONE:
+                    self.cancel()  # the registered deck is in use: the scan is over
+                await self._after_change()
+            else:
+                active = await asyncio.to_thread(self.registry.active_deck, self.table_name)
+                if active is not None and active.name == command["name"]:
+                    self._refuse_during_hand("retire the active deck")
+                await asyncio.to_thread(self.registry.retire, command["name"])
+                await self._after_change()
+            result = {"ok": True, "id": command["id"]}
+            self._results[command["id"]] = result
+            while len(self._results) > _REMEMBERED:
+                self._results.popitem(last=False)
+            return result
+
+    def _refuse_during_hand(self, what: str) -> None:
+        hand = self.service.table.hand
+        if hand is not None and hand.started is not None and not hand.is_over:
+            raise IllegalActionError(f"a hand is running: {what} between hands, once this "
+                                     "hand is over")
+
+    async def _after_change(self) -> None:
+        await self._use_active()
+        await self.reload()
+        self._changed()
+
+    async def _start(self, name: str, reader: str, antenna: int) -> None:
+        self._refuse_during_hand("register decks")
+        if self._scan is not None and self._scan.phase is not Phase.DONE:
+            raise IllegalActionError(f"deck {self._scan.name!r} is being scanned: finish or "
+                                     "cancel that scan first")
+        readers = sorted(self.capture.coordinators)
+        if reader not in self.capture.coordinators:
+            raise DeckRegistrationError(f"there is no reader called {reader!r} "
+                                        f"(readers: {', '.join(readers)})")
+        decks = await asyncio.to_thread(self.registry.decks)
+        if any(deck.name == name for deck in decks):
+            raise DeckRegistrationError(f"a deck called {name!r} already exists: "
+                                        "choose another name")
+        taken = await asyncio.to_thread(self.registry.active_uids)
+        if self._scan is not None:
+            self.cancel()  # close the finished scan shown until now
+        self._scan = DeckRegistration(name, taken=taken)
+        self._where = (reader, antenna)
+        self._message, self._saved = None, None
+        feed = SnapshotQueue(antenna)
+        self.capture.divert(reader, antenna, feed)
+        self._task = asyncio.create_task(self._run(feed), name="deck-scan")
+        _log.info("deck scan of %r started on %s antenna %d", name, reader, antenna)
+        self._changed()
+
+    def cancel(self) -> None:
+        """Stop the scan (nothing is saved) or close a finished one."""
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+        reader, antenna = self._where
+        if reader:
+            self.capture.divert(reader, antenna, None)
+        if self._scan is not None:
+            _log.info("deck scan of %r closed at %s", self._scan.name, self._scan.phase)
+        self._scan, self._where, self._message = None, ("", 0), None
+        self._changed()
+
+    async def stop(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    # -- the scan -------------------------------------------------------------------------
+
+    async def _run(self, feed: SnapshotQueue) -> None:
+        scan = self._scan
+        assert scan is not None
+        while scan.phase is not Phase.DONE:
+            uids = await feed.snapshots.get()
+            before = self._scan_view()
+            update = scan.observe(uids)
+            if update.problem:
+                self._message = update.problem
+            elif update.accepted is not None or update.verified is not None:
+                self._message = None
+            if self._scan_view() != before:
+                self._changed()
+        self._changed()
+        try:
+            await asyncio.to_thread(self.registry.save, scan.name, scan.cards())
+        except DeckRegistrationError as error:
+            self._saved = False
+            self._message = f"the deck could not be saved: {error}"
+        else:
+            self._saved = True
+            _log.info("deck %r registered and verified", scan.name)
+            await self.reload()
+        self._changed()
+        # The antenna is back in play once the deck is taken off it (its tags are unknown
+        # to live play until the deck is activated).
+        while await feed.snapshots.get():
+            pass
+        reader, antenna = self._where
+        self.capture.divert(reader, antenna, None)
+        self._task = None
