@@ -40,7 +40,7 @@ from tests.engine.viewkit import (
     table_of,
 )
 
-PHH_DIR = Path("/work/shared/data/phh/wsop-2023-43-day5")
+PHH_DIR = Path(__file__).resolve().parents[3] / "shared" / "data" / "phh" / "wsop-2023-43-day5"
 PLAYERS = ((1, "Ashton", 734_000), (4, "Rast", 500_000), (7, "Cy", 300_000))
 
 
