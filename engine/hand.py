@@ -444,6 +444,9 @@ class Hand(HandState):
         if self.is_over or not self._live(i) or self.street is not Street.SHOWDOWN:
             raise IllegalActionError(f"{self._who(i)} cannot muck now (only a live hand at "
                                      "the showdown)", rule="R15")
+        if self.is_shown(seat):
+            raise IllegalActionError(f"{self._who(i)} has tabled his hand: a shown hand "
+                                     "stays face up and plays (R15)", rule="R15")
         for pot in self.pots():
             live = [s for s in pot.seats if self._live(self._index[s])]
             if live == [seat]:

@@ -403,3 +403,21 @@ def test_big_blind_shorter_than_small_blind_still_opens_left_of_it_r4_r5() -> No
     assert legal is not None and legal.seat == 1 and legal.call_amount == 50
     hand.fold()  # the small blind's 50 beat the all-in 30: 20 goes back to him
     assert hand.is_over and hand.stacks == (970, 60, 1000, 1000)
+
+
+def test_a_tabled_hand_cannot_be_mucked_r15() -> None:
+    hand = Hand.start(seats=(1, 2), stacks=(100, 100), blinds=(1, 2), big_blind=2, button=2,
+                      auto_showdown=False)
+    hand.deal_hole(1, "AhKd")
+    hand.deal_hole(2, "QsQc")
+    hand.call()
+    hand.check()
+    for board in ("2c7d9h", "Js", "3d"):
+        hand.deal_board(board)
+        hand.check()
+        hand.check()
+    assert hand.street is Street.SHOWDOWN
+    hand.show_hand(2)
+    with pytest.raises(IllegalActionError, match=r"tabled.*R15"):
+        hand.muck_hand(2)
+    assert hand.is_shown(2)
