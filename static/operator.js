@@ -4,6 +4,7 @@
 // rejection shows the server's own message.
 import { Channel, pageParams } from "./js/channel.js";
 import { cardElement, isCardCode } from "./js/cards.js";
+import { renderDecks, wireDecks } from "./js/decks.js";
 import { Keypad } from "./js/keypad.js";
 import { KeyedList, chips, clockText, el, loadFonts, setText, toggle } from "./js/dom.js";
 
@@ -377,6 +378,7 @@ export function render(view, meta = {}) {
   $("btn-misdeal").disabled = busy || Boolean(op.between_hands);
   renderClock();
   renderManual();
+  renderDecks(op, busy, sendCommand);
 }
 
 // ---------------------------------------------------------------- wiring
@@ -448,6 +450,7 @@ function wire() {
     }
   });
   buildPicker();
+  wireDecks(sendCommand);
   setInterval(renderClock, 250);
 }
 
