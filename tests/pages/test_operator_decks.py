@@ -28,7 +28,7 @@ def decks_view(scan: dict[str, Any] | None) -> dict[str, Any]:
     return view
 
 
-SCAN = {"name": "Green 3", "phase": "scan", "card": "Qh", "done": 15, "total": 52,
+SCAN: dict[str, Any] = {"name": "Green 3", "phase": "scan", "card": "Qh", "done": 15, "total": 52,
         "text": "Put the Queen of hearts (Qh) alone on antenna 11 of table (card 16 of 52).",
         "reader": "table", "antenna": 11,
         "message": "this tag belongs to the active deck 'Blue 1'; a card from another deck "
