@@ -136,7 +136,13 @@ async def test_a_whole_guided_scan_through_the_service_saves_an_activatable_deck
 async def test_a_cancelled_scan_saves_nothing_and_gives_the_antenna_back(
         tmp_path: Path) -> None:
     async with service_rig(tmp_path, scan_interval=0.02) as rig:
-        await rig.ok("deck_scan_start", name="Green 4", reader=READER, antenna=BOARD)
+        body = {"id": "5d0c2b1e-0f4e-4c43-9a53-7d2f4a1c0b9e", "type": "deck_scan_start",
+                "name": "Green 4", "reader": READER, "antenna": BOARD}
+        for _attempt in range(2):  # a retry with the same id is answered, not run again
+            async with rig.session.post(rig.url("/api/commands"), json=body,
+                                        headers=rig.headers()) as response:
+                reply = await response.json()
+                assert response.status == 200 and reply["ok"] and reply["id"] == body["id"]
         await decks_view(rig, scan_at(0), "the first prompt")
         rig.sim.place(BOARD, new_uid("As"))
         await decks_view(rig, lambda d: d["scan"]["done"] == 1, "the ace accepted")
