@@ -556,7 +556,8 @@ class CaptureBridge:
             if not alert.sticky and now - alert.at > self.alert_seconds:
                 del self._alerts[key]
         newest = sorted(self._alerts.values(), key=lambda a: (-a.at, a.source))
-        return [alert.to_dict() for alert in newest[:MAX_ALERTS]]
+        scan = self.desk.alert() if self.desk is not None else None
+        return [*([scan] if scan else []), *(alert.to_dict() for alert in newest[:MAX_ALERTS])]
 
     def operator_decks(self) -> dict[str, Any] | None:
         """The operator view's ``decks`` field (``None`` without a deck registry)."""

@@ -89,6 +89,7 @@ class DeckDesk:
         self._where: tuple[str, int] = ("", 0)
         self._message: str | None = None
         self._saved: bool | None = None
+        self._started_at = 0.0
         self._task: asyncio.Task[None] | None = None
         self._results: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._lock = asyncio.Lock()
@@ -119,6 +120,17 @@ class DeckDesk:
                 "text": text, "done": prompt.index if prompt.phase is not Phase.DONE else 52,
                 "total": 52, "reader": reader, "antenna": antenna,
                 "message": self._message}
+
+    def alert(self) -> dict[str, Any] | None:
+        """A warning while a hand runs during a scan: that antenna's reads miss the hand."""
+        hand = self.service.table.hand
+        if self._task is None or hand is None or hand.started is None or hand.is_over:
+            return None
+        reader, antenna = self._where
+        return {"level": "warning", "source": "decks", "kind": "deck_scan_in_hand",
+                "at": self._started_at,
+                "message": f"a deck is being registered on antenna {antenna} of {reader}: "
+                           "its cards do not reach the hand; finish or cancel the scan"}
 
     async def reload(self) -> None:
         """Read the deck list again (another process may have changed it)."""
@@ -195,6 +207,7 @@ class DeckDesk:
         self._scan = DeckRegistration(name, taken=taken)
         self._where = (reader, antenna)
         self._message, self._saved = None, None
+        self._started_at = round(self.service.clock(), 3)
         feed = SnapshotQueue(antenna)
         self.capture.divert(reader, antenna, feed)
         self._task = asyncio.create_task(self._run(feed), name="deck-scan")

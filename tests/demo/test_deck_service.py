@@ -144,11 +144,18 @@ async def test_a_cancelled_scan_saves_nothing_and_gives_the_antenna_back(
                 reply = await response.json()
                 assert response.status == 200 and reply["ok"] and reply["id"] == body["id"]
         await decks_view(rig, scan_at(0), "the first prompt")
+        # A hand started during the scan is warned: the scan antenna's reads miss it.
+        assert not rig.alerts(await rig.state("operator"), "deck_scan_in_hand")
+        await rig.ok("next_hand")
+        view = await rig.until_view("operator", lambda v: rig.alerts(v, "deck_scan_in_hand"),
+                                    what="the scan-during-a-hand warning")
+        assert "antenna 11 of table" in rig.alerts(view, "deck_scan_in_hand")[0]["message"]
         rig.sim.place(BOARD, new_uid("As"))
         await decks_view(rig, lambda d: d["scan"]["done"] == 1, "the ace accepted")
         await rig.ok("deck_scan_cancel")
         decks = await decks_view(rig, lambda d: d["scan"] is None, "the scan closed")
         assert [d["name"] for d in decks["decks"]] == ["Simulator 1"]
+        assert not rig.alerts(await rig.state("operator"), "deck_scan_in_hand")
         # The board antenna is in play again: a tag of no active deck is an alert there.
         view = await rig.until_view("operator", lambda v: rig.alerts(v, "unknown_uid"),
                                     what="the unknown tag on the board")
