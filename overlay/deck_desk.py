@@ -163,7 +163,9 @@ class DeckDesk:
                 await asyncio.to_thread(self.registry.activate, command["name"],
                                         self.table_name)
                 if self._scan is not None and self._scan.phase is Phase.DONE:
-                    self.cancel()  # the registered deck is in use: the scan is over
+                    # The registered deck is in use: the scan is over (its antenna returns
+                    # to play once the deck is off it, see _run).
+                    self._scan, self._message = None, None
                 await self._after_change()
             else:
                 active = await asyncio.to_thread(self.registry.active_deck, self.table_name)
@@ -202,7 +204,7 @@ class DeckDesk:
             raise DeckRegistrationError(f"a deck called {name!r} already exists: "
                                         "choose another name")
         taken = await asyncio.to_thread(self.registry.active_uids)
-        if self._scan is not None:
+        if self._scan is not None or self._task is not None:
             self.cancel()  # close the finished scan shown until now
         self._scan = DeckRegistration(name, taken=taken)
         self._where = (reader, antenna)

@@ -27,8 +27,8 @@ async def decks_view(rig: ServiceRig, predicate: Any, what: str,
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
-        decks: dict[str, Any] = (await rig.state("operator"))["operator"]["decks"]
-        if predicate(decks):
+        decks: dict[str, Any] | None = (await rig.state("operator"))["operator"]["decks"]
+        if decks is not None and predicate(decks):  # None: no device report yet
             return decks
         if loop.time() > deadline:
             raise AssertionError(f"timed out waiting for {what}; last decks field: {decks}")
