@@ -116,9 +116,13 @@ async def test_a_whole_guided_scan_through_the_service_saves_an_activatable_deck
         statuses = {d["name"]: d["status"] for d in decks["decks"]}
         assert statuses == {"Simulator 1": "ready", "Blue 2": "active"}
         assert rig.bridge.deck == "Blue 2"
-        # Live play reads the new deck on the board antenna again.
+        # Live play reads the new deck's tags.
         await rig.ok("next_hand")
-        assert not rig.alerts(await rig.state("operator"), "unknown_uid")
+        rig.sim.place(1, new_uid("Ah"), new_uid("Kh"))
+        view = await rig.until_view("operator", lambda v: next(
+            s for s in v["seats"] if s["seat"] == 1)["cards"] == ["Ah", "Kh"],
+            what="seat 1's cards from the new deck")
+        assert not rig.alerts(view, "unknown_uid")
 
         # Decks are registered between hands.
         status, error = await refused(rig, "deck_scan_start", name="Red 3", reader=READER,
