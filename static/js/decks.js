@@ -6,6 +6,9 @@ import { el, setText } from "./dom.js";
 
 const $ = (id) => document.getElementById(id);
 const PHASES = { scan: "Scan", verify: "Verification", done: "Done" };
+// Retiring is for good: the first tap arms the button for a few seconds, the second sends.
+const ARM_MS = 4000;
+const armed = { deck: null, until: 0 };
 
 /** The reader names of the view's capture list ("reader:table" -> "table"). */
 function readerNames(op) {
@@ -30,10 +33,22 @@ function deckRow(deck, active, busy, send) {
       data: { action: "activate", deck: deck.name }, attrs: { type: "button" } });
     activate.disabled = busy || deck.name === active;
     activate.addEventListener("click", () => send("deck_activate", { name: deck.name }));
-    const retire = el("button", { class: "btn ghost small", text: "Retire",
+    const isArmed = armed.deck === deck.name && Date.now() < armed.until;
+    const retire = el("button", { class: `btn ${isArmed ? "danger armed" : "ghost"} small`,
+      text: isArmed ? "Tap again: retire for good" : "Retire",
       data: { action: "retire", deck: deck.name }, attrs: { type: "button" } });
     retire.disabled = busy;
-    retire.addEventListener("click", () => send("deck_retire", { name: deck.name }));
+    retire.addEventListener("click", () => {
+      if (armed.deck === deck.name && Date.now() < armed.until) {
+        armed.deck = null;
+        send("deck_retire", { name: deck.name });
+        return;
+      }
+      armed.deck = deck.name;
+      armed.until = Date.now() + ARM_MS;
+      retire.className = "btn danger armed small";
+      setText(retire, "Tap again: retire for good");
+    });
     buttons.push(activate, retire);
   }
   return el("li", { data: { deck: deck.name, status: deck.status } },

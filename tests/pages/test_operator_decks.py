@@ -55,9 +55,15 @@ def test_the_decks_panel_shows_the_scan_prompt_and_sends_deck_commands(
     settle(page)
     page.click("[data-action=activate][data-deck='Red 2']")
     settle(page)
-    assert sent(harness, 2) == [
+    retire = page.locator("[data-action=retire][data-deck='Red 2']")
+    retire.click()  # retiring is for good: the first tap only arms the button
+    expect(retire).to_have_text("Tap again: retire for good")
+    retire.click()
+    settle(page)
+    assert sent(harness, 3) == [
         {"type": "deck_scan_start", "name": "Green 3", "reader": "table", "antenna": 11},
-        {"type": "deck_activate", "name": "Red 2"}]
+        {"type": "deck_activate", "name": "Red 2"},
+        {"type": "deck_retire", "name": "Red 2"}]
 
     # During the scan: the card to present drawn big, progress, phase, the last refusal.
     harness.push_snapshot("operator", decks_view(SCAN), 2)
@@ -83,7 +89,7 @@ def test_the_decks_panel_shows_the_scan_prompt_and_sends_deck_commands(
     expect(page.locator("#deck-scan-message")).to_have_text("")
     page.click("#btn-deck-cancel")
     settle(page)
-    assert sent(harness, 3)[-1] == {"type": "deck_scan_cancel"}
+    assert sent(harness, 4)[-1] == {"type": "deck_scan_cancel"}
 
 
 def test_the_decks_panel_is_hidden_without_rfid(page: Page, harness: Harness) -> None:
