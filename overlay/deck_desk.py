@@ -275,6 +275,10 @@ class DeckDesk:
         except DeckRegistrationError as error:
             self._saved = False
             self._message = f"the deck could not be saved: {error}"
+        except Exception:
+            _log.exception("could not save deck %r", scan.name)
+            self._saved = False
+            self._message = "the deck could not be saved: database error (see the server log)"
         else:
             self._saved = True
             _log.info("deck %r registered and verified", scan.name)
