@@ -34,13 +34,11 @@ import os
 import platform
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -50,7 +48,7 @@ import aiohttp
 
 from engine.cards import FULL_DECK
 from overlay.hub import apply_merge_patch
-from tests.pages.service import config_text, free_port
+from tests.pages.service import Service, running_service
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -61,57 +59,7 @@ TOP_UP_BELOW = 100_000
 CONNECT_TIMEOUT = 60.0
 
 
-# --- the service ----------------------------------------------------------------------------
-
-
-@dataclass
-class Server:
-    base: str
-    operator: str
-    pid: int
-    log: Path
-
-
-@contextmanager
-def serve(root: Path, delay: float) -> Iterator[Server]:
-    """``feltcast serve`` in ``root`` (its pid is needed, so not ``tests.pages.service``'s
-    helper), stopped afterwards."""
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "feltcast.toml").write_text(config_text(delay))
-    port = free_port()
-    log_path = root / "serve.log"
-    with log_path.open("w") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "overlay", "serve", "--config", str(root / "feltcast.toml"),
-             "--data", str(root / "data"), "--host", "127.0.0.1", "--port", str(port)],
-            stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        base = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 30
-            while not (root / "data" / "tokens.json").exists() or not _answers(base):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"feltcast serve did not start:\n{log_path.read_text()}")
-                time.sleep(0.1)
-            tokens = json.loads((root / "data" / "tokens.json").read_text())
-            yield Server(base, tokens["operator"], process.pid, log_path)
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-def _answers(base: str) -> bool:
-    import urllib.request
-
-    try:
-        with urllib.request.urlopen(f"{base}/api/config", timeout=1) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
+# --- measuring the server (started by tests.pages.service.running_service) ----------------
 
 
 def cpu_seconds(pid: int) -> tuple[float, float]:
@@ -263,7 +211,7 @@ async def run_fleet(url: str, clients: int, delay: float, compress: bool) -> dic
 class AutoOperator:
     """One legal command every ``interval`` seconds, from the operator channel's view."""
 
-    def __init__(self, session: aiohttp.ClientSession, server: Server, seed: int) -> None:
+    def __init__(self, session: aiohttp.ClientSession, server: Service, seed: int) -> None:
         self.session = session
         self.server = server
         self.headers = {"Authorization": f"Bearer {server.operator}"}
@@ -391,7 +339,7 @@ async def _line(stream: asyncio.StreamReader, timeout: float) -> dict[str, Any]:
     return reply
 
 
-async def drive(server: Server, clients: int, seconds: float, delay: float, interval: float,
+async def drive(server: Service, clients: int, seconds: float, delay: float, interval: float,
                 compress: bool, seed: int) -> dict[str, Any]:
     url = server.base.replace("http://", "ws://") + "/ws/delayed"
     fleet = await asyncio.create_subprocess_exec(
@@ -483,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="feltcast-fanout-") as tmp, \
-            serve(Path(tmp), args.delay) as server:
+            running_service(Path(tmp), args.delay) as server:
         result = asyncio.run(drive(server, args.clients, args.seconds, args.delay,
                                    args.interval, not args.no_compress, args.seed))
     checks = {"cpu_share<0.5": result["cpu_share"] < TARGET_CPU_SHARE,

@@ -56,6 +56,8 @@ class Service:
     operator: str
     secure: str
     log: Path
+    pid: int
+    """The server process (benchmarks read its CPU time)."""
 
 
 def free_port() -> int:
@@ -92,7 +94,7 @@ def running_service(root: Path, delay: float) -> Iterator[Service]:
                 raise AssertionError(f"feltcast serve did not start:\n{log_path.read_text()}")
             time.sleep(0.1)
         tokens = json.loads((root / "data" / "tokens.json").read_text())
-        yield Service(base, tokens["operator"], tokens["secure"], log_path)
+        yield Service(base, tokens["operator"], tokens["secure"], log_path, process.pid)
     finally:
         process.terminate()
         try:
