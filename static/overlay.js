@@ -112,6 +112,8 @@ function renderTable(view, best) {
     classFor: (code) => (!showdown ? [] : best.has(code) ? ["best"] : ["muted"]),
   });
   setText($("street"), STREET_LABELS[table.street] || "");
+  // A hand won before the flop has no board to show: no empty panel under the banner.
+  toggle($("board").parentElement, "empty", board.length === 0 && !STREET_LABELS[table.street]);
 
   const pots = Array.isArray(table.pots) ? table.pots : [];
   const bets = (view.seats || []).reduce((sum, seat) => sum + (seat.bet || 0), 0);

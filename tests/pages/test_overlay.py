@@ -334,6 +334,19 @@ def test_between_hands_the_board_panel_fades_and_no_cards_show(page: Page,
     expect(page.locator("#board .card.slot")).to_have_count(5)
 
 
+def test_a_hand_won_before_the_flop_shows_no_empty_board(page: Page, harness: Harness) -> None:
+    view = showdown_view("delayed")
+    view["table"].update(street="over", board=[])
+    open_overlay(page, harness, "delayed", view)
+    expect(page.locator("#winner-name")).to_have_text("Rast wins 702,000")
+    expect(page.locator(".board-row")).to_be_hidden()
+    expect(page.locator(".pot-row")).to_be_visible()
+    # The next hand's flop brings the board back.
+    harness.push_patch("delayed", {"table": {"street": "flop", "board": ["Ah", "7d", "2c"]}})
+    expect(page.locator(".board-row")).to_be_visible()
+    expect(page.locator("#board .card:not(.slot)")).to_have_count(3)
+
+
 def test_level_clock_counts_on_the_servers_time_not_the_last_event(page: Page,
                                                                    harness: Harness) -> None:
     # The last event was five minutes ago: the level has 754 - 300 s left, not 754.
