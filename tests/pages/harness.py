@@ -23,25 +23,13 @@ from typing import Any, TypeVar
 
 from aiohttp import WSMsgType, web
 
+from overlay.hub import apply_merge_patch as merge_patch
+
 STATIC = Path(__file__).resolve().parents[2] / "static"
 PAGES = ("overlay", "commentary", "operator")
 LOG_ID = "harness-log-1"
 
 T = TypeVar("T")
-JSON = Any
-
-
-def merge_patch(target: JSON, patch: JSON) -> JSON:
-    """RFC 7386 JSON Merge Patch (the harness keeps its views current with it)."""
-    if not isinstance(patch, dict):
-        return patch
-    result = dict(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
 
 
 @dataclass
