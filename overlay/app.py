@@ -9,7 +9,6 @@ OBS control and the device reporter. Errors become JSON in one place
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import json
 import logging
@@ -42,6 +41,7 @@ from overlay.keys import (
 from overlay.pages import PageRegistry
 from overlay.store import EventStore, open_store
 from overlay.table_service import TableService, build_table
+from overlay.tasks import cancel_and_wait
 from overlay.web_errors import error_middleware, error_payload, json_error
 
 _log = logging.getLogger(__name__)
@@ -158,10 +158,7 @@ async def obs_ctx(app: web.Application) -> AsyncIterator[None]:
         hub = app[HUBS_KEY].get(settings.overlay_channel)
         task = asyncio.create_task(_automate(obs, hub)) if hub is not None else None
         yield
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(task)
 
 
 async def _automate(obs: Any, hub: ChannelHub[Any]) -> None:
@@ -196,9 +193,7 @@ async def devices_ctx(app: web.Application) -> AsyncIterator[None]:
 
     task = asyncio.create_task(report_forever())
     yield
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+    await cancel_and_wait(task)
 
 
 def device_report(app: web.Application) -> dict[str, Any]:
@@ -342,10 +337,7 @@ async def websocket_handler(request: web.Request) -> web.WebSocketResponse:
                 log_id=log_id if isinstance(log_id, str) else None)
             writer = asyncio.create_task(_forward(subscription, ws))
     finally:
-        if writer is not None:
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await writer
+        await cancel_and_wait(writer)
         pages.disconnect(handle)
     return ws
 

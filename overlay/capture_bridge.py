@@ -74,6 +74,7 @@ from overlay.deck_desk import DeckDesk
 from overlay.hub import TableLog
 from overlay.keys import CONFIG_KEY, LOG_KEY, STORE_KEY, TABLE_KEY
 from overlay.table_service import TableService
+from overlay.tasks import cancel_and_wait
 
 _log = logging.getLogger(__name__)
 
@@ -227,11 +228,7 @@ class CaptureBridge:
         if self.desk is not None:
             await self.desk.stop()
         await self.capture.stop()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(*self._tasks)
         self._tasks = []
         if self._flusher is not None:
             await self._flusher  # it only sleeps, then writes

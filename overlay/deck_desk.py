@@ -17,7 +17,6 @@ What the operator sees is the view's ``operator.decks`` field (:meth:`DeckDesk.v
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
@@ -29,6 +28,7 @@ from capture.rfid.decks import DeckInfo, DeckRegistration, DeckRegistry, Phase
 from capture.rfid.reader import RfidCapture, SnapshotQueue
 from engine.errors import DeckRegistrationError, IllegalActionError, InvalidInputError
 from overlay.table_service import TableService
+from overlay.tasks import cancel_and_wait
 
 _log = logging.getLogger(__name__)
 
@@ -249,10 +249,7 @@ class DeckDesk:
 
     async def stop(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(task)
 
     # -- the scan -------------------------------------------------------------------------
 

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from overlay.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from capture.rfid.decks import DeckRegistry
@@ -127,9 +128,7 @@ async def _register(args: argparse.Namespace, registry: DeckRegistry) -> int:
                 if scan.phase is not Phase.DONE:
                     _say(prompt.text)
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await cancel_and_wait(task)
     registry.save(scan.name, scan.cards())
     _say(scan.prompt.text)
     if args.activate:

@@ -40,6 +40,7 @@ from obswebsocket.core import RecvThread
 
 from engine.errors import ObsRequestError, ObsUnavailableError
 from overlay.obs.settings import ObsSettings
+from overlay.tasks import cancel_and_wait
 
 LOG = logging.getLogger(__name__)
 
@@ -283,10 +284,7 @@ class ObsClient:
     async def stop(self) -> None:
         """Stop supervising and close the connection (waits for the worker thread)."""
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(task)
         await self._close_connection()
         if self._executor is not None:
             executor, self._executor = self._executor, None

@@ -26,6 +26,7 @@ from engine.errors import DelayViolationError, ObsError
 from overlay.obs.client import ObsClient, ObsEvent, ObsHealth, ObsState
 from overlay.obs.delay_guard import StreamDelay, check_obs, read_stream_delay
 from overlay.obs.settings import ObsSettings
+from overlay.tasks import cancel_and_wait
 
 LOG = logging.getLogger(__name__)
 
@@ -114,10 +115,7 @@ class ObsMonitor:
             unsubscribe()
         self._unsubscribe = []
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancel_and_wait(task)
 
     async def __aenter__(self) -> ObsMonitor:
         await self.start()
