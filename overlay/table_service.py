@@ -17,12 +17,13 @@ import json
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.errors import IllegalActionError, InvalidInputError
 from engine.events import ActionTaken, Event, Street
 from engine.hand import Hand
+from engine.log import TableEvent
 from engine.table import AnteMode, Table, TableRules
 from engine.table_events import (
     AbsenceSet,
@@ -127,13 +128,22 @@ class TableService:
     async def start(self) -> None:
         """Replay the persisted log into the table; seed an empty log from the config."""
         entries = await asyncio.to_thread(lambda: list(self.log.store.iter_all()))
+        clock_call = self._replay(entries)
+        if not entries:
+            await self._append(self._seed_events(), source="config")
+        elif clock_call is not None:
+            called, at = clock_call
+            self._arm_clock(called.seat, at + called.seconds - self.clock())
+
+    def _replay(self, entries: Iterable[TableEvent]) -> tuple[ClockCalled, float] | None:
+        """A fresh table from the log's ``entries``; returns a clock call still running."""
+        self.table = build_table(self.config)
+        self._recorder = TableRecorder(self.table)
         clock_call: tuple[ClockCalled, float] | None = None
         for entry in entries:
             payload = entry.payload
-            if not isinstance(payload, Event):
-                continue  # capture records: the engine saw their effect as hand events
-            if isinstance(payload, DevicesReported):
-                continue
+            if not isinstance(payload, Event) or isinstance(payload, DevicesReported):
+                continue  # capture records (their effect is logged as hand events), devices
             self._recorder.apply(payload)
             if isinstance(payload, LevelStarted):
                 self._level_started_at = entry.time
@@ -142,11 +152,7 @@ class TableService:
             elif isinstance(payload, ClockStopped | ActionTaken):
                 clock_call = None
         self._recorder.flush()
-        if not entries:
-            await self._append(self._seed_events(), source="config")
-        elif clock_call is not None:
-            called, at = clock_call
-            self._arm_clock(called.seat, at + called.seconds - self.clock())
+        return clock_call
 
     def _seed_events(self) -> list[Event]:
         events: list[Event] = []
@@ -200,13 +206,7 @@ class TableService:
             return await self.log.append(events, source=source)
         except Exception:
             _log.exception("the log could not be written; rebuilding the table from it")
-            self.table = build_table(self.config)
-            self._recorder = TableRecorder(self.table)
-            for entry in self.log.store.iter_all():
-                if isinstance(entry.payload, Event) and \
-                        not isinstance(entry.payload, DevicesReported):
-                    self._recorder.apply(entry.payload)
-            self._recorder.flush()
+            self._replay(self.log.store.iter_all())
             raise
 
     def _run(self, command: Mapping[str, Any]) -> list[Event]:
