@@ -4,6 +4,10 @@ Each subcommand lives in its own module of this package with two functions:
 ``add_arguments(parser)`` and ``run(args) -> int`` (the exit status). Modules import their
 heavy dependencies inside ``run`` so that ``feltcast --help`` stays fast.
 
+A command with actions of its own (``feltcast camera calibrate``, ``feltcast export video``)
+is a *group*: its module calls :func:`add_group` with ``{action: (module, help)}``, and each
+action module again has ``add_arguments`` and ``run``.
+
 Exit statuses: 0 success, 1 a check failed (e.g. ``phh verify`` mismatches), 2 bad input.
 """
 
@@ -18,14 +22,26 @@ from engine.errors import FeltcastError
 
 #: name -> (module, one-line help). Keep sorted by name.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "camera": ("overlay.cli.camera", "calibrate decks, recognise cards in images, evaluate"),
     "deck": ("overlay.cli.deck", "register, list, activate and retire RFID decks"),
     "demo": ("overlay.cli.demo", "a simulated final table: the whole product, live in a browser"),
     "equity": ("overlay.cli.equity", "exact all-in equity of known hands on any street"),
+    "export": ("overlay.cli.export", "hand histories and video with the graphics burned in"),
     "log": ("overlay.cli.log", "the table log: its size, and what a channel showed when"),
     "obs": ("overlay.cli.obs", "set up and check OBS Studio over obs-websocket"),
     "phh": ("overlay.cli.phh", "verify PHH hand histories against the engine, or show one"),
     "serve": ("overlay.cli.serve", "run the service: pages, channels, API, devices"),
 }
+
+
+def add_group(parser: argparse.ArgumentParser, commands: dict[str, tuple[str, str]]) -> None:
+    """Give ``parser`` one sub-parser per action in ``commands`` (name -> (module, help))."""
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    for name, (module_name, help_text) in commands.items():
+        module = importlib.import_module(module_name)
+        sub = actions.add_parser(name, help=help_text, description=help_text)
+        module.add_arguments(sub)
+        sub.set_defaults(_run=module.run)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,23 @@
+"""``feltcast export``: what editors of a filmed final table take away from the event log.
+
+Actions: ``hands`` (hand histories: PHH, PokerStars, Open Hand History) and ``video`` (the
+overlay graphics burned into footage, or an animated replay of a hand history).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from overlay.cli import add_group
+
+#: action -> (module, one-line help). Keep sorted by name.
+ACTIONS: dict[str, tuple[str, str]] = {
+}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_group(parser, ACTIONS)
+
+
+def run(args: argparse.Namespace) -> int:  # pragma: no cover - argparse dispatches actions
+    raise AssertionError("argparse dispatches to the action's run")
