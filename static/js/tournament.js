@@ -1,0 +1,226 @@
+// Shared by the tournament graphics (leaderboard, lower third, elimination, payouts, clock) and
+// the overlay's clock bug: formats, flags and photos with their fallbacks, countdowns, and the
+// boilerplate every graphic page repeats. The view's "tournament" object is described in
+// docs/view-model.md; anything unknown is null and is shown as nothing, never as 0.
+import { connectChannel, pageParams } from "./channel.js";
+import { chips, clockText, el, loadFonts, setText, toggle } from "./dom.js";
+
+export { chips, clockText };
+
+/** The view's tournament object, or null (a service without tournament context). */
+export function tournamentOf(view) {
+  return view && view.tournament && typeof view.tournament === "object" ? view.tournament : null;
+}
+
+/** 1 → "1st", 2 → "2nd", 11 → "11th", 23 → "23rd". */
+export function ordinal(place) {
+  if (typeof place !== "number" || !Number.isFinite(place)) return "";
+  const tens = place % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th"
+    : ({ 1: "st", 2: "nd", 3: "rd" })[place % 10] || "th";
+  return `${place}${suffix}`;
+}
+
+/** 1250000 → "1.25M", 734000 → "734K", 950 → "950" (for tight spaces). */
+export function compactChips(amount) {
+  if (amount === null || amount === undefined) return "";
+  const abs = Math.abs(amount);
+  const scaled = (value, unit) => `${Number(value.toPrecision(3))}${unit}`;
+  if (abs >= 1e6) return scaled(amount / 1e6, "M");
+  if (abs >= 1e4) return scaled(amount / 1e3, "K");
+  return chips(amount);
+}
+
+/** 20 → "20.0 BB", 142.3 → "142 BB" (one decimal below 100). */
+export function bigBlindsText(value) {
+  if (typeof value !== "number" || !Number.isFinite(value)) return "";
+  return `${value.toFixed(Math.abs(value) >= 100 ? 0 : 1)} BB`;
+}
+
+const MONEY = new Map();
+
+/** 30000, "EUR" → "€30,000"; an unknown currency code is written after the number. */
+export function money(amount, currency) {
+  if (amount === null || amount === undefined) return "";
+  if (!currency) return chips(amount);
+  let format = MONEY.get(currency);
+  if (format === undefined) {
+    try {
+      format = new Intl.NumberFormat("en-US", { style: "currency", currency,
+        currencyDisplay: "narrowSymbol", maximumFractionDigits: 0, minimumFractionDigits: 0 });
+    } catch (error) {
+      format = null; // not an ISO 4217 code: "30,000 CHIPS"
+    }
+    MONEY.set(currency, format);
+  }
+  return format ? format.format(amount) : `${chips(amount)} ${currency}`;
+}
+
+/** 0.2413 → "24.1%". */
+export function shareText(share) {
+  if (typeof share !== "number" || !Number.isFinite(share)) return "";
+  return `${(share * 100).toFixed(1)}%`;
+}
+
+/** "Blinds 300 / 600" parts of a clock level ({small_blind, big_blind, ante}). */
+export function blindsText(level) {
+  if (!level || typeof level.big_blind !== "number") return "";
+  return `${chips(level.small_blind)} / ${chips(level.big_blind)}`;
+}
+
+export function anteText(level) {
+  return level && level.ante ? `Ante ${chips(level.ante)}` : "";
+}
+
+/**
+ * Seconds left in the level at `viewNow` (Channel.viewNow(), the view's own clock): the
+ * snapshot says `remaining` at `as_of`; a running clock counts down from there locally, a
+ * paused one stands still. Null when the clock is unknown.
+ */
+export function levelRemaining(clock, viewNow) {
+  if (!clock || typeof clock.remaining !== "number") return null;
+  if (!clock.running || typeof clock.as_of !== "number") return Math.max(0, clock.remaining);
+  return Math.max(0, clock.remaining - Math.max(0, viewNow - clock.as_of));
+}
+
+/** R12 action clock: seconds left at `viewNow`, or null when no clock is called. */
+export function actionClockRemaining(actionClock, viewNow) {
+  if (!actionClock || typeof actionClock.ends_at !== "number") return null;
+  return Math.max(0, actionClock.ends_at - viewNow);
+}
+
+/** R12: a called clock runs one minute, then a final ten-second countdown. */
+export const ACTION_CLOCK_FINAL = 10;
+
+const COUNTRY = /^[A-Z]{2}$/;
+
+/** An ISO 3166-1 alpha-2 code (upper case) or null: nothing else ever becomes a URL. */
+export function countryCode(country) {
+  return typeof country === "string" && COUNTRY.test(country) ? country : null;
+}
+
+/** An empty flag holder; fill it with syncFlag(). */
+export function flagElement(className = "flag") {
+  return el("span", { class: `${className} none`, attrs: { role: "img" } });
+}
+
+/**
+ * Show `country`'s bundled flag in `node` (from /static/flags/<code>.svg). A missing flag file
+ * falls back to the code written in a badge; no country hides the holder. Unchanged codes keep
+ * their element (no new request).
+ */
+export function syncFlag(node, country) {
+  const code = countryCode(country);
+  const key = code || "";
+  if (node.dataset.country === key) return;
+  node.dataset.country = key;
+  node.classList.remove("missing");
+  toggle(node, "none", code === null);
+  node.setAttribute("aria-label", code || "");
+  if (code === null) {
+    node.replaceChildren();
+    return;
+  }
+  const img = el("img", { class: "flag-img",
+    attrs: { src: `/static/flags/${code.toLowerCase()}.svg`, alt: "", draggable: "false" } });
+  img.addEventListener("error", () => {
+    if (node.dataset.country !== key) return;
+    node.classList.add("missing");
+    img.remove();
+  });
+  node.replaceChildren(img, el("span", { class: "flag-code", text: code }));
+}
+
+/** "Ann Smith" → "AS"; a single name gives its first two letters. */
+export function initials(name) {
+  const words = String(name || "").trim().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return "";
+  if (words.length === 1) return [...words[0]].slice(0, 2).join("").toUpperCase();
+  return ([...words[0]][0] + [...words[words.length - 1]][0]).toUpperCase();
+}
+
+/** Only a same-origin path is ever loaded as a photo: a page never reaches off the server. */
+export function localPath(url) {
+  return typeof url === "string" && url.startsWith("/") && !url.startsWith("//")
+    && !url.includes("\\") ? url : null;
+}
+
+/** An empty photo holder; fill it with syncPhoto(). */
+export function photoElement(className = "photo") {
+  return el("div", { class: `${className} no-photo` },
+    el("span", { class: "initials" }));
+}
+
+/**
+ * The player's photo in `node`, or their initials when there is none or it fails to load.
+ */
+export function syncPhoto(node, photo, name) {
+  setText(node.querySelector(".initials"), initials(name));
+  const path = localPath(photo);
+  const key = path || "";
+  if (node.dataset.photo === key) return;
+  node.dataset.photo = key;
+  const old = node.querySelector("img");
+  if (old) old.remove();
+  toggle(node, "no-photo", path === null);
+  if (path === null) return;
+  const img = el("img", { attrs: { src: path, alt: "", draggable: "false" } });
+  img.addEventListener("error", () => {
+    if (node.dataset.photo !== key) return;
+    img.remove();
+    node.classList.add("no-photo");
+  });
+  node.append(img);
+}
+
+/** The name a graphic shows: the display name, else the full name. */
+export function shownName(person) {
+  if (!person) return "";
+  return person.display_name || person.name || "";
+}
+
+/** The field's place of a seated player: "2nd of 7". */
+export function fieldPosition(player, field) {
+  if (!player || typeof player.rank !== "number") return "";
+  const remaining = field && typeof field.remaining === "number" ? field.remaining : null;
+  return remaining ? `${ordinal(player.rank)} of ${remaining}` : ordinal(player.rank);
+}
+
+/** A countdown that redraws `tick()` several times a second (whole seconds stay on time). */
+export function everyTick(tick, intervalMs = 200) {
+  tick();
+  return setInterval(tick, intervalMs);
+}
+
+/**
+ * The boilerplate of a graphic page: fonts, query settings (`?channel=`, default "delayed",
+ * `?token=`), the one channel client, `render` subscribed for first paint and every update.
+ * Returns {channel, params, query}; `window.feltcast` exposes them for tests and OBS debugging.
+ */
+export function startGraphic(page, render) {
+  loadFonts();
+  const params = pageParams({ channel: "delayed" });
+  const query = new URLSearchParams(location.search);
+  const channel = connectChannel({ channel: params.channel, page, token: params.token });
+  channel.subscribe(render);
+  window.feltcast = { channel, render, params };
+  return { channel, params, query };
+}
+
+/**
+ * OBS's browser source tells a page when its source becomes visible (`obsSourceVisibleChanged`):
+ * a graphic replays its entrance then. Outside OBS the event never fires.
+ */
+export function onObsVisible(callback) {
+  window.addEventListener("obsSourceVisibleChanged", (event) => {
+    if (event.detail && event.detail.visible) callback();
+  });
+}
+
+/** `?name=` as a number within [min, max], else `fallback`. */
+export function numberParam(query, name, fallback, min = 0, max = Infinity) {
+  const raw = query.get(name);
+  if (raw === null || raw.trim() === "") return fallback;
+  const value = Number(raw);
+  return Number.isFinite(value) ? Math.min(max, Math.max(min, value)) : fallback;
+}

@@ -1,0 +1,244 @@
+"""The tournament graphics (issue 10) in Debian's Chromium against the harness server.
+
+Leaderboard, lower third, elimination, payouts and level clock pages, and the clock bug and R12
+action clock on the overlay: first paint from a snapshot, updates from merge patches,
+re-hydration after the server comes back, local countdowns, fallbacks for a missing photo or
+flag, data written as text. The ``page`` fixture's teardown also asserts: no page error, no
+console error, no request that leaves 127.0.0.1. Screenshots land in ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+from playwright.sync_api import Page, expect
+
+from tests.pages.conftest import Probe
+from tests.pages.harness import Harness
+from tests.pages.tournament_views import eliminated, tournament_view
+
+GRAPHICS = ("leaderboard", "lowerthird", "elimination", "payouts", "clock")
+FELT = ("body { background: radial-gradient(ellipse at 60% 40%, #2f6b48 0%, #123524 55%, "
+        "#07160f 100%) !important; }")
+
+
+class GraphicsHarness(Harness):
+    """The harness with the graphics' page routes (the service serves them the same way)."""
+
+    def _app(self) -> web.Application:
+        app = super()._app()
+        for name in GRAPHICS:
+            app.router.add_get(f"/{name}", self._page)
+        return app
+
+
+@pytest.fixture(scope="module")
+def harness() -> Iterator[Harness]:
+    server = GraphicsHarness()
+    server.start()
+    yield server
+    server.close()
+
+
+def open_graphic(page: Page, harness: Harness, name: str, view: dict[str, Any],
+                 revision: int = 1, query: str = "", channel: str = "delayed") -> None:
+    harness.set_view(channel, view, revision)
+    page.goto(f"{harness.base}/{name}?channel={channel}{query}")
+    expect(page.locator("html")).to_have_attribute("data-revision", str(revision))
+    page.evaluate("document.fonts.ready")
+
+
+def texts(page: Page, selector: str) -> list[str]:
+    found: list[str] = page.locator(selector).all_text_contents()
+    return found
+
+
+def settle_and_shoot(page: Page, path: Path) -> None:
+    """A screenshot after the entrance animations, transparent as OBS composites it."""
+    page.wait_for_timeout(800)
+    page.screenshot(path=str(path), omit_background=True)
+
+
+# ---- leaderboard -------------------------------------------------------------------------
+
+
+def test_leaderboard_first_paint(page: Page, harness: Harness, artifacts: Path) -> None:
+    open_graphic(page, harness, "leaderboard", tournament_view())
+    hello = harness.hellos_on("delayed")[0]
+    assert hello.message["page"] == "leaderboard"
+    rows = page.locator(".row")
+    expect(rows).to_have_count(10)
+    expect(page.locator(".row:not(.out) .name")).to_have_text(
+        ["Rast", "Ashton", "Mira", "Lena", "Yuki", "Kalidou", "Danny"])
+    expect(page.locator(".row:not(.out) .rank")).to_have_text([str(n) for n in range(1, 8)])
+    leader = page.locator(".row[data-seat='4']")
+    expect(leader).to_have_class(re.compile(r"\bleader\b"))
+    expect(leader.locator(".stack")).to_have_text("12,000")
+    expect(leader.locator(".bb")).to_have_text("20.0 BB")
+    expect(leader.locator(".share-value")).to_have_text("24.0%")
+    # Bars are drawn against the leader; the text is the share of all chips.
+    widths = page.locator(".row:not(.out) .share-fill").evaluate_all(
+        "ns => ns.map(n => n.style.width)")
+    assert widths[0] == "100%" and widths[1] == "75%" and widths[-1] == "25%"
+    # Eliminated players follow, greyed, by place, with their prize (none for 10th).
+    out = page.locator(".row.out")
+    expect(out.locator(".rank")).to_have_text(["8th", "9th", "10th"])
+    expect(out.locator(".name")).to_have_text(["Olga", "Tom", "Jo"])
+    expect(out.locator(".stack")).to_have_text(["€4,000", "€3,000", ""])
+    assert out.first.evaluate("n => parseFloat(getComputedStyle(n).opacity)") < 0.8
+    expect(page.locator("#remaining")).to_have_text("7 / 10")
+    expect(page.locator("#average")).to_have_text("7,142")
+    expect(page.locator("#average-bb")).to_have_text("11.9 BB")
+    expect(page.locator("#level")).to_have_text("5")
+    expect(page.locator("#blinds")).to_have_text("300 / 600")
+    expect(page.locator("#event-name")).to_have_text("Main Event Final Table")
+    # Bundled flags are drawn (loaded from the server); a player without a country has none.
+    flag = leader.locator(".flag img")
+    expect(flag).to_have_attribute("src", "/static/flags/se.svg")
+    page.wait_for_function("document.querySelector(\".row[data-seat='4'] .flag img\")"
+                           ".naturalWidth > 0")
+    expect(page.locator(".row[data-seat='6'] .flag")).to_have_class(re.compile(r"\bnone\b"))
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgba(0, 0, 0, 0)"
+    box = page.locator("#board").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 1080 and box["x"] >= 0
+    settle_and_shoot(page, artifacts / "leaderboard.png")
+    page.add_style_tag(content=FELT)
+    page.screenshot(path=str(artifacts / "leaderboard-on-felt.png"))
+
+
+def test_leaderboard_updates_from_patches(page: Page, harness: Harness) -> None:
+    view = tournament_view()
+    open_graphic(page, harness, "leaderboard", view, revision=4)
+    page.evaluate("document.querySelector(\".row[data-seat='1']\").dataset.mark = 'kept'")
+    # Ashton doubles through Rast: a patch replaces the players list (arrays are replaced).
+    players = copy.deepcopy(view["tournament"]["players"])
+    by_seat = {p["seat"]: p for p in players}
+    by_seat[1].update(stack=18000, in_bb=30.0, share=0.36, rank=1)
+    by_seat[4].update(stack=3000, in_bb=5.0, share=0.06, rank=6)
+    by_seat[3]["rank"], by_seat[8]["rank"], by_seat[7]["rank"] = 2, 3, 4
+    by_seat[2]["rank"], by_seat[6]["rank"] = 5, 7
+    harness.push_patch("delayed", {"tournament": {"players": players,
+                                                  "field": {"chip_leader": 1}}})
+    expect(page.locator("html")).to_have_attribute("data-revision", "5")
+    expect(page.locator(".row:not(.out) .name")).to_have_text(
+        ["Ashton", "Mira", "Lena", "Yuki", "Kalidou", "Rast", "Danny"])
+    expect(page.locator(".row[data-seat='1'] .stack")).to_have_text("18,000")
+    expect(page.locator(".row[data-seat='1']")).to_have_class(re.compile(r"\bleader\b"))
+    # The row is updated in place (its share bar animates), never rebuilt.
+    assert page.evaluate(
+        "document.querySelector(\".row[data-seat='1']\").dataset.mark") == "kept"
+    # A bust-out: the player moves to the eliminated rows with place and prize.
+    busted = eliminated(harness.channels["delayed"].view or {}, 6, 7, 5000, 42)
+    harness.push_patch("delayed", {"tournament": {
+        "players": busted["tournament"]["players"],
+        "eliminations": busted["tournament"]["eliminations"],
+        "field": {"remaining": 6}}})
+    expect(page.locator(".row.out .name")).to_have_text(["Danny", "Olga", "Tom", "Jo"])
+    expect(page.locator(".row.out .rank").first).to_have_text("7th")
+    expect(page.locator(".row.out .stack").first).to_have_text("€5,000")
+    expect(page.locator("#remaining")).to_have_text("6 / 10")
+
+
+def test_leaderboard_options_and_no_tournament(page: Page, harness: Harness) -> None:
+    view = tournament_view()
+    del view["tournament"]
+    open_graphic(page, harness, "leaderboard", view, query="&rows=3&out=0")
+    # A service without tournament context: nothing on screen, no error.
+    expect(page.locator("#stage")).to_have_class(re.compile(r"\bempty\b"))
+    harness.push_patch("delayed", {"tournament": tournament_view()["tournament"]})
+    expect(page.locator("#stage")).not_to_have_class(re.compile(r"\bempty\b"))
+    expect(page.locator(".row .name")).to_have_text(["Rast", "Ashton", "Mira"])
+    expect(page.locator(".row.out")).to_have_count(0)
+
+
+# ---- lower third -------------------------------------------------------------------------
+
+
+def third_is_shown(page: Page) -> None:
+    expect(page.locator("#third")).to_have_class(re.compile(r"\bshown\b"))
+
+
+def third_is_gone(page: Page) -> None:
+    expect(page.locator("#third")).not_to_have_class(re.compile(r"\bshown\b"))
+
+
+def test_lowerthird_by_seat(page: Page, harness: Harness, artifacts: Path) -> None:
+    view = tournament_view()
+    view["tournament"]["players"][0]["prize_so_far"] = 4000
+    open_graphic(page, harness, "lowerthird", view, query="&seat=4")
+    third_is_shown(page)
+    expect(page.locator("#name")).to_have_text("Rast")
+    expect(page.locator("#full-name")).to_have_text("Rast Andersson")
+    expect(page.locator("#status")).to_have_text("Chip leader")
+    expect(page.locator("#stack")).to_have_text("12,000")
+    expect(page.locator("#bb")).to_have_text("20.0 BB")
+    expect(page.locator("#position")).to_have_text("1st of 7")
+    expect(page.locator("#prize")).to_have_text("€4,000")
+    expect(page.locator("#flag img")).to_have_attribute("src", "/static/flags/se.svg")
+    # The photo is loaded from the server (a same-origin path) and drawn, not the initials.
+    page.wait_for_function("document.querySelector('#photo img').naturalWidth > 0")
+    expect(page.locator("#photo")).not_to_have_class(re.compile(r"no-photo"))
+    expect(page.locator("#photo .initials")).to_be_hidden()
+    box = page.locator("#third").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 1080 and box["x"] >= 0
+    settle_and_shoot(page, artifacts / "lowerthird-seat.png")
+    page.add_style_tag(content=FELT)
+    page.screenshot(path=str(artifacts / "lowerthird-on-felt.png"))
+    # A patch: the stack changes in place; the entrance is not replayed for the same player.
+    harness.push_patch("delayed", {"tournament": {"players": [
+        {**view["tournament"]["players"][0], "stack": 15000, "in_bb": 25.0}]}})
+    expect(page.locator("#stack")).to_have_text("15,000")
+    third_is_shown(page)
+    # The seat empties: the lower third slides out.
+    harness.push_patch("delayed", {"tournament": {"players": []}})
+    third_is_gone(page)
+
+
+def test_lowerthird_by_name_falls_back_to_initials_and_code(page: Page, harness: Harness,
+                                                            probe: Probe) -> None:
+    probe.allow_rejections = True  # Chromium logs the 404s of the missing photo and flag
+    view = tournament_view()
+    mira = view["tournament"]["players"][2]
+    mira.update(photo="/media/players/missing.jpg", country="XX")  # no such files
+    open_graphic(page, harness, "lowerthird", view, query="&player=mira%20LINDQVIST")
+    third_is_shown(page)
+    expect(page.locator("#name")).to_have_text("Mira")
+    expect(page.locator("#photo")).to_have_class(re.compile(r"\bno-photo\b"))
+    expect(page.locator("#photo .initials")).to_have_text("ML")
+    expect(page.locator("#photo .initials")).to_be_visible()
+    expect(page.locator("#flag")).to_have_class(re.compile(r"\bmissing\b"))
+    expect(page.locator("#flag .flag-code")).to_have_text("XX")
+    expect(page.locator("#flag .flag-code")).to_be_visible()
+    expect(page.locator("#position")).to_have_text("3rd of 7")
+    expect(page.locator("#prize-fact")).to_be_hidden()  # no prize yet: nothing, never "0"
+    # Off-site photos and malformed codes are never requested at all.
+    mira.update(photo="http://203.0.113.7/x.jpg", country="de\"><img")
+    harness.push_snapshot("delayed", view, 2)
+    expect(page.locator("#photo")).to_have_class(re.compile(r"\bno-photo\b"))
+    expect(page.locator("#flag")).to_have_class(re.compile(r"\bnone\b"))
+    expect(page.locator("#photo img, #flag img")).to_have_count(0)
+    # Mira busts: found by name among the eliminated, with place and prize.
+    harness.push_snapshot("delayed", eliminated(view, 3, 7, 5000, 43), 3)
+    expect(page.locator("#status")).to_have_text("Eliminated")
+    expect(page.locator("#stack")).to_have_text("7th")
+    expect(page.locator("#prize")).to_have_text("€5,000")
+    expect(page.locator("#third")).to_have_class(re.compile(r"\bout\b"))
+    third_is_shown(page)
+
+
+def test_lowerthird_hold_slides_out(page: Page, harness: Harness) -> None:
+    open_graphic(page, harness, "lowerthird", tournament_view(), query="&seat=1&hold=0.6")
+    third_is_shown(page)
+    expect(page.locator("#name")).to_have_text("Ashton")
+    third_is_gone(page)
+    # Unknown player: nothing on screen.
+    open_graphic(page, harness, "lowerthird", tournament_view(), query="&player=Nobody")
+    page.wait_for_timeout(300)
+    third_is_gone(page)
+    assert page.locator("#third").evaluate("n => getComputedStyle(n).opacity") == "0"
