@@ -120,6 +120,9 @@ class FaultKind(StrEnum):
     """A card at a seat nobody sits at: suspected misdeal (R13)."""
     UNMAPPED_ANTENNA = "unmapped_antenna"
     """Tags on an antenna the antenna map does not know."""
+    CAMERA_RFID_DISAGREE = "camera_rfid_disagree"
+    """A camera and the RFID read different cards in the same zone (``capture/camera/
+    fusion.py``); the fusion policy decides which, if either, is used."""
 
     def __repr__(self) -> str:
         return f"FaultKind.{self.name}"
@@ -133,6 +136,12 @@ def _cards_from_json(value: Any) -> tuple[Card, ...]:
     if not isinstance(value, list):
         raise InvalidInputError(f"expected a list of cards, got {value!r}")
     return tuple(Card(code) for code in value)
+
+
+def _check_confidence(value: float) -> None:
+    if (isinstance(value, bool) or not isinstance(value, (int, float))
+            or not 0.0 <= value <= 1.0):
+        raise InvalidInputError(f"a confidence is a number from 0 to 1, got {value!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,15 +163,18 @@ class HoleCardsRead(_Event):
     cards: tuple[Card, Card]
     t: float
     source: str = ""
+    confidence: float = 1.0
+    """How sure capture is, 0-1: 1.0 for RFID; a camera's recognition score."""
 
     def __post_init__(self) -> None:
         Zone.at_seat(self.seat)
         if len(self.cards) != 2 or self.cards[0] is self.cards[1]:
             raise InvalidInputError(f"hole cards must be two distinct cards, got {self.cards!r}")
+        _check_confidence(self.confidence)
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.TYPE, "seat": self.seat, "cards": _cards_to_json(self.cards),
-                "t": self.t, "source": self.source}
+                "t": self.t, "source": self.source, "confidence": self.confidence}
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,14 +186,17 @@ class BoardCardRead(_Event):
     position: int
     t: float
     source: str = ""
+    confidence: float = 1.0
+    """How sure capture is, 0-1: 1.0 for RFID; a camera's recognition score."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.position, int) or not 1 <= self.position <= 5:
             raise InvalidInputError(f"board position {self.position!r} is not 1-5")
+        _check_confidence(self.confidence)
 
     def to_dict(self) -> dict[str, Any]:
         return {"type": self.TYPE, "card": self.card.code, "position": self.position,
-                "t": self.t, "source": self.source}
+                "t": self.t, "source": self.source, "confidence": self.confidence}
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,6 +326,13 @@ def _get(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...]) -> An
     return value
 
 
+def _confidence(data: Mapping[str, Any]) -> float:
+    """The optional ``confidence`` (1.0 when missing: logs written before it existed)."""
+    if "confidence" not in data:
+        return 1.0
+    return float(_get(data, "confidence", (int, float)))
+
+
 def event_from_dict(data: Mapping[str, Any]) -> CaptureEvent:
     """Rebuild an event from :meth:`to_dict` output (e.g. a recorded JSON line).
 
@@ -325,10 +347,11 @@ def event_from_dict(data: Mapping[str, Any]) -> CaptureEvent:
         cards = _cards_from_json(data.get("cards"))
         if len(cards) != 2:
             raise InvalidInputError(f"hole cards must be two cards, got {cards!r}")
-        return HoleCardsRead(_get(data, "seat", int), (cards[0], cards[1]), t, source)
+        return HoleCardsRead(_get(data, "seat", int), (cards[0], cards[1]), t, source,
+                             _confidence(data))
     if kind == BoardCardRead.TYPE:
         return BoardCardRead(Card(_get(data, "card", str)), _get(data, "position", int), t,
-                             source)
+                             source, _confidence(data))
     if kind == CardMucked.TYPE:
         return CardMucked(Card(_get(data, "card", str)), t, source)
     if kind == CardRemoved.TYPE:

@@ -149,3 +149,17 @@ class DelayViolationError(FeltcastError, RuntimeError):
     ``secure`` channel while OBS's stream delay is off or shorter than the security delay."""
 
     code = "delay_violation"
+
+
+class CameraDeckError(InvalidInputError):
+    """A camera deck cannot be calibrated, read, found or stored as asked (the message says
+    which card or file)."""
+
+    code = "camera_deck"
+
+
+class CameraError(FeltcastError, RuntimeError):
+    """A camera source cannot be opened or stopped delivering frames; the message names the
+    camera and its source."""
+
+    code = "camera_error"
