@@ -47,9 +47,12 @@ from overlay.web_errors import error_middleware, error_payload, json_error
 _log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
-PAGES = ("overlay", "commentary", "operator")
+GRAPHICS = ("leaderboard", "lowerthird", "elimination", "payouts", "clock")
+"""The tournament graphics (docs/pages.md): OBS browser sources like the overlay."""
+PAGES = ("overlay", "commentary", "operator", *GRAPHICS)
 OPERATOR_CHANNEL = "operator"
-DEFAULT_CHANNEL = {"overlay": "delayed", "commentary": "delayed", "operator": OPERATOR_CHANNEL}
+DEFAULT_CHANNEL = {"overlay": "delayed", "commentary": "delayed", "operator": OPERATOR_CHANNEL,
+                   **{page: "delayed" for page in GRAPHICS}}
 WS_QUEUE = 256
 """Messages a websocket client may fall behind before it is resynchronised."""
 

@@ -11,7 +11,8 @@ import itertools
 from dataclasses import dataclass, replace
 from typing import Any
 
-_PAGE_IDS = frozenset({"overlay", "commentary", "operator", "replay"})
+_PAGE_IDS = frozenset({"overlay", "commentary", "operator", "replay", "leaderboard",
+                       "lowerthird", "elimination", "payouts", "clock"})
 
 
 @dataclass(frozen=True, slots=True)

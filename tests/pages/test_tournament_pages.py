@@ -242,3 +242,202 @@ def test_lowerthird_hold_slides_out(page: Page, harness: Harness) -> None:
     page.wait_for_timeout(300)
     third_is_gone(page)
     assert page.locator("#third").evaluate("n => getComputedStyle(n).opacity") == "0"
+
+
+# ---- elimination -------------------------------------------------------------------------
+
+
+def bust_shown(page: Page) -> None:
+    expect(page.locator("#bust")).to_have_class(re.compile(r"\bshown\b"))
+
+
+def bust_hidden(page: Page, timeout: float = 5000) -> None:
+    expect(page.locator("#bust")).not_to_have_class(re.compile(r"\bshown\b"), timeout=timeout)
+
+
+def test_elimination_shows_then_hides(page: Page, harness: Harness, artifacts: Path) -> None:
+    view = tournament_view()
+    open_graphic(page, harness, "elimination", view, revision=3, query="&seconds=1.5")
+    # Bust-outs known at the first paint are history: nothing is shown.
+    page.wait_for_timeout(300)
+    bust_hidden(page, timeout=100)
+    assert page.locator("#bust").evaluate("n => getComputedStyle(n).opacity") == "0"
+    busted = eliminated(view, 6, 7, 5000, 42)
+    harness.push_patch("delayed", {"tournament": {
+        "players": busted["tournament"]["players"],
+        "eliminations": busted["tournament"]["eliminations"], "field": {"remaining": 6}}})
+    bust_shown(page)
+    expect(page.locator("#name")).to_have_text("Danny")
+    expect(page.locator("#place")).to_have_text("7th")
+    expect(page.locator("#prize")).to_have_text("€5,000")
+    expect(page.locator("#detail")).to_have_text("Hand 42 · 6 players left")
+    expect(page.locator("#photo .initials")).to_have_text("DO")  # no photo: initials
+    expect(page.locator("#flag")).to_have_class(re.compile(r"\bnone\b"))
+    settle_and_shoot(page, artifacts / "elimination.png")
+    page.add_style_tag(content=FELT)
+    page.screenshot(path=str(artifacts / "elimination-on-felt.png"))
+    bust_hidden(page)
+    # A patch that does not add a bust-out does not bring it back.
+    harness.push_patch("delayed", {"tournament": {"ticker": "Hand 43: Ann wins 1,200"}})
+    page.wait_for_timeout(400)
+    bust_hidden(page, timeout=100)
+
+
+def test_two_busts_in_one_hand_show_in_order(page: Page, harness: Harness) -> None:
+    view = tournament_view()
+    open_graphic(page, harness, "elimination", view, query="&seconds=1")
+    # R22: both bust in hand 44; the smaller starting stack (Danny) finishes 7th, Kalidou 6th.
+    both = eliminated(eliminated(view, 6, 7, 5000, 44), 2, 6, 6000, 44)
+    page.evaluate("""() => { window.seen = [];
+        new MutationObserver(() => { const n = document.documentElement.dataset.showing;
+            if (n && window.seen[window.seen.length - 1] !== n) window.seen.push(n); })
+        .observe(document.documentElement, {attributes: true}); }""")
+    harness.push_patch("delayed", {"tournament": {
+        "players": both["tournament"]["players"],
+        "eliminations": both["tournament"]["eliminations"]}})
+    bust_shown(page)
+    expect(page.locator("#name")).to_have_text("Danny")
+    expect(page.locator("#name")).to_have_text("Kalidou", timeout=5000)
+    expect(page.locator("#place")).to_have_text("6th")
+    expect(page.locator("#prize")).to_have_text("€6,000")
+    bust_hidden(page)
+    assert page.evaluate("window.seen") == ["7|Daniel Ortega", "6|Kalidou Sow"]
+
+
+def test_elimination_after_a_reconnect(page: Page, harness: Harness, probe: Probe) -> None:
+    probe.allow_websocket_errors = True
+    view = tournament_view()
+    open_graphic(page, harness, "elimination", view, revision=7, query="&seconds=2")
+    harness.stop_server()
+    expect(page.locator("html")).to_have_attribute("data-connection", "offline")
+    # While the page was away Yuki busted: the fresh snapshot is news for this page; the
+    # bust-outs it already knew are not replayed.
+    harness.set_view("delayed", eliminated(view, 7, 7, 5000, 45), revision=9)
+    harness.restart_server()
+    expect(page.locator("html")).to_have_attribute("data-revision", "9", timeout=15000)
+    bust_shown(page)
+    expect(page.locator("#name")).to_have_text("Yuki")
+    expect(page.locator("#flag img")).to_have_attribute("src", "/static/flags/jp.svg")
+    bust_hidden(page)
+    # A bust-out taken back by the operator is hidden at once.
+    again = eliminated(view, 2, 7, 5000, 46)
+    harness.push_snapshot("delayed", again, 10)
+    bust_shown(page)
+    expect(page.locator("#name")).to_have_text("Kalidou")
+    harness.push_snapshot("delayed", view, 11)
+    bust_hidden(page, timeout=1500)
+
+
+# ---- payouts -----------------------------------------------------------------------------
+
+
+def test_payouts_places_jumps_and_states(page: Page, harness: Harness,
+                                         artifacts: Path) -> None:
+    view = tournament_view()
+    open_graphic(page, harness, "payouts", view)
+    expect(page.locator(".place-row")).to_have_count(9)
+    expect(page.locator(".place-row .place")).to_have_text(
+        ["1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th", "9th"])
+    expect(page.locator(".place-row .prize")).to_have_text(
+        ["€30,000", "€20,000", "€14,000", "€10,000", "€8,000", "€6,000", "€5,000", "€4,000",
+         "€3,000"])
+    # Pay jumps: what one place higher adds.
+    expect(page.locator(".place-row .jump")).to_have_text(
+        ["", "+€10,000", "+€6,000", "+€4,000", "+€2,000", "+€2,000", "+€1,000", "+€1,000",
+         "+€1,000"])
+    states = page.locator(".place-row").evaluate_all("ns => ns.map(n => n.dataset.state)")
+    assert states == ["in-play"] * 6 + ["next", "paid", "paid"]
+    expect(page.locator(".place-row.paid .who")).to_have_text(["Olga Petrova", "Tom Brenner"])
+    expect(page.locator(".place-row.next .who")).to_have_text("Next out")
+    expect(page.locator("#pool")).to_have_text("€100,000")
+    expect(page.locator("#remaining")).to_have_text("7 / 10")
+    expect(page.locator("#next")).to_have_text("7th · €5,000")
+    settle_and_shoot(page, artifacts / "payouts.png")
+    page.add_style_tag(content=FELT)
+    page.screenshot(path=str(artifacts / "payouts-on-felt.png"))
+    # Danny busts in 7th: the highlight moves up one place.
+    busted = eliminated(view, 6, 7, 5000, 42)
+    harness.push_patch("delayed", {"tournament": {
+        "payouts": busted["tournament"]["payouts"], "field": {"remaining": 6}}})
+    expect(page.locator(".place-row.next .place")).to_have_text("6th")
+    expect(page.locator(".place-row[data-place='7'] .who")).to_have_text("Daniel Ortega")
+    expect(page.locator("#next")).to_have_text("6th · €6,000")
+
+
+def test_payouts_above_the_bubble_and_other_currencies(page: Page, harness: Harness) -> None:
+    view = tournament_view()
+    tour = view["tournament"]
+    tour["field"].update(entrants=40, remaining=12)
+    tour["payouts"].update(currency="CHF", prize_pool=100000)
+    for row in tour["payouts"]["places"]:
+        row["name"] = None
+    open_graphic(page, harness, "payouts", view)
+    expect(page.locator("#next-label")).to_have_text("Bubble")
+    expect(page.locator("#next")).to_have_text("3 to the money")
+    expect(page.locator(".place-row.next")).to_have_count(0)
+    expect(page.locator(".place-row.in-play")).to_have_count(9)
+    expect(page.locator(".place-row .prize").first).to_have_text("CHF 30,000")
+    # A unit that is no ISO 4217 currency is written after the amount.
+    harness.push_patch("delayed", {"tournament": {"payouts": {"currency": "POINTS"}}})
+    expect(page.locator(".place-row .prize").first).to_have_text("30,000 POINTS")
+    # No payout table (no prize pool configured): nothing on screen.
+    harness.push_patch("delayed", {"tournament": {"payouts": None}})
+    expect(page.locator("#stage")).to_have_class(re.compile(r"\bempty\b"))
+
+
+# ---- level clock -------------------------------------------------------------------------
+
+
+def clock_seconds(text: str) -> int:
+    minutes, seconds = text.split(":")
+    return int(minutes) * 60 + int(seconds)
+
+
+def test_clock_counts_down_locally(page: Page, harness: Harness, artifacts: Path) -> None:
+    open_graphic(page, harness, "clock", tournament_view())
+    expect(page.locator("#level")).to_have_text("Level 5")
+    expect(page.locator("#blinds")).to_have_text("300 / 600")
+    expect(page.locator("#ante-fact")).to_be_hidden()  # no ante this level
+    expect(page.locator("#next")).to_have_text("500 / 1,000 · Ante 100")
+    expect(page.locator("#players")).to_have_text("7 / 10")
+    expect(page.locator("#average")).to_have_text("7,142")
+    expect(page.locator("#pool")).to_have_text("€100,000")
+    # 734.2 s left at the view's as_of, which is now on the delayed channel's clock.
+    expect(page.locator("#time")).to_have_text(re.compile(r"^12:1[345]$"))
+    first = clock_seconds(page.locator("#time").inner_text())
+    page.wait_for_timeout(2100)
+    second = clock_seconds(page.locator("#time").inner_text())
+    assert 1 <= first - second <= 3, (first, second)  # it counts with no message arriving
+    settle_and_shoot(page, artifacts / "clock.png")
+    page.add_style_tag(content=FELT)
+    page.screenshot(path=str(artifacts / "clock-on-felt.png"))
+    # Paused (a patch): the time stands still, flagged.
+    harness.push_patch("delayed", {"tournament": {"clock": {"running": False,
+                                                            "remaining": 500.0}}})
+    expect(page.locator("#time")).to_have_text("8:20")
+    expect(page.locator("#state")).to_have_text("Paused")
+    page.wait_for_timeout(1200)
+    expect(page.locator("#time")).to_have_text("8:20")
+    # A break: no blinds, the level after it comes next.
+    harness.push_patch("delayed", {"tournament": {"clock": {
+        "is_break": True, "running": True, "remaining": 61.0,
+        "as_of": harness.channels["delayed"].view["channel"]["as_of"]}}})  # type: ignore[index]
+    expect(page.locator("#level")).to_have_text("Break")
+    expect(page.locator("#blinds")).to_be_hidden()
+    expect(page.locator("#clock")).to_have_class(re.compile(r"\bbreak\b"))
+    expect(page.locator("#state")).to_have_text("")
+    expect(page.locator("#clock")).to_have_class(re.compile(r"\blast-minute\b"), timeout=4000)
+
+
+def test_clock_respects_the_channel_delay(page: Page, harness: Harness) -> None:
+    # The delayed channel's view is of 30 s ago and its last event five minutes before that:
+    # the level has 734.2 - 300 s left on that channel's clock.
+    view = tournament_view()
+    view["channel"]["as_of"] -= 300
+    view["tournament"]["clock"]["as_of"] -= 300
+    open_graphic(page, harness, "clock", view)
+    expect(page.locator("#time")).to_have_text(re.compile(r"^7:1[345]$"))
+    # The live channel shows the same clock with no delay (its view is of now).
+    live = tournament_view("secure")
+    open_graphic(page, harness, "clock", live, channel="secure")
+    expect(page.locator("#time")).to_have_text(re.compile(r"^12:1[345]$"))

@@ -1,0 +1,53 @@
+// The level clock (docs/pages.md): level, time left counting down locally from the view's
+// `remaining` at `as_of` (on the channel's own clock, so a delayed channel counts with its
+// pictures), blinds and ante, BREAK, the next level, and the field: players left, average
+// stack, prize pool.
+//   ?channel=delayed (default)  ?token=
+import { setText, toggle } from "./js/dom.js";
+import { anteText, blindsText, chips, clockText, everyTick, levelRemaining, money,
+  startGraphic, tournamentOf } from "./js/tournament.js";
+
+const $ = (id) => document.getElementById(id);
+const shown = { clock: null };
+
+function tick() {
+  const remaining = shown.clock ? levelRemaining(shown.clock, channel.viewNow()) : null;
+  setText($("time"), remaining === null ? "" : clockText(remaining));
+  // The last minute of a level is flagged (the floor announces it).
+  toggle($("clock"), "last-minute", remaining !== null && remaining <= 60 && shown.clock
+    && shown.clock.running);
+}
+
+/** The one render function: first paint and every update. */
+export function render(view) {
+  const tournament = tournamentOf(view);
+  const clock = tournament ? tournament.clock : null;
+  shown.clock = clock || null;
+  const stage = $("stage");
+  toggle(stage, "empty", !clock);
+  if (!clock) return;
+  const onBreak = Boolean(clock.is_break);
+  toggle($("clock"), "break", onBreak);
+  toggle($("clock"), "paused", !clock.running);
+  setText($("level"), onBreak ? "Break" : `Level ${clock.level}`);
+  setText($("state"), clock.running ? "" : "Paused");
+  setText($("blinds"), onBreak ? "" : blindsText(clock));
+  setText($("ante"), onBreak || !clock.ante ? "" : chips(clock.ante));
+  $("ante-fact").hidden = onBreak || !clock.ante;
+  $("blinds").parentElement.hidden = onBreak;
+  const next = clock.next;
+  setText($("next"), next ? [blindsText(next), anteText(next)].filter(Boolean).join(" · ")
+    : "");
+  $("next").parentElement.hidden = !next;
+  const field = tournament.field || {};
+  setText($("players"), typeof field.remaining === "number"
+    ? (field.entrants ? `${field.remaining} / ${field.entrants}` : String(field.remaining)) : "");
+  setText($("average"), chips(field.average));
+  const payouts = tournament.payouts;
+  setText($("pool"), payouts ? money(payouts.prize_pool, payouts.currency) : "");
+  $("pool-fact").hidden = !payouts || !payouts.prize_pool;
+  tick();
+}
+
+const { channel } = startGraphic("clock", render);
+everyTick(tick);
