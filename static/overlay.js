@@ -6,6 +6,8 @@ import { connectChannel, pageParams } from "./js/channel.js";
 import { syncCards } from "./js/cards.js";
 import { KeyedList, bigBlinds, chips, clockText, el, levelRemaining, loadFonts, percent,
   setText, toggle } from "./js/dom.js";
+import { ACTION_CLOCK_FINAL, actionClockRemaining, anteText, blindsText,
+  levelRemaining as clockRemaining, tournamentOf } from "./js/tournament.js";
 
 const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
   showdown: "Showdown", over: "" };
@@ -141,19 +143,61 @@ function renderTable(view, best) {
 const players = new KeyedList($("players"), createSeat);
 const shown = { view: null };
 
+/**
+ * The clock bug: the tournament clock's time left (counting down locally from its
+ * remaining/as_of, standing still when paused), else the table level's end; and the R12
+ * action clock (one minute, then the final ten seconds) on the player it was called on.
+ */
 function renderLevelClock() {
-  const remaining = shown.view ? levelRemaining(shown.view, channel.viewNow()) : null;
+  const view = shown.view;
+  const tournament = tournamentOf(view);
+  const clock = tournament ? tournament.clock : null;
+  const now = channel.viewNow();
+  const remaining = clock ? clockRemaining(clock, now)
+    : view ? levelRemaining(view, now) : null;
   setText($("level-clock"), remaining === null ? "" : clockText(remaining));
+  toggle($("level-clock"), "paused", Boolean(clock && !clock.running));
+
+  const called = tournament ? tournament.action_clock : null;
+  const left = actionClockRemaining(called, now);
+  const box = $("action-clock");
+  box.hidden = left === null;
+  const seat = left === null ? null : (view.seats || []).find((s) => s.seat === called.seat);
+  for (const node of $("players").children) {
+    toggle(node, "on-clock", seat && node.dataset.seat === String(seat.seat));
+  }
+  if (left === null) return;
+  setText($("action-clock-name"), seat ? seat.name : `Seat ${called.seat}`);
+  setText($("action-clock-time"), left > ACTION_CLOCK_FINAL ? clockText(left)
+    : String(Math.ceil(left)));
+  toggle(box, "final", left <= ACTION_CLOCK_FINAL);
+}
+
+/** Level, blinds and ante of the hand (R21: a new level starts with the next hand); a break
+ * and the next level from the tournament clock. */
+function renderClockBug(view) {
+  const tournament = tournamentOf(view);
+  const clock = tournament ? tournament.clock : null;
+  const onBreak = Boolean(clock && clock.is_break && !view.table.street);
+  if (onBreak) {
+    setText($("level"), "Break");
+    setText($("blinds"), "");
+    $("ante").hidden = true;
+  }
+  toggle($("level"), "break", onBreak);
+  const next = clock && clock.next ? [blindsText(clock.next), anteText(clock.next)]
+    .filter(Boolean).join(" · ") : "";
+  setText($("next-level"), next ? `Next ${next}` : "");
 }
 
 /** The one render function: first paint and every update. */
 export function render(view) {
   shown.view = view;
-  renderLevelClock();
   const stage = $("stage");
   stage.classList.remove("empty");
   const best = highlightedCards(view);
   renderEventBar(view.table);
+  renderClockBug(view);
   const seated = (view.seats || []).filter((seat) => seat.name !== null);
   stage.dataset.players = String(seated.length);
   // A channel that knows no equity (venue) gets narrower boxes, without an empty column.
@@ -162,11 +206,12 @@ export function render(view) {
   renderTable(view, best);
   stage.dataset.street = view.table.street || "";
   stage.dataset.channel = view.channel ? view.channel.name : "";
+  renderLevelClock();
 }
 
 loadFonts();
 const params = pageParams({ channel: "delayed" });
 const channel = connectChannel({ channel: params.channel, page: "overlay", token: params.token });
 channel.subscribe(render);
-setInterval(renderLevelClock, 1000);
+setInterval(renderLevelClock, 250);
 window.feltcast = { channel, render };

@@ -441,3 +441,67 @@ def test_clock_respects_the_channel_delay(page: Page, harness: Harness) -> None:
     live = tournament_view("secure")
     open_graphic(page, harness, "clock", live, channel="secure")
     expect(page.locator("#time")).to_have_text(re.compile(r"^12:1[345]$"))
+
+
+# ---- the overlay's clock bug and the R12 action clock --------------------------------------
+
+
+def test_overlay_clock_bug_and_action_clock(page: Page, harness: Harness,
+                                            artifacts: Path) -> None:
+    view = tournament_view()
+    as_of = view["channel"]["as_of"]
+    view["tournament"]["action_clock"] = {"seat": 1, "ends_at": as_of + 42.4}
+    open_graphic(page, harness, "overlay", view)
+    # The tournament clock drives the bug (734.2 s at as_of), with the next level.
+    expect(page.locator("#level-clock")).to_have_text(re.compile(r"^12:1[345]$"))
+    expect(page.locator("#next-level")).to_have_text("Next 500 / 1,000 · Ante 100")
+    expect(page.locator("#level")).to_have_text("Level 12")  # the hand's level (R21)
+    # R12: the clock called on Ashton, counting down, his box marked.
+    expect(page.locator("#action-clock")).to_be_visible()
+    expect(page.locator("#action-clock-name")).to_have_text("Ashton Griffin")
+    expect(page.locator("#action-clock-time")).to_have_text(re.compile(r"^0:4[123]$"))
+    expect(page.locator(".player[data-seat='1']")).to_have_class(re.compile(r"\bon-clock\b"))
+    expect(page.locator(".player.on-clock")).to_have_count(1)
+    page.wait_for_timeout(600)
+    page.screenshot(path=str(artifacts / "overlay-action-clock.png"), omit_background=True)
+    # The final ten seconds: plain seconds, flagged.
+    harness.push_patch("delayed", {"tournament": {"action_clock": {"ends_at": as_of + 8.2}}})
+    expect(page.locator("#action-clock")).to_have_class(re.compile(r"\bfinal\b"))
+    expect(page.locator("#action-clock-time")).to_have_text(re.compile(r"^[6-9]$"))
+    # Expired, then taken off (null): the bug shows 0 and then goes.
+    harness.push_patch("delayed", {"tournament": {"action_clock": {"ends_at": as_of - 1}}})
+    expect(page.locator("#action-clock-time")).to_have_text("0")
+    harness.push_patch("delayed", {"tournament": {"action_clock": None}})
+    expect(page.locator("#action-clock")).to_be_hidden()
+    expect(page.locator(".player.on-clock")).to_have_count(0)
+    # Paused: the level clock stands still.
+    harness.push_patch("delayed", {"tournament": {"clock": {"running": False,
+                                                            "remaining": 125.0}}})
+    expect(page.locator("#level-clock")).to_have_text("2:05")
+    expect(page.locator("#level-clock")).to_have_class(re.compile(r"\bpaused\b"))
+    page.wait_for_timeout(1100)
+    expect(page.locator("#level-clock")).to_have_text("2:05")
+    # Between hands on a break: BREAK instead of the level and blinds.
+    harness.push_patch("delayed", {"table": {"street": None},
+                                   "tournament": {"clock": {"is_break": True,
+                                                            "running": True}}})
+    expect(page.locator("#level")).to_have_text("Break")
+    expect(page.locator("#blinds")).to_have_text("")
+    expect(page.locator("#ante")).to_be_hidden()
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(artifacts / "overlay-break.png"), omit_background=True)
+    # The next hand: the level is back.
+    harness.push_patch("delayed", {"table": {"street": "preflop"},
+                                   "tournament": {"clock": {"is_break": False}}})
+    expect(page.locator("#level")).to_have_text("Level 12")
+    expect(page.locator("#blinds")).to_have_text("4,000 / 8,000")
+
+
+def test_overlay_without_tournament_keeps_the_table_level_clock(page: Page,
+                                                                harness: Harness) -> None:
+    view = tournament_view()
+    del view["tournament"]
+    open_graphic(page, harness, "overlay", view)
+    expect(page.locator("#level-clock")).to_have_text(re.compile(r"^12:3[234]$"))
+    expect(page.locator("#next-level")).to_have_text("")
+    expect(page.locator("#action-clock")).to_be_hidden()
