@@ -1,0 +1,153 @@
+"""The clip list of an export: where each hand starts and ends in the footage.
+
+Each hand of the log that overlaps the footage is one :class:`Clip`: its first and last frame
+(from the hand's first and last log entry, :class:`overlay.export.hands.HandRecord`), as
+seconds and as SMPTE time codes (``HH:MM:SS:FF``, non-drop-frame at the nominal rate), with a
+title (``Hand 12: Ann wins 4,800``). Written three ways for editors:
+
+* CSV (:func:`write_csv`), one row per hand;
+* chapters (:func:`ffmetadata`): an FFMETADATA file, muxed into the exported mp4 by ffmpeg and
+  kept beside it; players and editors (e.g. DaVinci Resolve, Premiere via the mp4) show the
+  hands as chapters;
+* a CMX 3600 EDL (:func:`edl`): one event per hand, cut from the footage, hands back to back.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from overlay.export.hands import HandRecord, iso_utc
+from overlay.export.video.timeline import Sync
+
+__all__ = ["Clip", "clips_for", "edl", "ffmetadata", "hand_title", "timecode", "write_csv"]
+
+
+@dataclass(frozen=True, slots=True)
+class Clip:
+    """One hand in the footage: frames ``first`` to ``last`` (inclusive)."""
+
+    hand: int
+    first: int
+    last: int
+    title: str
+    started_at: float
+    """The hand's first log entry, Unix seconds."""
+    ended_at: float
+    clipped: bool = False
+    """True when the hand runs past either end of the footage (cut to it)."""
+
+    def start(self, fps: float) -> float:
+        """Seconds from the footage's first frame to the hand's first frame."""
+        return self.first / fps
+
+    def end(self, fps: float) -> float:
+        """Seconds to the end of the hand's last frame."""
+        return (self.last + 1) / fps
+
+
+def hand_title(record: HandRecord) -> str:
+    """``Hand 12: Ann wins 4,800`` (split pots name every winner; a misdeal says so)."""
+    if record.is_void:
+        return f"Hand {record.number} (misdeal)"
+    won: dict[int, int] = {}
+    for award in record.hand.awards:
+        for seat, share in zip(award.seats, award.shares, strict=True):
+            won[seat] = won.get(seat, 0) + share
+    if not won:
+        return f"Hand {record.number}"
+    names = " & ".join(record.name_of(seat) for seat in won)
+    verb = "win" if len(won) > 1 else "wins"
+    return f"Hand {record.number}: {names} {verb} {sum(won.values()):,}"
+
+
+def clips_for(records: Iterable[HandRecord], sync: Sync, frames: int) -> list[Clip]:
+    """The clips of the hands that overlap the footage's ``frames`` frames, in order."""
+    out = []
+    for record in records:
+        first, last = sync.frame_of(record.started_at), sync.frame_of(record.ended_at)
+        if last < 0 or first >= frames:
+            continue
+        clipped = first < 0 or last >= frames
+        out.append(Clip(record.number, max(0, first), min(frames - 1, max(first, last)),
+                        hand_title(record), record.started_at, record.ended_at, clipped))
+    return out
+
+
+def timecode(frame: int, fps: float) -> str:
+    """SMPTE ``HH:MM:SS:FF`` of ``frame`` (non-drop-frame, at the nominal rate: 29.97 counts
+    30 frames a second, as editors' NDF time codes do)."""
+    nominal = max(1, round(fps))
+    seconds, ff = divmod(frame, nominal)
+    minutes, ss = divmod(seconds, 60)
+    hh, mm = divmod(minutes, 60)
+    return f"{hh:02d}:{mm:02d}:{ss:02d}:{ff:02d}"
+
+
+CSV_FIELDS = ("hand", "title", "start_tc", "end_tc", "start_s", "end_s", "duration_s",
+              "first_frame", "last_frame", "started_at_utc", "ended_at_utc", "clipped")
+
+
+def csv_text(clips: Sequence[Clip], fps: float) -> str:
+    """The clip list as CSV (a header row, then one row per hand)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_FIELDS)
+    for clip in clips:
+        writer.writerow([clip.hand, clip.title, timecode(clip.first, fps),
+                         timecode(clip.last + 1, fps), f"{clip.start(fps):.3f}",
+                         f"{clip.end(fps):.3f}", f"{clip.end(fps) - clip.start(fps):.3f}",
+                         clip.first, clip.last, iso_utc(clip.started_at),
+                         iso_utc(clip.ended_at), "yes" if clip.clipped else "no"])
+    return buffer.getvalue()
+
+
+def write_csv(clips: Sequence[Clip], fps: float, path: Path) -> Path:
+    path.write_text(csv_text(clips, fps), encoding="utf-8")
+    return path
+
+
+def _meta(text: str) -> str:
+    """FFMETADATA escaping: ``=``, ``;``, ``#``, ``\\`` and newlines take a backslash."""
+    out = []
+    for ch in text:
+        if ch in "=;#\\\n":
+            out.append("\\")
+        out.append(ch)
+    return "".join(out)
+
+
+def ffmetadata(clips: Sequence[Clip], fps: float, *, title: str = "") -> str:
+    """The clips as FFMETADATA chapters (milliseconds), for ``ffmpeg -map_chapters``."""
+    lines = [";FFMETADATA1"]
+    if title:
+        lines.append(f"title={_meta(title)}")
+    for clip in clips:
+        lines += ["", "[CHAPTER]", "TIMEBASE=1/1000",
+                  f"START={round(clip.start(fps) * 1000)}",
+                  f"END={round(clip.end(fps) * 1000)}",
+                  f"title={_meta(clip.title)}"]
+    return "\n".join(lines) + "\n"
+
+
+def edl(clips: Sequence[Clip], fps: float, *, title: str, reel: str = "AX",
+        source_name: str = "") -> str:
+    """A CMX 3600 EDL: each hand cut from the footage, placed back to back from 01:00:00:00
+    (the usual record start), with its title as a comment."""
+    nominal = max(1, round(fps))
+    record = 3600 * nominal
+    lines = [f"TITLE: {title}", "FCM: NON-DROP FRAME", ""]
+    for number, clip in enumerate(clips, 1):
+        length = clip.last + 1 - clip.first
+        lines.append(f"{number:03d}  {reel:<8} V     C        "
+                     f"{timecode(clip.first, fps)} {timecode(clip.last + 1, fps)} "
+                     f"{timecode(record, fps)} {timecode(record + length, fps)}")
+        if source_name:
+            lines.append(f"* FROM CLIP NAME: {source_name}")
+        lines.append(f"* COMMENT: {clip.title}")
+        lines.append("")
+        record += length
+    return "\n".join(lines)

@@ -1,0 +1,597 @@
+"""The overlay's graphics for one view, as a layer to burn into frames.
+
+:class:`OverlayRenderer` lays a view (``docs/view-model.md``) out like the browser overlay
+(``static/overlay.html``/``.css``/``.js`` on its 1920x1080 stage, scaled to the footage): the
+event bar (table name, hand, level, blinds, ante), one box per seated player (hole cards, name,
+position, last action or winnings, made hand, stack and big blinds, equity and its bar; the
+player to act, winners and folded hands marked the same way), and the board with the street,
+the pots and the winner banner. Graphics change only at events, so a view is drawn once into
+a :class:`Layer`; burning a layer into a frame is then a blend of a few precomputed tiles
+(:meth:`Layer.composite`), and its PNG (for ``--alpha``) is encoded once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+from PIL import Image, ImageChops, ImageDraw
+
+from overlay.export.video.draw import (
+    COLORS,
+    RGBA,
+    card_image,
+    fit_text,
+    font,
+    rounded,
+    shadow,
+    text_width,
+    tracked_text,
+    with_opacity,
+)
+
+__all__ = ["STAGE", "Layer", "OverlayRenderer", "Tile"]
+
+STAGE = (1920, 1080)
+"""The browser overlay's stage (an OBS browser source of 1920x1080)."""
+
+_STREETS = {"preflop": "Pre-flop", "flop": "Flop", "turn": "Turn", "river": "River",
+            "showdown": "Showdown", "over": ""}
+_ANTES = {"big_blind": "BB ante", "button": "Button ante", "per_player": "Ante"}
+
+
+def chips(amount: int | None) -> str:
+    return "" if amount is None else f"{amount:,}"
+
+
+def big_blinds(value: float | None) -> str:
+    if value is None:
+        return ""
+    return f"{value:.0f} BB" if abs(value) >= 100 else f"{value:.1f} BB"
+
+
+@dataclass(slots=True)
+class Tile:
+    """One rectangle of a layer, ready to blend: ``frame = (frame * inv + pre) >> 8``."""
+
+    y0: int
+    y1: int
+    x0: int
+    x1: int
+    inv: np.ndarray
+    """256 - alpha (0-256, uint16, three channels)."""
+    pre: np.ndarray
+    """Colour times alpha (uint16, BGR)."""
+
+
+@dataclass(slots=True)
+class Layer:
+    """The graphics of one view at the output size: the drawn regions (straight-alpha BGRA,
+    with their top-left corners) and the blend tiles cut from them."""
+
+    width: int
+    height: int
+    parts: list[tuple[int, int, np.ndarray]]
+    tiles: list[Tile]
+    _png: bytes | None = field(default=None, repr=False)
+
+    @classmethod
+    def from_rgba(cls, image: Image.Image, groups: Sequence[tuple[int, int, int, int]],
+                  ) -> Layer:
+        """The layer of ``image`` (RGBA, the output size); only the ``groups`` boxes (x0, y0,
+        x1, y1) may hold graphics."""
+        width, height = image.size
+        parts: list[tuple[int, int, np.ndarray]] = []
+        tiles: list[Tile] = []
+        for gx0, gy0, gx1, gy1 in groups:
+            x0, y0, x1, y1 = max(0, gx0), max(0, gy0), min(width, gx1), min(height, gy1)
+            if x1 <= x0 or y1 <= y0:
+                continue
+            crop = np.asarray(image.crop((x0, y0, x1, y1)), dtype=np.uint8)
+            bgra = cv2.cvtColor(crop, cv2.COLOR_RGBA2BGRA)
+            parts.append((x0, y0, bgra))
+            tiles.extend(_tiles(bgra, x0, y0))
+        return cls(width, height, parts, tiles)
+
+    @classmethod
+    def empty(cls, width: int, height: int) -> Layer:
+        return cls(width, height, [], [])
+
+    @property
+    def bgra(self) -> np.ndarray:
+        """The whole layer as one straight-alpha BGRA image (transparent where no graphics)."""
+        out = np.zeros((self.height, self.width, 4), np.uint8)
+        for x0, y0, part in self.parts:
+            region = out[y0:y0 + part.shape[0], x0:x0 + part.shape[1]]
+            np.copyto(region, part, where=part[:, :, 3:4] > region[:, :, 3:4])
+        return out
+
+    def composite(self, frame: np.ndarray) -> np.ndarray:
+        """Burn the graphics into ``frame`` (BGR uint8, the layer's size), in place."""
+        for tile in self.tiles:
+            roi = frame[tile.y0:tile.y1, tile.x0:tile.x1]
+            mixed = roi.astype(np.uint16)
+            mixed *= tile.inv
+            mixed += tile.pre
+            mixed >>= 8
+            roi[...] = mixed
+        return frame
+
+    def png(self) -> bytes:
+        """The layer as a PNG with transparency (encoded once)."""
+        if self._png is None:
+            ok, data = cv2.imencode(".png", self.bgra, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+            if not ok:  # pragma: no cover - OpenCV encodes any BGRA array
+                raise RuntimeError("PNG encoding failed")
+            self._png = data.tobytes()
+        return self._png
+
+
+def _tiles(bgra: np.ndarray, x0: int, y0: int) -> list[Tile]:
+    """Blend tiles of one drawn region at (x0, y0): the runs of rows holding any graphics,
+    each cut to the columns that do (transparent parts of a frame are never touched)."""
+    alpha = bgra[:, :, 3]
+    rows = np.flatnonzero(alpha.any(axis=1))
+    if rows.size == 0:
+        return []
+    breaks = np.flatnonzero(np.diff(rows) > 1)
+    starts = np.concatenate(([rows[0]], rows[breaks + 1]))
+    ends = np.concatenate((rows[breaks], [rows[-1]])) + 1
+    tiles = []
+    for r0, r1 in zip(starts.tolist(), ends.tolist(), strict=True):
+        cols = np.flatnonzero(alpha[r0:r1].any(axis=0))
+        c0, c1 = int(cols[0]), int(cols[-1]) + 1
+        part = bgra[r0:r1, c0:c1]
+        a = part[:, :, 3:4].astype(np.uint16)
+        a += a >> 7  # 0-255 -> 0-256
+        inv = np.repeat(256 - a, 3, axis=2)
+        pre = part[:, :, :3].astype(np.uint16) * a
+        tiles.append(Tile(y0 + r0, y0 + r1, x0 + c0, x0 + c1, inv, pre))
+    return tiles
+
+
+class OverlayRenderer:
+    """Draws views at ``width`` x ``height``: the 1920x1080 stage scaled to fit, centred."""
+
+    def __init__(self, width: int, height: int) -> None:
+        if width < 16 or height < 16:
+            raise ValueError(f"frames of {width}x{height} are too small to draw graphics on")
+        self.width, self.height = width, height
+        self.scale = min(width / STAGE[0], height / STAGE[1])
+        self.ox = (width - STAGE[0] * self.scale) / 2
+        self.oy = (height - STAGE[1] * self.scale) / 2
+        self._cache = _ImageCache(64)
+        """Player boxes by what they show: a new event redraws only the boxes it changes."""
+        self.rendered = 0
+        """How many views were drawn (cache misses), for tests and the benchmark."""
+
+    # --- units ---------------------------------------------------------------------------
+
+    def u(self, value: float) -> int:
+        """A length on the stage, in output pixels."""
+        return max(0, round(value * self.scale))
+
+    def x(self, value: float) -> int:
+        return round(self.ox + value * self.scale)
+
+    def y(self, value: float) -> int:
+        return round(self.oy + value * self.scale)
+
+    def f(self, weight: int, size: float) -> Any:
+        return font(weight, max(1, round(size * self.scale)))
+
+    # --- the view --------------------------------------------------------------------------
+
+    def render(self, view: Mapping[str, Any] | None) -> Layer:
+        """The layer for ``view`` (an empty layer for None: nothing known yet)."""
+        if view is None:
+            return Layer.empty(self.width, self.height)
+        self.rendered += 1
+        canvas = Image.new("RGBA", (self.width, self.height), (0, 0, 0, 0))
+        table = view.get("table") or {}
+        seats = [s for s in view.get("seats") or () if s.get("name") is not None]
+        best = _best_cards(table, seats)
+        left = self._event_bar(canvas, table)
+        bottom = self._players(canvas, seats, best)
+        panel = self._table_panel(canvas, table, seats, best)
+        groups = [(0, 0, max(left, self.x(48 + 680 + 40)), max(bottom, self.y(100)))]
+        if panel is not None:
+            groups.append(panel)
+        return Layer.from_rgba(canvas, groups)
+
+    def _paste(self, canvas: Image.Image, image: Image.Image, x: int, y: int, *,
+               shade: tuple[float, float, float] | None = None, radius: float = 10) -> None:
+        """Composite ``image`` at (x, y), with a drop shadow ``(offset_y, blur, alpha)``."""
+        if shade is not None:
+            dy, blur, alpha = shade
+            pad = max(1, self.u(blur))
+            halo = shadow(image.size, self.u(radius), pad, alpha)
+            canvas.alpha_composite(halo, (max(0, x - pad), max(0, y - pad + self.u(dy))),
+                                   source=(max(0, pad - x), max(0, pad - y - self.u(dy))))
+        canvas.alpha_composite(image, (x, y))
+
+    def _cached(self, key: Any, draw: Any, *args: Any) -> Image.Image:
+        """``draw(*args)``, or the image drawn before for the same ``key``."""
+        text = json.dumps(key, sort_keys=True)
+        image = self._cache.get(text)
+        if image is None:
+            image = self._cache.put(text, draw(*args))
+        return image
+
+    def _event_bar(self, canvas: Image.Image, table: Mapping[str, Any]) -> int:
+        """The bar at the top left; returns its right edge."""
+        level = table.get("level") or {}
+        key = ["bar", table.get("name"), table.get("hand_number"), level]
+        if not table.get("name") and not table.get("hand_number") and not level.get("number") \
+                and level.get("big_blind") is None:
+            return 0
+        out = self._cached(key, self._draw_event_bar, table)
+        x0, y0 = self.x(48), self.y(40)
+        self._paste(canvas, out, x0, y0, shade=(10, 30, 0.35))
+        return x0 + out.width + self.u(40)
+
+    def _draw_event_bar(self, table: Mapping[str, Any]) -> Image.Image:
+        level = table.get("level") or {}
+        name = str(table.get("name") or "").upper()
+        parts: list[tuple[str, int, str]] = []  # text, weight, colour
+        if table.get("hand_number"):
+            parts.append((f"Hand {table['hand_number']}", 600, "ink-dim"))
+        if level.get("number") is not None:
+            parts.append((f"Level {level['number']}", 600, "ink-dim"))
+        if level.get("big_blind") is not None:
+            parts.append((f"{chips(level.get('small_blind'))} / {chips(level['big_blind'])}",
+                          800, "ink"))
+        if level.get("ante"):
+            label = _ANTES.get(str(level.get("ante_mode")), "Ante")
+            parts.append((f"{label} {chips(level['ante'])}", 600, "ink-dim"))
+        h = self.u(56)
+        name_face = self.f(800, 21)
+        name_w = (round(text_width(name, name_face, 0.04 * 21 * self.scale)) + self.u(44)
+                  if name else 0)
+        gap = self.u(22)
+        meta_w = (sum(round(text_width(t, self.f(w, 21))) for t, w, _ in parts)
+                  + gap * max(0, len(parts) - 1) + self.u(48)) if parts else 0
+        bar = Image.new("RGBA", (name_w + meta_w, h), (0, 0, 0, 0))
+        draw = ImageDraw.Draw(bar)
+        if name:
+            draw.rectangle((0, 0, name_w, h), fill=COLORS["accent"])
+            tracked_text(draw, (self.u(22), h / 2), name, name_face, COLORS["accent-ink"],
+                         0.04 * 21 * self.scale, anchor="lm")
+        if parts:
+            draw.rectangle((name_w, 0, name_w + meta_w, h), fill=COLORS["panel"])
+            x = name_w + self.u(24)
+            for text, weight, colour in parts:
+                face = self.f(weight, 21)
+                draw.text((x, h / 2), text, font=face, fill=COLORS[colour], anchor="lm")
+                x += round(text_width(text, face)) + gap
+        return _clip(bar, radius_mask=_mask_of(bar.size, self.u(10)))
+
+    # --- players ---------------------------------------------------------------------------
+
+    def _players(self, canvas: Image.Image, seats: Sequence[Mapping[str, Any]],
+                 best: set[str]) -> int:
+        """The player boxes down the left; returns the bottom edge."""
+        with_equity = any(s.get("equity") and not s.get("folded") for s in seats)
+        width = 680 if with_equity else 584
+        y = 124.0
+        for seat in seats:
+            box = self._cached(["seat", seat, width, with_equity, sorted(best)], self._player,
+                               seat, width, with_equity, best)
+            dx = 14 if seat.get("to_act") else 0
+            self._paste(canvas, box, self.x(48 + dx), self.y(y), shade=(8, 22, 0.35))
+            y += 88
+        return self.y(y) + self.u(40)
+
+    def _player(self, seat: Mapping[str, Any], width: int, with_equity: bool,
+                best: set[str]) -> Image.Image:
+        w, h = self.u(width), self.u(80)
+        folded = bool(seat.get("folded") or seat.get("sitting_out"))
+        if folded:
+            body = rounded((w, h), self.u(10), COLORS["folded"])
+        else:
+            body = rounded((w, h), self.u(10), gradient=(COLORS["panel"], COLORS["panel-2"]))
+        content = Image.new("RGBA", (w, h), (0, 0, 0, 0))
+        draw = ImageDraw.Draw(content)
+        # hole cards (a folded hand's unknown backs are mucked from the graphics)
+        cards = list(seat.get("cards") or [])
+        if seat.get("folded") and all(c is None for c in cards):
+            cards = []
+        showdown = bool(best)
+        card_w = self.u(44)
+        cx = self.u(18)
+        for code in cards:
+            img = card_image(code, card_w, best=showdown and code in best,
+                             muted=showdown and code is not None and code not in best)
+            content.alpha_composite(img, (max(0, cx - (img.width - card_w) // 2),
+                                          max(0, (h - img.height) // 2)))
+            cx += card_w + self.u(5)
+        # stack (right), before the name so the name knows its room
+        equity_w = self.u(96) if with_equity else 0
+        right = w - equity_w - self.u(14)
+        all_in_now = bool(seat.get("all_in")) and seat.get("stack") == 0
+        chips_text = "ALL IN" if all_in_now else chips(seat.get("stack"))
+        chips_face = self.f(800, 27)
+        bb_text = "" if all_in_now else big_blinds(seat.get("stack_bb"))
+        tracking = 0.04 * 27 * self.scale if all_in_now else 0.0
+        chips_w = text_width(chips_text, chips_face, tracking)
+        chips_y = h / 2 - (self.u(4) if bb_text else -self.u(10))
+        tracked_text(draw, (right - chips_w, chips_y), chips_text, chips_face,
+                     COLORS["allin"] if all_in_now else COLORS["ink"], tracking, anchor="ls")
+        if bb_text:
+            bb_face = self.f(600, 16)
+            draw.text((right, h / 2 + self.u(16)), bb_text, font=bb_face,
+                      fill=COLORS["ink-dim"], anchor="rs")
+        stack_left = right - max(chips_w, text_width(bb_text, self.f(600, 16))) - self.u(12)
+        # name and position
+        nx = self.u(122 + 6)
+        name_face = self.f(700, 27)
+        position = str(seat.get("position") or "")
+        pos_face = self.f(800, 14)
+        pos_w = (round(text_width(position, pos_face, 0.06 * 14 * self.scale)) + self.u(14)
+                 if position else 0)
+        room = stack_left - nx - (pos_w + self.u(10) if position else 0)
+        name = fit_text(str(seat.get("name") or ""), name_face, room)
+        name_base = self.u(36)
+        draw.text((nx, name_base), name, font=name_face, fill=COLORS["ink"], anchor="ls")
+        if position:
+            px = nx + round(text_width(name, name_face)) + self.u(10)
+            badge = rounded((pos_w, self.u(22)), self.u(5), COLORS["white"])
+            bd = ImageDraw.Draw(badge)
+            tracked_text(bd, (self.u(7), badge.height / 2), position, pos_face,
+                         COLORS["dark-ink"], 0.06 * 14 * self.scale, anchor="lm")
+            content.alpha_composite(badge, (px, name_base - self.u(21)))
+        # action (or winnings) and made hand
+        action = seat.get("last_action")
+        if seat.get("winner") and seat.get("won"):
+            action = f"Wins {chips(seat['won'])}"
+        elif seat.get("sitting_out") and not action:
+            action = "Away"
+        sy = self.u(45)
+        hx = nx
+        if action:
+            label = str(action).upper()
+            verb = str(action).split(" ")[0].lower()
+            fill, ink = COLORS["badge"], COLORS["ink"]
+            if verb in ("raise", "raises", "bet", "bets"):
+                fill, ink = COLORS["raise"], COLORS["dark-ink"]
+            elif verb in ("all-in", "all"):
+                fill, ink = COLORS["allin"], COLORS["white"]
+            elif verb == "wins":
+                fill, ink = COLORS["win"], COLORS["win-ink"]
+            face = self.f(700, 15)
+            track = 0.05 * 15 * self.scale
+            bw = round(text_width(label, face, track)) + self.u(16)
+            badge = rounded((bw, self.u(22)), self.u(5), fill)
+            tracked_text(ImageDraw.Draw(badge), (self.u(8), badge.height / 2), label, face,
+                         ink, track, anchor="lm")
+            content.alpha_composite(badge, (nx, sy))
+            hx = nx + bw + self.u(10)
+        made = seat.get("hand")
+        if made and not seat.get("folded"):
+            face = self.f(400, 16)
+            text = fit_text(str(made), face, stack_left - hx)
+            draw.text((hx, sy + self.u(11)), text, font=face, fill=COLORS["ink-dim"],
+                      anchor="lm")
+        if folded:
+            content = with_opacity(content, 0.4, desaturate=0.75)
+        body.alpha_composite(content)
+        # equity column and bar (never dimmed: a folded hand has none)
+        equity = (seat.get("equity") or {}).get("equity") if not seat.get("folded") else None
+        if with_equity:
+            col = Image.new("RGBA", (equity_w, h), (255, 255, 255, 13))
+            ImageDraw.Draw(col).line((0, 0, 0, h), fill=COLORS["line"], width=1)
+            if equity is not None:
+                ImageDraw.Draw(col).text((equity_w / 2, h / 2), f"{equity * 100:.0f}%",
+                                         font=self.f(800, 28), fill=COLORS["equity"],
+                                         anchor="mm")
+            body.alpha_composite(col, (w - equity_w, 0))
+        if equity is not None:
+            bar_h = max(1, self.u(5))
+            bar = Image.new("RGBA", (w, bar_h), (255, 255, 255, 15))
+            fill_w = round(w * float(equity))
+            if fill_w > 0:
+                bar.alpha_composite(rounded((fill_w, bar_h), 0, gradient=(
+                    COLORS["equity-from"], COLORS["equity"])))
+            body.alpha_composite(bar, (0, h - bar_h))
+        edge = None
+        if seat.get("winner"):
+            edge = COLORS["win"]
+        elif seat.get("to_act"):
+            edge = COLORS["accent"]
+        if edge is not None:
+            ring = rounded((w, h), self.u(10), (0, 0, 0, 0), outline=edge,
+                           outline_width=max(1, self.u(2)))
+            ImageDraw.Draw(ring).rectangle((0, 0, max(0, self.u(6) - 1), h), fill=edge)
+            body.alpha_composite(ring)
+        return _clip(body, radius_mask=_mask_of((w, h), self.u(10)))
+
+    # --- board, pots, winner ---------------------------------------------------------------
+
+    def _table_panel(self, canvas: Image.Image, table: Mapping[str, Any],
+                     seats: Sequence[Mapping[str, Any]], best: set[str],
+                     ) -> tuple[int, int, int, int] | None:
+        street = table.get("street")
+        winners = [s for s in seats if s.get("winner")]
+        if not street and not winners:
+            return None  # between hands the panel fades out
+        parts: list[Image.Image] = []
+        if winners:
+            parts.append(self._cached(["banner", winners], self._banner, winners))
+        board = [c for c in table.get("board") or []]
+        label = _STREETS.get(str(street), "") if street else ""
+        if board or label:
+            parts.append(self._cached(["board", board, label, street, sorted(best)],
+                                      self._board, board, label, street, best))
+        bets = [s.get("bet") for s in seats]
+        parts.append(self._cached(["pots", table.get("pots"), bets], self._pots, table, seats))
+        gap = self.u(10)
+        bottom = self.y(1080 - 44)
+        centre = self.x(1220)
+        y = bottom
+        boxes = []
+        for part in reversed(parts):
+            y -= part.height
+            x = centre - part.width // 2
+            self._paste(canvas, part, x, y, shade=(12, 30, 0.4), radius=12)
+            boxes.append((x, y, x + part.width, y + part.height))
+            y -= gap
+        pad = self.u(40)
+        return (min(b[0] for b in boxes) - pad, min(b[1] for b in boxes) - pad,
+                max(b[2] for b in boxes) + pad, max(b[3] for b in boxes) + pad)
+
+    def _banner(self, winners: Sequence[Mapping[str, Any]]) -> Image.Image:
+        names = " & ".join(str(s.get("name")) for s in winners)
+        won = sum(int(s.get("won") or 0) for s in winners)
+        title = f"{names} {'win' if len(winners) > 1 else 'wins'} {chips(won)}".upper()
+        made = next((str(s["hand"]) for s in winners if s.get("hand")), "")
+        title_face, hand_face = self.f(800, 30), self.f(600, 20)
+        track = 0.03 * 30 * self.scale
+        w = round(max(text_width(title, title_face, track), text_width(made, hand_face)))
+        w += self.u(56)
+        h = self.u(20 + 36 + (26 if made else 0))
+        banner = rounded((w, h), self.u(10), gradient=(
+            COLORS["banner-edge"], COLORS["banner-mid"], COLORS["banner-edge"]),
+            outline=COLORS["win"], outline_width=max(1, self.u(2)))
+        draw = ImageDraw.Draw(banner)
+        tw = text_width(title, title_face, track)
+        tracked_text(draw, ((w - tw) / 2, self.u(10 + 30)), title, title_face, COLORS["ink"],
+                     track, anchor="ls")
+        if made:
+            draw.text((w / 2, self.u(10 + 36 + 20)), made, font=hand_face,
+                      fill=COLORS["win-hand"], anchor="ms")
+        return banner
+
+    def _board(self, board: Sequence[str], label: str, street: Any,
+               best: set[str]) -> Image.Image:
+        slots = 5 if street and street != "over" else len(board)
+        card_w = self.u(96)
+        card_h = round(card_w * 1.4)
+        gap = self.u(12)
+        label_face = self.f(800, 16)
+        track = 0.18 * 16 * self.scale
+        label_w = self.u(20) if label else 0
+        cards_w = slots * card_w + max(0, slots - 1) * gap
+        inner_w = label_w + (self.u(16) if label and slots else 0) + cards_w
+        pad_x, pad_y = self.u(18), self.u(14)
+        w, h = inner_w + 2 * pad_x, card_h + 2 * pad_y
+        row = rounded((w, h), self.u(14), COLORS["panel"], outline=COLORS["line"],
+                      outline_width=1)
+        if label:
+            text = label.upper()
+            tw = round(text_width(text, label_face, track)) + 2
+            strip = Image.new("RGBA", (tw, label_w), (0, 0, 0, 0))
+            tracked_text(ImageDraw.Draw(strip), (0, label_w / 2), text, label_face,
+                         COLORS["ink-dim"], track, anchor="lm")
+            strip = strip.rotate(90, expand=True)  # reads bottom to top, as in the page
+            row.alpha_composite(strip, (pad_x, max(0, (h - strip.height) // 2)))
+        x = pad_x + label_w + (self.u(16) if label and slots else 0)
+        showdown = bool(best)
+        for k in range(slots):
+            code = board[k] if k < len(board) else None
+            if k < len(board):
+                img = card_image(code, card_w, best=showdown and code in best,
+                                 muted=showdown and code not in best)
+            else:
+                img = card_image(None, card_w, slot=True)
+            lift = round(0.06 * card_h) if showdown and code in best else 0
+            row.alpha_composite(img, (max(0, x - (img.width - card_w) // 2),
+                                      max(0, pad_y - (img.height - card_h) // 2 - lift)))
+            x += card_w + gap
+        return row
+
+    def _pots(self, table: Mapping[str, Any], seats: Sequence[Mapping[str, Any]],
+              ) -> Image.Image:
+        pots = list(table.get("pots") or [])
+        total = sum(int(p.get("amount") or 0) for p in pots)
+        total += sum(int(s.get("bet") or 0) for s in seats)
+        label_face = self.f(800, 15)
+        track = 0.14 * 15 * self.scale
+        big = self.f(800, 30)
+        h = self.u(56)
+        cells: list[Image.Image] = []
+        lw = round(text_width("POT", label_face, track))
+        amount = chips(total)
+        cw = lw + self.u(14) + round(text_width(amount, big)) + self.u(44)
+        cell = Image.new("RGBA", (cw, h), COLORS["accent"])
+        draw = ImageDraw.Draw(cell)
+        base = h / 2 + self.u(11)
+        tracked_text(draw, (self.u(22), base), "POT", label_face, COLORS["accent-ink"], track)
+        draw.text((self.u(22) + lw + self.u(14), base), amount, font=big,
+                  fill=COLORS["accent-ink"], anchor="ls")
+        cells.append(cell)
+        if len(pots) > 1:
+            side_face = self.f(700, 24)
+            for pot in pots:
+                text = str(pot.get("label") or "").upper()
+                value = chips(pot.get("amount"))
+                lw = round(text_width(text, label_face, track))
+                cw = lw + self.u(10) + round(text_width(value, side_face)) + self.u(36)
+                cell = Image.new("RGBA", (cw, h), COLORS["panel"])
+                draw = ImageDraw.Draw(cell)
+                draw.line((0, 0, 0, h), fill=COLORS["line"], width=1)
+                base = h / 2 + self.u(9)
+                tracked_text(draw, (self.u(18), base), text, label_face, COLORS["ink-dim"],
+                             track)
+                draw.text((self.u(18) + lw + self.u(10), base), value, font=side_face,
+                          fill=COLORS["ink"], anchor="ls")
+                cells.append(cell)
+        row = Image.new("RGBA", (sum(c.width for c in cells), h), (0, 0, 0, 0))
+        x = 0
+        for cell in cells:
+            row.alpha_composite(cell, (x, 0))
+            x += cell.width
+        return _clip(row, radius_mask=_mask_of(row.size, self.u(10)))
+
+
+class _ImageCache:
+    """The last ``size`` images drawn, by key (least recently used dropped first)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._images: OrderedDict[str, Image.Image] = OrderedDict()
+
+    def get(self, key: str) -> Image.Image | None:
+        image = self._images.get(key)
+        if image is not None:
+            self._images.move_to_end(key)
+        return image
+
+    def put(self, key: str, image: Image.Image) -> Image.Image:
+        self._images[key] = image
+        while len(self._images) > self.size:
+            self._images.popitem(last=False)
+        return image
+
+
+def _best_cards(table: Mapping[str, Any], seats: Sequence[Mapping[str, Any]]) -> set[str]:
+    """The winners' best five at the showdown (highlighted like the page does)."""
+    if table.get("street") not in ("showdown", "over"):
+        return set()
+    best: set[str] = set()
+    for seat in seats:
+        if seat.get("winner") and isinstance(seat.get("best_five"), list):
+            best.update(seat["best_five"])
+    return best
+
+
+def _mask_of(size: tuple[int, int], radius: int) -> Image.Image:
+    return rounded(size, radius, (255, 255, 255, 255)).getchannel("A")
+
+
+def _clip(image: Image.Image, *, radius_mask: Image.Image | None = None) -> Image.Image:
+    """``image`` cut to a rounded mask (the parent's ``overflow: hidden``)."""
+    if radius_mask is None:
+        return image
+    out = image.copy()
+    out.putalpha(ImageChops.multiply(image.getchannel("A"), radius_mask))
+    return out
+
+
+def colour_of(name: str) -> RGBA:
+    """A colour token by name (for tests that look for the overlay's colours in frames)."""
+    return COLORS[name]

@@ -1,0 +1,152 @@
+"""What the burned-in graphics show at each frame: the table log folded into views.
+
+The graphics of a video export show what the browser overlay shows, from the same view model
+(``docs/view-model.md``): :class:`engine.view.TableViewReducer` over :data:`EXPORT_CHANNEL`, a
+full-information channel without delay. Editors cut the footage after the event, so every
+hole card, equity and mucked hand (R20) may be shown: nothing here is live (the security
+delay protects live outputs only).
+
+Sync: :class:`Sync` maps the log's wall-clock times to frames of the footage. An event at wall
+time ``t`` first shows at frame ``round((t - start) * fps)``; several events in one frame show
+their combined result. :func:`frame_views` streams the views frame by frame (only frames where
+the drawn picture changes), reading the log as it goes: the state before the footage starts
+is folded without drawing, and reading stops once the footage ends.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from engine.channels import ChannelFilter, ChannelItem, ChannelSpec, filter_event
+from engine.errors import InvalidInputError
+from engine.log import TableEvent
+from engine.view import TableViewReducer
+
+__all__ = ["EXPORT_CHANNEL", "FrameView", "Sync", "ViewCursor", "drawn_key", "frame_views"]
+
+EXPORT_CHANNEL = ChannelSpec(
+    "export", ChannelFilter.FULL, requires_token=True,
+    audience="video exports for editors, after the event (full information, no delay)")
+"""The view a video export draws: full information, undelayed (editors work afterwards)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sync:
+    """Where the footage sits on the log's clock: frame 0 was filmed at Unix time ``start``.
+
+    >>> sync = Sync(start=1_796_000_000.0, fps=30.0)
+    >>> sync.frame_of(1_796_000_010.0), sync.time_of(300)
+    (300, 1796000010.0)
+    """
+
+    start: float
+    fps: float
+
+    def __post_init__(self) -> None:
+        if not math.isfinite(self.start):
+            raise InvalidInputError(f"the footage's start time is not a time: {self.start!r}")
+        if not math.isfinite(self.fps) or self.fps <= 0:
+            raise InvalidInputError(f"frames per second must be positive, got {self.fps!r}")
+
+    def frame_of(self, time: float) -> int:
+        """The first frame that shows an event logged at ``time`` (half up, as in round)."""
+        return math.floor((time - self.start) * self.fps + 0.5 + 1e-9)
+
+    def time_of(self, frame: int) -> float:
+        """The wall-clock time at which ``frame`` was filmed."""
+        return self.start + frame / self.fps
+
+    @classmethod
+    def from_hand_start(cls, hand_started_at: float, frame: int, fps: float) -> Sync:
+        """The sync that puts a hand's first log entry (``hand_started_at``) at ``frame``."""
+        return cls(hand_started_at - frame / fps, fps)
+
+
+@dataclass(frozen=True, slots=True)
+class FrameView:
+    """The picture from ``frame`` on (until the next :class:`FrameView`)."""
+
+    frame: int
+    view: dict[str, Any]
+    key: str
+    """The drawn part of ``view`` as canonical JSON: equal keys draw equal pictures."""
+
+
+def drawn_key(view: dict[str, Any]) -> str:
+    """What the graphics draw of a view (its table and seats), as canonical JSON."""
+    return json.dumps([view.get("table"), view.get("seats")], sort_keys=True,
+                      separators=(",", ":"))
+
+
+def frame_views(entries: Iterable[TableEvent], sync: Sync, *, frames: int | None = None,
+                table_name: str = "", seats: int = 10) -> Iterator[FrameView]:
+    """The views to draw, frame by frame, in order (see the module docstring).
+
+    The first item is always for frame 0 (the table as it stood when filming began, empty
+    before the log's first hand); later items only where the drawn picture changes.
+    ``frames`` (the footage's length) stops reading the log at the footage's end.
+    """
+    reducer = TableViewReducer(EXPORT_CHANNEL, table_name=table_name, seats=seats)
+    state = reducer.initial()
+    current = 0  # the frame whose entries are being folded
+    last_key: str | None = None
+    dirty = True
+    for entry in entries:
+        shown = filter_event(EXPORT_CHANNEL, entry)  # R19: burn cards are in no view
+        if shown is None:
+            continue
+        frame = max(0, sync.frame_of(entry.time))
+        if frames is not None and frame >= frames:
+            break
+        if frame != current and dirty:
+            out = _emit(reducer, state, current, last_key)
+            if out is not None:
+                last_key = out.key
+                yield out
+            dirty = False
+        current = max(current, frame)  # a clock step back in the log stays in order
+        state = reducer.apply(state, ChannelItem(shown, shown.time))
+        dirty = True
+    if dirty or last_key is None:
+        out = _emit(reducer, state, current, last_key)
+        if out is not None:
+            yield out
+
+
+def _emit(reducer: TableViewReducer, state: Any, frame: int,
+          last_key: str | None) -> FrameView | None:
+    view = reducer.snapshot(state)
+    key = drawn_key(view)
+    if key == last_key:
+        return None
+    return FrameView(frame, view, key)
+
+
+class ViewCursor:
+    """Frame-by-frame lookup over :func:`frame_views`: ``at(frame)`` for increasing frames
+    returns the view to draw and whether it changed since the previous call."""
+
+    def __init__(self, views: Iterable[FrameView]) -> None:
+        self._views = iter(views)
+        self._next: FrameView | None = next(self._views, None)
+        self.current: FrameView | None = None
+        self.changes = 0
+        """How many different pictures were returned so far."""
+
+    def at(self, frame: int) -> tuple[FrameView | None, bool]:
+        changed = False
+        while self._next is not None and self._next.frame <= frame:
+            self.current, changed = self._next, True
+            self._next = next(self._views, None)
+        if changed:
+            self.changes += 1
+        return self.current, changed
+
+    @property
+    def next_frame(self) -> int | None:
+        """The frame of the next change (None: no more)."""
+        return self._next.frame if self._next is not None else None
