@@ -22,17 +22,27 @@ ranked by R22 (stacks at the start of the hand).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 
-from engine.errors import InvalidInputError, PlayerCountError
+from engine.cards import Card, ensure_distinct, parse_cards
+from engine.equity import equity
+from engine.errors import InvalidBoardError, InvalidInputError, PlayerCountError
+from engine.evaluator import evaluate_batch
+from engine.pots import Pot, split_pot
 
-__all__ = ["MAX_PLAYERS", "AllIn", "AllInOutcome", "allin_outcomes", "icm", "icm_batch"]
+if TYPE_CHECKING:
+    from engine.hand import Hand
+
+__all__ = ["MAX_PLAYERS", "AllIn", "AllInOutcome", "allin_for_hand", "allin_outcomes", "icm",
+           "icm_batch"]
+
+CardsLike = str | Iterable[str | Card]
 
 MAX_PLAYERS = 10
 F64 = npt.NDArray[np.float64]
@@ -184,19 +194,180 @@ class AllIn:
 
 
 def allin_outcomes(*, seats: Sequence[int], stacks: Sequence[int],
-                   start_stacks: Sequence[int], pots: Sequence[Any],
-                   hands: Mapping[int, Any], prizes: Sequence[float],
-                   board: Any = (), dead: Any = ()) -> AllIn:
+                   start_stacks: Sequence[int], pots: Sequence[Pot],
+                   hands: Mapping[int, CardsLike], prizes: Sequence[float],
+                   board: CardsLike = (), dead: CardsLike = (), chip_unit: int = 1) -> AllIn:
     """Every outcome of an all-in showdown with its exact probability and prize equities.
 
     ``seats`` are every player still in the tournament (at this table), ``stacks`` their
     chips behind, ``start_stacks`` at the start of the hand (R22 ranks busts by them);
-    ``pots`` (:class:`engine.pots.Pot`: amount and the seats that can win it) hold the rest;
-    ``hands`` are the known hole cards of every seat in a pot; ``prizes`` are the prizes of
-    places 1 .. len(seats). Probabilities count every remaining board (a board of 0, 3 or 4
-    cards; ``dead`` cards are out of the deck).
+    ``pots`` (:class:`engine.pots.Pot`: amount and the seats that can win it, main pot first)
+    hold the rest; ``hands`` are the known hole cards of every seat in a pot; ``prizes`` are
+    the prizes of places 1 .. len(seats). Probabilities count every remaining board (a board
+    of 0, 3 or 4 cards; ``dead`` cards are out of the deck, R20). A split pot's odd chip goes
+    to the first of its winners in the pot's seat order (R17).
 
-    :raises InvalidInputError: for a pot seat without known cards, and as
-        :func:`engine.equity.equity` for bad cards.
+    :raises InvalidInputError: for mismatched lengths, a pot seat that is not a player or
+        has no known cards, and as :func:`engine.equity.equity` for bad cards.
     """
-    raise NotImplementedError  # filled in with the enumeration below (next commit)
+    n = len(seats)
+    if not (len(stacks) == len(start_stacks) == n):
+        raise InvalidInputError("seats, stacks and start_stacks must have one entry per player")
+    _check([*stacks] if any(stacks) else [*start_stacks], prizes)
+    index = {seat: i for i, seat in enumerate(seats)}
+    contenders = [s for s in seats if any(s in pot.seats for pot in pots)]
+    for pot in pots:
+        for seat in pot.seats:
+            if seat not in index:
+                raise InvalidInputError(f"seat {seat} has chips in a pot but is not a player")
+    cards: list[tuple[Card, ...]] = []
+    for seat in contenders:
+        held = hands.get(seat)
+        parsed = parse_cards(held, distinct=False) if held is not None else ()
+        if len(parsed) != 2:
+            raise InvalidInputError(f"seat {seat} is in the pot but its two hole cards are "
+                                    "not known")
+        cards.append(parsed)
+    board_cards = parse_cards(board, distinct=False)
+    dead_cards = parse_cards(dead, distinct=False)
+    ensure_distinct(*cards, board_cards, dead_cards)
+    patterns, counts, boards = _showdowns(cards, board_cards, dead_cards)
+    total_pot = sum(pot.amount for pot in pots)
+
+    merged: dict[tuple[tuple[int, ...], bool], list[Any]] = {}
+    for pattern, count in zip(patterns, counts, strict=True):
+        rank = {seat: int(pattern[k]) for k, seat in enumerate(contenders)}
+        final = list(stacks)
+        winners: set[int] = set()
+        split = False
+        for pot in pots:
+            if len(pot.seats) == 1:  # uncontested: his own chips back
+                final[index[pot.seats[0]]] += pot.amount
+                continue
+            best = min(rank[seat] for seat in pot.seats)
+            won = [seat for seat in pot.seats if rank[seat] == best]
+            split |= len(won) > 1
+            winners.update(won)
+            for seat, share in zip(won, split_pot(pot.amount, len(won), chip_unit=chip_unit),
+                                   strict=True):
+                final[index[seat]] += share
+        entry = merged.setdefault((tuple(final), split), [0, set()])
+        entry[0] += int(count)
+        entry[1] |= winners
+
+    finals = np.array([key[0] for key in merged], dtype=np.float64)
+    survivors = icm_batch(finals, prizes) if len(merged) else np.zeros((0, n))
+    outcomes = []
+    for row, ((after, split), (count, winners)) in enumerate(merged.items()):
+        busted = _r22([i for i in range(n) if after[i] == 0], start_stacks)
+        equity = [float(x) for x in survivors[row]]
+        place = n - sum(len(group) for group in busted) + 1
+        out_seats: list[int] = []
+        for group in busted:  # R22: larger start stack first; equal stacks share the places
+            tail = sum(float(p) for p in prizes[place - 1:place - 1 + len(group)])
+            for i in group:
+                equity[i] = tail / len(group)
+                out_seats.append(seats[i])
+            place += len(group)
+        outcomes.append(AllInOutcome(
+            probability=count / boards, stacks=after,
+            winners=tuple(s for s in seats if s in winners), busted=tuple(out_seats),
+            doubled=tuple(seats[i] for i in range(n) if after[i] > start_stacks[i]),
+            split=split, equity=tuple(equity)))
+    outcomes.sort(key=lambda o: -o.probability)
+    expected_stacks = tuple(sum(o.probability * o.stacks[i] for o in outcomes)
+                            for i in range(n))
+    chip_equity = tuple((expected_stacks[i] - stacks[i]) / total_pot
+                        if total_pot and seats[i] in contenders else 0.0 for i in range(n))
+    return AllIn(seats=tuple(seats), chip_equity=chip_equity, expected_stacks=expected_stacks,
+                 equity_before=icm(start_stacks, prizes),
+                 expected_equity=tuple(sum(o.probability * o.equity[i] for o in outcomes)
+                                       for i in range(n)),
+                 outcomes=tuple(outcomes), boards=boards)
+
+
+def allin_for_hand(hand: Hand, prizes: Sequence[float]) -> AllIn | None:
+    """:func:`allin_outcomes` for a running hand at the moment it becomes an all-in
+    showdown: two or more players left, at most one of them with chips behind, nobody to
+    act, and every live player's hole cards known; None otherwise. Known cards of folded or
+    mucked players are dead (R20)."""
+    if hand.is_over or hand.actor_seat is not None:
+        return None
+    live = hand.live_seats
+    if len(live) < 2 or sum(1 for s in live if hand.stack(s) > 0) > 1:
+        return None
+    hands: dict[int, tuple[Card, ...]] = {}
+    dead: list[Card] = []
+    for seat in hand.seats:
+        held = hand.hole_cards(seat)
+        known = tuple(c for c in held or () if c is not None)
+        if seat in live:
+            if len(known) != 2:
+                return None
+            hands[seat] = known
+        else:
+            dead.extend(known)
+    return allin_outcomes(seats=hand.seats, stacks=hand.stacks, start_stacks=hand.start_stacks,
+                          pots=hand.pots(), hands=hands, prizes=prizes, board=hand.board,
+                          dead=dead, chip_unit=hand.started.chip_unit if hand.started else 1)
+
+
+def _r22(out: list[int], start_stacks: Sequence[int]) -> list[list[int]]:
+    """Players busting in one hand, grouped by equal start stacks, larger first (R22)."""
+    groups: dict[int, list[int]] = {}
+    for i in out:
+        groups.setdefault(start_stacks[i], []).append(i)
+    return [groups[stack] for stack in sorted(groups, reverse=True)]
+
+
+_CHUNK = 1 << 18
+
+
+@cache
+def _combos(n: int, k: int) -> npt.NDArray[np.int8]:
+    """Every k-subset of range(n) (n < 128), shape (C(n, k), k): built in numpy, a first
+    element at a time, from the subsets of what follows it."""
+    if k == 0:
+        return np.zeros((1, 0), dtype=np.int8)
+    parts = []
+    for first in range(n - k + 1):
+        rest = _combos(n - first - 1, k - 1) + np.int8(first + 1)
+        parts.append(np.concatenate([np.full((len(rest), 1), first, dtype=np.int8), rest],
+                                    axis=1))
+    return np.concatenate(parts) if parts else np.zeros((0, k), dtype=np.int8)
+
+
+def _showdowns(cards: list[tuple[Card, ...]], board: tuple[Card, ...],
+               dead: tuple[Card, ...]) -> tuple[npt.NDArray[np.int64], list[int], int]:
+    """The showdown patterns over every remaining board: for each, every contender's number
+    of contenders with a strictly better hand (0: best), and how many boards give it."""
+    m = len(cards)
+    if m < 2:
+        return np.zeros((1, m), dtype=np.int64), [1], 1
+    if len(board) not in (0, 3, 4, 5):
+        raise InvalidBoardError(f"a board has 0, 3, 4 or 5 cards, got {len(board)}")
+    if m == 2:  # heads-up: the exact counts of engine.equity are the joint outcome
+        result = equity([c for c in cards], board, dead)
+        a, b = result.players
+        pats = np.array([[0, 1], [1, 0], [0, 0]], dtype=np.int64)
+        return pats, [a.wins, b.wins, a.ties], result.boards
+    used = {c for group in (*cards, board, dead) for c in group}
+    avail = np.array([i for i in range(52) if Card.from_index(i) not in used], dtype=np.int8)
+    combos = avail[_combos(len(avail), 5 - len(board))]
+    fixed = np.array([c.index for c in board], dtype=np.int8)
+    tally: dict[int, int] = {}
+    weights = np.array([m**k for k in range(m)], dtype=np.int64)
+    for start in range(0, len(combos), _CHUNK):
+        chunk = combos[start:start + _CHUNK]
+        rows = len(chunk)
+        strengths = np.empty((rows, m), dtype=np.int64)
+        for k, hand in enumerate(cards):
+            own = np.array([c.index for c in hand] + list(fixed), dtype=np.int8)
+            full = np.concatenate([np.broadcast_to(own, (rows, len(own))), chunk], axis=1)
+            strengths[:, k] = evaluate_batch(full, check=False)
+        better = (strengths[:, None, :] > strengths[:, :, None]).sum(axis=2)
+        codes, counts = np.unique(better @ weights, return_counts=True)  # one int a pattern
+        for code, count in zip(codes.tolist(), counts.tolist(), strict=True):
+            tally[code] = tally.get(code, 0) + count
+    pats = np.array([[code // m**k % m for k in range(m)] for code in tally], dtype=np.int64)
+    return pats, list(tally.values()), len(combos)

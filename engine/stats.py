@@ -10,7 +10,8 @@ Definitions (the usual tracker ones; a *hand* counts when the player was dealt i
 * **Three-bet**: hands in which the player re-raised a pre-flop raise (the second raise of
   the round; the big blind is the first bet) / hands in which he had the chance to (he acted
   facing exactly one raise before the flop).
-* **AF** (aggression factor): (bets + raises) / calls, over every street; None without calls.
+* **AF** (aggression factor): (bets + raises) / calls on the flop, turn and river (the
+  usual post-flop definition); None without calls.
 * **WTSD** (went to showdown): hands in which the player reached a showdown (two or more
   players at the end of the river action, or all in with the board to come) / hands in which
   he saw the flop.
@@ -25,9 +26,19 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.events import Event
+from engine.events import (
+    ActionKind,
+    ActionTaken,
+    BoardDealt,
+    Event,
+    HandStarted,
+    HandVoided,
+    PlayerEliminated,
+    PotAwarded,
+)
+from engine.hand import Hand
 
-__all__ = ["PlayerStats", "session_stats", "ticker_line"]
+__all__ = ["PlayerStats", "hand_stats", "session_stats", "ticker_line"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +52,9 @@ class PlayerStats:
     three_bet_chances: int = 0
     three_bets: int = 0
     aggressive: int = 0
-    """Bets and raises, every street."""
+    """Bets and raises after the flop."""
     calls: int = 0
+    """Calls after the flop."""
     saw_flop: int = 0
     showdowns: int = 0
 
@@ -72,12 +84,147 @@ class PlayerStats:
                 "three_bet": self.three_bet, "af": self.af, "wtsd": self.wtsd}
 
 
+    def __add__(self, other: PlayerStats) -> PlayerStats:
+        if other.name != self.name:
+            raise ValueError(f"cannot add {other.name}'s stats to {self.name}'s")
+        return PlayerStats(self.name, *(getattr(self, f) + getattr(other, f)
+                                        for f in _COUNTS))
+
+
+_COUNTS = ("hands", "vpip_hands", "pfr_hands", "three_bet_chances", "three_bets", "aggressive",
+           "calls", "saw_flop", "showdowns")
+
+
+def hand_stats(events: Sequence[Event]) -> dict[str, PlayerStats]:
+    """The counts one hand adds, per player name (an empty dict for a void or unstarted
+    hand). ``events`` is the hand's log from its ``HandStarted``; undone actions are taken
+    out first (the hand is replayed)."""
+    if not events:
+        return {}
+    effective = Hand.replay(events).effective_events
+    started = effective[0]
+    if not isinstance(started, HandStarted) or any(isinstance(e, HandVoided)
+                                                   for e in effective):
+        return {}
+    names = dict(zip(started.seats, started.names, strict=True))
+    counts = {seat: dict.fromkeys(_COUNTS, 0) for seat in started.seats}
+    vpip: set[int] = set()
+    pfr: set[int] = set()
+    folded: set[int] = set()
+    flop_seen: set[int] = set()
+    raises = 0  # pre-flop raises so far (the big blind is the first bet)
+    preflop = True
+    for event in effective:
+        if isinstance(event, BoardDealt) and preflop:
+            preflop = False
+            flop_seen = set(started.seats) - folded
+        elif isinstance(event, ActionTaken):
+            seat, kind = event.seat, event.action
+            if kind is ActionKind.FOLD:
+                folded.add(seat)
+            if preflop:
+                if raises == 1 and event.rule not in ("R11", "R12"):
+                    counts[seat]["three_bet_chances"] += 1
+                if kind in (ActionKind.CALL, ActionKind.BET, ActionKind.RAISE):
+                    vpip.add(seat)
+                if kind in (ActionKind.BET, ActionKind.RAISE):
+                    pfr.add(seat)
+                    raises += 1
+                    if raises == 2:
+                        counts[seat]["three_bets"] += 1
+            elif kind in (ActionKind.BET, ActionKind.RAISE):
+                counts[seat]["aggressive"] += 1
+            elif kind is ActionKind.CALL:
+                counts[seat]["calls"] += 1
+    live = set(started.seats) - folded  # a hand mucked at showdown still went there
+    showdown = len(live) >= 2
+    for seat, c in counts.items():
+        c["hands"] = 1
+        c["vpip_hands"] = int(seat in vpip)
+        c["pfr_hands"] = int(seat in pfr)
+        c["saw_flop"] = int(seat in flop_seen)
+        c["showdowns"] = int(showdown and seat in live and seat in flop_seen)
+    return {names[seat]: PlayerStats(names[seat], **c) for seat, c in counts.items()}
+
+
 def session_stats(hands: Iterable[Sequence[Event]]) -> dict[str, PlayerStats]:
-    """Stats per player name over ``hands`` (each a hand's effective events, starting with
-    its ``HandStarted``; void hands count for nothing)."""
-    raise NotImplementedError
+    """Stats per player name over ``hands`` (each a hand's events, starting with its
+    ``HandStarted``; void hands count for nothing)."""
+    out: dict[str, PlayerStats] = {}
+    for events in hands:
+        for name, stats in hand_stats(events).items():
+            out[name] = out[name] + stats if name in out else stats
+    return out
 
 
-def ticker_line(events: Sequence[Event]) -> str:
-    """The line a ticker shows after a finished hand (its effective events)."""
-    raise NotImplementedError
+_ARTICLE = {"pair": "a pair", "straight": "a straight", "flush": "a flush",
+            "full house": "a full house", "straight flush": "a straight flush",
+            "royal flush": "a royal flush"}
+
+
+def _spoken(description: str) -> str:
+    """``'Two Pair, Queens and Nines'`` -> ``'two pair, queens and nines'``."""
+    text = description.lower()
+    category, _, detail = text.partition(", ")
+    category = _ARTICLE.get(category, category)
+    if category == "a pair" and detail:
+        return f"a pair of {detail}"
+    if category == "high card" and detail:
+        return f"{detail} high"
+    return f"{category}, {detail}" if detail else category
+
+
+def _join(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def ticker_line(events: Sequence[Event],
+                eliminations: Sequence[PlayerEliminated] = ()) -> str:
+    """The line a ticker shows after a finished hand: who won how much with what, and who
+    went out in which place (``eliminations``: the table's, for this hand), e.g.
+    ``"Hand 41: Ann wins 4,800 with two pair, queens and nines; Cy is out in 7th"``."""
+    effective = Hand.replay(events).effective_events if events else ()
+    started = effective[0] if effective else None
+    if not isinstance(started, HandStarted):
+        return ""
+    head = f"Hand {started.hand_number}"
+    if any(isinstance(e, HandVoided) for e in effective):
+        return f"{head}: misdeal, the hand is void"
+    names = dict(zip(started.seats, started.names, strict=True))
+    won: dict[int, int] = {}
+    how: dict[int, str] = {}
+    split_with: dict[int, tuple[int, ...]] = {}
+    for e in effective:
+        if isinstance(e, PotAwarded):
+            for seat, share in zip(e.seats, e.shares, strict=True):
+                won[seat] = won.get(seat, 0) + share
+                if e.hand and seat not in how:
+                    how[seat] = _spoken(e.hand)
+                if len(e.seats) > 1:
+                    split_with.setdefault(seat, e.seats)
+    if not won:
+        return f"{head}: in progress"
+    parts = []
+    done: set[int] = set()
+    for seat in sorted(won, key=lambda s: -won[s]):
+        if seat in done:
+            continue
+        group = [s for s in split_with.get(seat, (seat,)) if s in won and s not in done]
+        if len(group) > 1 and len({won[s] for s in group}) == 1:
+            text = f"{_join([names[s] for s in group])} split {sum(won[s] for s in group):,}"
+        else:
+            group = [seat]
+            text = f"{names[seat]} wins {won[seat]:,}"
+        if how.get(seat):
+            text += f" with {how[seat]}"
+        parts.append(text)
+        done.update(group)
+    line = f"{head}: " + "; ".join(parts)
+    for out in eliminations:
+        line += f"; {out.name} is out in {_ordinal(out.place)}"
+    return line
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

@@ -27,6 +27,7 @@ from engine.errors import ConfigError, IllegalActionError
 from engine.events import ActionTaken, PlayerEliminated, Street
 from engine.hand import Hand
 from engine.tournament import DEFAULT_STRUCTURE, BlindLevel, Structure
+from engine.tournament_events import PlayerDisqualified, StackCorrected
 
 
 class AnteMode(enum.StrEnum):
@@ -104,6 +105,7 @@ class Table:
         self.hand: Hand | None = None
         self.hand_number = 0
         self.eliminations: list[PlayerEliminated] = []
+        self.disqualified: list[PlayerDisqualified] = []
         self._positions: Positions | None = None
         self._taken_back = True
 
@@ -129,6 +131,39 @@ class Table:
             raise IllegalActionError(f"the player in seat {seat} needs a name")
         self._require_between_hands("change a player's name or stack")
         player.name, player.stack = name, stack
+
+    def correct_stack(self, seat: int, stack: int, reason: str) -> StackCorrected:
+        """Correct a stack between hands: an event with the old and new stack and the reason,
+        never a silent edit (issue 10).
+
+        :raises IllegalActionError: during a hand, without a reason, or for no chips (a
+            player leaves through elimination or :meth:`disqualify`).
+        """
+        player = self._player(seat)
+        if not reason.strip():
+            raise IllegalActionError("a stack correction needs a reason (it is logged)")
+        if stack <= 0:
+            raise IllegalActionError(f"{player.name} needs chips to stay seated")
+        self._require_between_hands("correct a stack")
+        event = StackCorrected(seat, stack, player.stack, reason.strip())
+        player.stack = stack
+        return event
+
+    def disqualify(self, seat: int, reason: str) -> PlayerDisqualified:
+        """The tournament director excludes the player in ``seat`` (001 §2.22): his chips
+        leave play and the seat is empty; his prize is forfeit (R23, see
+        :class:`engine.payouts.Standings`).
+
+        :raises IllegalActionError: during a hand or without a reason.
+        """
+        player = self._player(seat)
+        if not reason.strip():
+            raise IllegalActionError("a disqualification needs a reason (it is logged)")
+        self._require_between_hands("disqualify a player")
+        event = PlayerDisqualified(seat, player.name, reason.strip(), player.stack)
+        del self._players[seat]
+        self.disqualified.append(event)
+        return event
 
     def remove_player(self, seat: int) -> None:
         """Empty a seat between hands (the player left the table)."""

@@ -24,6 +24,21 @@ from engine.table_events import (
     PlayerSeated,
     SeatEmptied,
 )
+from engine.tournament_events import (
+    ClockAdjusted,
+    ClockLevelSet,
+    ClockPaused,
+    ClockResumed,
+    ClockStarted,
+    PlayerDisqualified,
+    PrizeAwarded,
+    StackCorrected,
+)
+
+#: Events the table itself ignores: the tournament clock (:class:`engine.clock.TournamentClock`
+#: folds them) and prizes (:class:`engine.payouts.Standings`).
+NOT_TABLE_EVENTS = (ClockStarted, ClockPaused, ClockResumed, ClockAdjusted, ClockLevelSet,
+                    PrizeAwarded)
 
 __all__ = ["ReplayMismatchError", "TableRecorder", "replay_table"]
 
@@ -77,6 +92,19 @@ class TableRecorder:
             self.table.set_absent(event.seat, event.absent)
         elif isinstance(event, ClockCalled | ClockStopped):
             pass  # the clock is timing, kept by the service; the hand records the expiry
+        elif isinstance(event, StackCorrected):
+            self.flush()
+            previous = self.table.stacks.get(event.seat)
+            if previous != event.previous:
+                raise ReplayMismatchError(f"{event!r} in the log, but seat {event.seat} has "
+                                          f"{previous} chips at that point")
+            self.table.correct_stack(event.seat, event.stack, event.reason)
+        elif isinstance(event, PlayerDisqualified):
+            self.flush()
+            if event.seat in self.table.names:  # else he was no longer at this table
+                self.table.disqualify(event.seat, event.reason)
+        elif isinstance(event, NOT_TABLE_EVENTS):
+            pass
         elif self._hand_events:
             self._hand_events.append(event)
         else:
