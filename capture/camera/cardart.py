@@ -201,18 +201,8 @@ def index_box(style: CardStyle, *, width: int = 250) -> tuple[int, int, int, int
 @lru_cache(maxsize=64)
 def _render(index: int, style: CardStyle, width: int) -> Image:
     card = Card.from_index(index)
-    ss = _SUPERSAMPLE
-    big_w, big_h = width * ss, card_height(width) * ss
-    canvas = np.empty((big_h, big_w, 3), np.float32)
-    canvas[:] = style.background
+    canvas = _blank(style, width).copy()
     colour = style.suit_colours[card.suit]
-
-    if style.border_width > 0:
-        line = max(1.0, style.border_width * big_w)
-        outline = _outline(style.corner_radius, width * ss)
-        inner = _inner_outline(style.corner_radius, width * ss, line)
-        _blend(canvas, outline - inner, style.border, 0, 0)
-
     _draw_centre(canvas, card, style, colour)
     _draw_index(canvas, card, style, colour)
     turned = canvas[::-1, ::-1]
@@ -229,6 +219,22 @@ def _render(index: int, style: CardStyle, width: int) -> Image:
     result: Image = np.clip(np.rint(small), 0, 255).astype(np.uint8)
     result.setflags(write=False)
     return result
+
+
+@lru_cache(maxsize=32)
+def _blank(style: CardStyle, width: int) -> NDArray[np.float32]:
+    """The supersampled card stock with its border line, before any ink."""
+    ss = _SUPERSAMPLE
+    big_w, big_h = width * ss, card_height(width) * ss
+    canvas = np.empty((big_h, big_w, 3), np.float32)
+    canvas[:] = style.background
+    if style.border_width > 0:
+        line = max(1.0, style.border_width * big_w)
+        outline = _rounded_rect(big_w, big_h, style.corner_radius * big_w, 0.0)
+        inner = _rounded_rect(big_w, big_h, style.corner_radius * big_w, line)
+        _blend(canvas, outline - inner, style.border, 0, 0)
+    canvas.setflags(write=False)
+    return canvas
 
 
 def _index_metrics(style: CardStyle, width: int) -> tuple[float, float, float, float]:
@@ -288,11 +294,13 @@ def _draw_centre(canvas: NDArray[np.float32], card: Card, style: CardStyle,
                        top + field_h * 0.74)
         return
     if card.rank >= 9:  # a court: a frame, its letter and suit
-        frame = np.zeros((height, width), np.float32)
         thickness = max(2, round(width * 0.012))
-        cv2.rectangle(frame, (round(left), round(top)), (round(right), round(bottom)), 1.0,
-                      thickness, cv2.LINE_AA)
-        _blend(canvas, frame, colour, 0, 0)
+        x0, y0 = round(left) - thickness, round(top) - thickness
+        frame = np.zeros((round(bottom) + thickness - y0 + 1, round(right) + thickness - x0 + 1),
+                         np.float32)
+        cv2.rectangle(frame, (thickness, thickness), (round(right) - x0, round(bottom) - y0),
+                      1.0, thickness, cv2.LINE_AA)
+        _blend(canvas, frame, colour, x0, y0)
         glyph = _text_mask(RANKS[card.rank], style.font, style.stroke)
         gh = field_h * 0.3
         gw = gh * glyph.shape[1] / glyph.shape[0]
@@ -457,10 +465,6 @@ def _stem(board: np.ndarray, s: int) -> None:
 @lru_cache(maxsize=32)
 def _outline(radius: float, width: int) -> Mask:
     return _rounded_rect(width, card_height(width), radius * width, 0.0)
-
-
-def _inner_outline(radius: float, width: int, line: float) -> Mask:
-    return _rounded_rect(width, card_height(width), radius * width, line)
 
 
 def _rounded_rect(width: int, height: int, radius: float, inset: float) -> Mask:
