@@ -233,10 +233,17 @@ def test_lowerthird_by_name_falls_back_to_initials_and_code(page: Page, harness:
 
 
 def test_lowerthird_hold_slides_out(page: Page, harness: Harness) -> None:
-    open_graphic(page, harness, "lowerthird", tournament_view(), query="&seat=1&hold=0.6")
+    open_graphic(page, harness, "lowerthird", tournament_view(), query="&seat=1&hold=2.5")
     third_is_shown(page)
     expect(page.locator("#name")).to_have_text("Ashton")
+    expect(page.locator("#third")).not_to_have_class(re.compile(r"\bshown\b"), timeout=8000)
+    # A patch for the same player does not bring it back; OBS showing the source again does.
+    harness.push_patch("delayed", {"tournament": {"ticker": "Hand 58"}})
+    page.wait_for_timeout(300)
     third_is_gone(page)
+    page.evaluate("window.dispatchEvent(new CustomEvent('obsSourceVisibleChanged',"
+                  " {detail: {visible: true}}))")
+    third_is_shown(page)
     # Unknown player: nothing on screen.
     open_graphic(page, harness, "lowerthird", tournament_view(), query="&player=Nobody")
     page.wait_for_timeout(300)
@@ -394,6 +401,8 @@ def clock_seconds(text: str) -> int:
 
 
 def test_clock_counts_down_locally(page: Page, harness: Harness, artifacts: Path) -> None:
+    # Clock readings allow ~10 s for a slow page load on a busy machine; a clock that ignored
+    # as_of or the channel's delay would be off by 30 s or more.
     open_graphic(page, harness, "clock", tournament_view())
     expect(page.locator("#level")).to_have_text("Level 5")
     expect(page.locator("#blinds")).to_have_text("300 / 600")
@@ -403,11 +412,11 @@ def test_clock_counts_down_locally(page: Page, harness: Harness, artifacts: Path
     expect(page.locator("#average")).to_have_text("7,142")
     expect(page.locator("#pool")).to_have_text("€100,000")
     # 734.2 s left at the view's as_of, which is now on the delayed channel's clock.
-    expect(page.locator("#time")).to_have_text(re.compile(r"^12:1[345]$"))
+    expect(page.locator("#time")).to_have_text(re.compile(r"^12:(0[5-9]|1[0-5])$"))
     first = clock_seconds(page.locator("#time").inner_text())
     page.wait_for_timeout(2100)
     second = clock_seconds(page.locator("#time").inner_text())
-    assert 1 <= first - second <= 3, (first, second)  # it counts with no message arriving
+    assert 1 <= first - second <= 6, (first, second)  # it counts with no message arriving
     settle_and_shoot(page, artifacts / "clock.png")
     page.add_style_tag(content=FELT)
     page.screenshot(path=str(artifacts / "clock-on-felt.png"))
@@ -436,11 +445,11 @@ def test_clock_respects_the_channel_delay(page: Page, harness: Harness) -> None:
     view["channel"]["as_of"] -= 300
     view["tournament"]["clock"]["as_of"] -= 300
     open_graphic(page, harness, "clock", view)
-    expect(page.locator("#time")).to_have_text(re.compile(r"^7:1[345]$"))
+    expect(page.locator("#time")).to_have_text(re.compile(r"^7:(0[5-9]|1[0-5])$"))
     # The live channel shows the same clock with no delay (its view is of now).
     live = tournament_view("secure")
     open_graphic(page, harness, "clock", live, channel="secure")
-    expect(page.locator("#time")).to_have_text(re.compile(r"^12:1[345]$"))
+    expect(page.locator("#time")).to_have_text(re.compile(r"^12:(0[5-9]|1[0-5])$"))
 
 
 # ---- the overlay's clock bug and the R12 action clock --------------------------------------
@@ -453,13 +462,13 @@ def test_overlay_clock_bug_and_action_clock(page: Page, harness: Harness,
     view["tournament"]["action_clock"] = {"seat": 1, "ends_at": as_of + 42.4}
     open_graphic(page, harness, "overlay", view)
     # The tournament clock drives the bug (734.2 s at as_of), with the next level.
-    expect(page.locator("#level-clock")).to_have_text(re.compile(r"^12:1[345]$"))
+    expect(page.locator("#level-clock")).to_have_text(re.compile(r"^12:(0[5-9]|1[0-5])$"))
     expect(page.locator("#next-level")).to_have_text("Next 500 / 1,000 · Ante 100")
     expect(page.locator("#level")).to_have_text("Level 12")  # the hand's level (R21)
     # R12: the clock called on Ashton, counting down, his box marked.
     expect(page.locator("#action-clock")).to_be_visible()
     expect(page.locator("#action-clock-name")).to_have_text("Ashton Griffin")
-    expect(page.locator("#action-clock-time")).to_have_text(re.compile(r"^0:4[123]$"))
+    expect(page.locator("#action-clock-time")).to_have_text(re.compile(r"^0:(3[3-9]|4[0-3])$"))
     expect(page.locator(".player[data-seat='1']")).to_have_class(re.compile(r"\bon-clock\b"))
     expect(page.locator(".player.on-clock")).to_have_count(1)
     page.wait_for_timeout(600)
@@ -467,7 +476,7 @@ def test_overlay_clock_bug_and_action_clock(page: Page, harness: Harness,
     # The final ten seconds: plain seconds, flagged.
     harness.push_patch("delayed", {"tournament": {"action_clock": {"ends_at": as_of + 8.2}}})
     expect(page.locator("#action-clock")).to_have_class(re.compile(r"\bfinal\b"))
-    expect(page.locator("#action-clock-time")).to_have_text(re.compile(r"^[6-9]$"))
+    expect(page.locator("#action-clock-time")).to_have_text(re.compile(r"^[1-9]$"))
     # Expired, then taken off (null): the bug shows 0 and then goes.
     harness.push_patch("delayed", {"tournament": {"action_clock": {"ends_at": as_of - 1}}})
     expect(page.locator("#action-clock-time")).to_have_text("0")
@@ -502,6 +511,79 @@ def test_overlay_without_tournament_keeps_the_table_level_clock(page: Page,
     view = tournament_view()
     del view["tournament"]
     open_graphic(page, harness, "overlay", view)
-    expect(page.locator("#level-clock")).to_have_text(re.compile(r"^12:3[234]$"))
+    expect(page.locator("#level-clock")).to_have_text(re.compile(r"^12:(2[4-9]|3[0-4])$"))
     expect(page.locator("#next-level")).to_have_text("")
     expect(page.locator("#action-clock")).to_be_hidden()
+
+
+# ---- every graphic -----------------------------------------------------------------------
+
+EVIL = "<img src=x onerror=window.pwned=1>"
+# What each graphic shows of the field on a first paint, and the selector that proves it.
+FIRST_PAINT = {
+    "leaderboard": (".row:not(.out) .name", "Rast"),
+    "lowerthird": ("#name", "Rast"),
+    "payouts": (".place-row.next .place", "7th"),
+    "clock": ("#level", "Level 5"),
+}
+
+
+@pytest.mark.parametrize("name", ["leaderboard", "lowerthird", "payouts", "clock"])
+def test_graphic_rehydrates_after_the_server_comes_back(page: Page, harness: Harness,
+                                                        probe: Probe, name: str) -> None:
+    probe.allow_websocket_errors = True  # Chromium logs each refused reconnect
+    view = tournament_view()
+    query = "&seat=4" if name == "lowerthird" else ""
+    open_graphic(page, harness, name, view, revision=20, query=query)
+    selector, text = FIRST_PAINT[name]
+    expect(page.locator(selector).first).to_have_text(text)
+    harness.stop_server()
+    expect(page.locator("html")).to_have_attribute("data-connection", "offline")
+    page.wait_for_timeout(600)
+    # The last graphics stay on screen while the server is away.
+    expect(page.locator(selector).first).to_have_text(text)
+    expect(page.locator("body")).not_to_contain_text("disconnect", ignore_case=True)
+    # It comes back with the tournament moved on: Rast busted in 7th, the clock in level 6.
+    moved = eliminated(view, 4, 7, 5000, 50)
+    moved["tournament"]["clock"].update(level=6, small_blind=500, big_blind=1000)
+    harness.set_view("delayed", moved, revision=31)
+    harness.restart_server()
+    expect(page.locator("html")).to_have_attribute("data-revision", "31", timeout=15000)
+    assert harness.hellos_on("delayed")[-1].message["resume"] == 20
+    assert harness.hellos_on("delayed")[-1].message["page"] == name
+    if name == "leaderboard":
+        expect(page.locator(".row:not(.out) .name").first).to_have_text("Ashton")
+        expect(page.locator(".row.out .name").first).to_have_text("Rast")
+    elif name == "lowerthird":
+        expect(page.locator("#third")).not_to_have_class(re.compile(r"\bshown\b"))
+    elif name == "payouts":
+        expect(page.locator(".place-row.next .place")).to_have_text("6th")
+        expect(page.locator(".place-row[data-place='7'] .who")).to_have_text("Rast Andersson")
+    else:
+        expect(page.locator("#level")).to_have_text("Level 6")
+        expect(page.locator("#blinds")).to_have_text("500 / 1,000")
+
+
+@pytest.mark.parametrize("name", GRAPHICS)
+def test_names_are_text_never_markup(page: Page, harness: Harness, name: str) -> None:
+    view = tournament_view()
+    tour = view["tournament"]
+    for player in tour["players"]:
+        player.update(name=f"{EVIL} {player['name']}", display_name=EVIL, photo=None)
+    for out in tour["eliminations"]:
+        out.update(name=EVIL, display_name=EVIL)
+    tour["payouts"]["places"][8]["name"] = EVIL
+    tour["payouts"]["currency"] = "<b>"
+    view["table"]["name"] = "<b>bold</b>"
+    query = "&seat=4" if name == "lowerthird" else "&seconds=30"
+    open_graphic(page, harness, name, view, query=query)
+    if name == "elimination":  # shown only once a bust-out arrives
+        busted = eliminated(view, 1, 7, 5000, 42)
+        harness.push_snapshot("delayed", busted, 2)
+        expect(page.locator("#bust")).to_have_class(re.compile(r"\bshown\b"))
+    # The clock shows no names; its prize pool carries the "<b>" currency as text.
+    expect(page.locator("#stage")).to_contain_text("100,000 <b>" if name == "clock" else EVIL)
+    assert page.evaluate("window.pwned") is None
+    # No element came from the data: the only images are flags and photos the page made.
+    assert page.locator("#stage img:not(.flag-img):not(.photo img)").count() == 0
+    assert page.locator("#stage b").count() == 0
