@@ -75,20 +75,86 @@ def quad_area(quad: QuadLike) -> float:
 
 
 def quad_iou(a: QuadLike, b: QuadLike) -> float:
-    """Intersection over union of two quads (convex hulls if not convex), 0..1.
+    """Intersection over union of two quads (their convex hulls), 0..1.
 
     The corner order does not matter: a card read upside down covers the same pixels.
+    (Clipped exactly in Python: ``cv2.intersectConvexConvex`` misreports polygons whose edges
+    nearly coincide, which is the normal case for a good detection.)
     """
-    pa = cv2.convexHull(np.asarray(a, np.float32).reshape(-1, 1, 2))
-    pb = cv2.convexHull(np.asarray(b, np.float32).reshape(-1, 1, 2))
-    area_a = float(cv2.contourArea(pa))
-    area_b = float(cv2.contourArea(pb))
+    pa = _convex(a)
+    pb = _convex(b)
+    area_a, area_b = _area(pa), _area(pb)
     if area_a <= 0.0 or area_b <= 0.0:
         return 0.0
-    inter, _ = cv2.intersectConvexConvex(pa, pb)
-    inter = max(0.0, float(inter))
+    inter = _area(_clip(pa, pb))
     union = area_a + area_b - inter
-    return inter / union if union > 0 else 0.0
+    return min(1.0, max(0.0, inter / union)) if union > 0 else 0.0
+
+
+Polygon = list[tuple[float, float]]
+
+
+def _convex(quad: QuadLike) -> Polygon:
+    """The convex hull, counter-clockwise in the maths sense (x right, y up)."""
+    pts = sorted({(float(p[0]), float(p[1])) for p in quad})
+    if len(pts) < 3:
+        return []
+
+    def cross(o: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+        return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+    lower: Polygon = []
+    for p in pts:
+        while len(lower) >= 2 and cross(lower[-2], lower[-1], p) <= 0:
+            lower.pop()
+        lower.append(p)
+    upper: Polygon = []
+    for p in reversed(pts):
+        while len(upper) >= 2 and cross(upper[-2], upper[-1], p) <= 0:
+            upper.pop()
+        upper.append(p)
+    return lower[:-1] + upper[:-1]
+
+
+def _area(poly: Polygon) -> float:
+    n = len(poly)
+    if n < 3:
+        return 0.0
+    twice = sum(poly[i][0] * poly[(i + 1) % n][1] - poly[(i + 1) % n][0] * poly[i][1]
+                for i in range(n))
+    return abs(twice) / 2.0
+
+
+def _clip(subject: Polygon, clip: Polygon) -> Polygon:
+    """Sutherland-Hodgman: ``subject`` clipped to the convex, counter-clockwise ``clip``."""
+    output = subject
+    n = len(clip)
+    for i in range(n):
+        if not output:
+            break
+        (x1, y1), (x2, y2) = clip[i], clip[(i + 1) % n]
+
+        def side(p: tuple[float, float], x1: float = x1, y1: float = y1, x2: float = x2,
+                 y2: float = y2) -> float:
+            return (x2 - x1) * (p[1] - y1) - (y2 - y1) * (p[0] - x1)
+
+        points, output = output, []
+        for j, current in enumerate(points):
+            previous = points[j - 1]
+            s_cur, s_prev = side(current), side(previous)
+            if s_cur >= 0:
+                if s_prev < 0:
+                    output.append(_cross_point(previous, current, s_prev, s_cur))
+                output.append(current)
+            elif s_prev >= 0:
+                output.append(_cross_point(previous, current, s_prev, s_cur))
+    return output
+
+
+def _cross_point(p: tuple[float, float], q: tuple[float, float], sp: float,
+                 sq: float) -> tuple[float, float]:
+    t = sp / (sp - sq)
+    return (p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1]))
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,8 @@ from overlay.cli import add_group
 
 #: action -> (module, one-line help). Keep sorted by name.
 ACTIONS: dict[str, tuple[str, str]] = {
+    "eval": ("overlay.cli.camera_eval",
+             "precision and recall of the recogniser on synthetic table scenes"),
 }
 
 
