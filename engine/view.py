@@ -88,6 +88,13 @@ from engine.table_events import DevicesReported
 from engine.tournament import DEFAULT_STRUCTURE, Structure
 from engine.view_operator import ClockState, operator_view, with_devices
 from engine.view_text import action_amount, action_text, last_action_text, pot_label
+from engine.view_tournament import (
+    TournamentSettings,
+    TournamentState,
+    TournamentView,
+    allin_view,
+    roster_change,
+)
 
 __all__ = ["HAND_EVENTS", "EquityCache", "TableViewReducer", "TableViewState", "reducer_for",
            "with_devices"]
@@ -146,6 +153,8 @@ class TableViewState:
     as_of: float | None = None
     """The log time of the last released item."""
     items: int = 0
+    tournament: TournamentState | None = None
+    """The ``tournament`` object's state (:mod:`engine.view_tournament`)."""
 
 
 class TableViewReducer:
@@ -160,7 +169,8 @@ class TableViewReducer:
     def __init__(self, channel: ChannelSpec, *, structure: Structure = DEFAULT_STRUCTURE,
                  table_name: str = "", seats: int = 10, operator: bool = False,
                  ante_mode: str | None = None, equity_cache_size: int = 256,
-                 equity_cache: EquityCache | None = None) -> None:
+                 equity_cache: EquityCache | None = None,
+                 tournament: TournamentSettings | None = None) -> None:
         self.channel = channel
         self.structure = structure
         self.table_name = table_name
@@ -172,11 +182,13 @@ class TableViewReducer:
         ask for the same equities (the delayed one D seconds later)."""
         self.equity_computations = 0
         """How many equities were computed (cache misses), for tests and the benchmark."""
+        self.tournament = TournamentView(structure=structure, delay=channel.delay,
+                                         settings=tournament)
 
     # --- the Reducer protocol --------------------------------------------------------------
 
     def initial(self) -> TableViewState:
-        return TableViewState()
+        return TableViewState(tournament=self.tournament.initial())
 
     def apply(self, state: TableViewState, item: ChannelItem) -> TableViewState:
         """Take one released item (updates ``state`` in place and returns it)."""
@@ -197,6 +209,9 @@ class TableViewReducer:
                     new if new is not None else (have[k] if k < len(have) else None)
                     for k, new in enumerate(payload.cards))
             return state
+        tournament = state.tournament
+        if tournament is not None:
+            self.tournament.apply(tournament, payload, entry.time)
         if isinstance(payload, HandStarted):
             self._start_hand(state, payload)
         elif isinstance(payload, HAND_EVENTS):
@@ -209,6 +224,12 @@ class TableViewReducer:
         elif isinstance(payload, DevicesReported):
             if self.operator:
                 state.devices = json.loads(payload.report)
+        elif (change := roster_change(payload)) is not None:
+            seat, stack = change  # a stack corrected, or a player disqualified (chips out)
+            if stack is None:
+                state.roster.pop(seat, None)
+            elif seat in state.roster:
+                state.roster[seat].stack = stack
         else:
             _table_event(state, payload)
         return state
@@ -224,6 +245,7 @@ class TableViewReducer:
             "table": self._table(state, hand, legal),
             "seats": seats,
             "alerts": [],
+            "tournament": self._tournament(state, hand, legal),
         }
         if self.operator:
             view["operator"] = operator_view(hand, legal, state.clock, state.as_of)
@@ -235,9 +257,28 @@ class TableViewReducer:
         """``view`` with the service's device fields (see :func:`with_devices`)."""
         return with_devices(view, devices)
 
+    def _tournament(self, state: TableViewState, hand: Hand | None,
+                    legal: LegalActions | None) -> dict[str, Any] | None:
+        """The ``tournament`` object (:mod:`engine.view_tournament`)."""
+        tournament = state.tournament
+        if tournament is None:
+            return None
+        level = self._level(state, hand.started if hand is not None else None)
+        stacks = {seat: (player.name, player.stack) for seat, player in state.roster.items()}
+        allin = None
+        if hand is not None and legal is None and not hand.is_over and hand.started:
+            allin = allin_view(hand, self._cards(state, hand), stacks,
+                               self.tournament.settings, tournament)
+        return self.tournament.snapshot(tournament, now=state.as_of, stacks=stacks,
+                                        big_blind=level["big_blind"],
+                                        level_number=level["number"], hand=hand,
+                                        allin=allin)
+
     # --- applying --------------------------------------------------------------------------
 
     def _start_hand(self, state: TableViewState, started: HandStarted) -> None:
+        if state.hand is not None and state.tournament is not None:
+            self.tournament.hand_finished(state.tournament, state.hand)
         for seat in [s for s, p in state.roster.items() if p.stack == 0]:
             del state.roster[seat]  # busted last hand (R22): the seat is empty now
         for seat, name, stack in zip(started.seats, started.names, started.stacks, strict=True):
@@ -265,6 +306,12 @@ class TableViewReducer:
             state.clock = None
         if isinstance(event, HandEnded | HandVoided):
             for seat, name, stack in zip(hand.seats, hand.names, hand.stacks, strict=True):
+                state.roster[seat] = _Player(name, stack)
+        elif isinstance(event, ActionUndone) and not hand.is_over and hand.started:
+            # The hand's end was taken back: the table stands at its start again.
+            started = hand.started
+            for seat, name, stack in zip(started.seats, started.names, started.stacks,
+                                         strict=True):
                 state.roster[seat] = _Player(name, stack)
 
     # --- drawing ---------------------------------------------------------------------------

@@ -25,7 +25,16 @@ OPERATOR = ChannelSpec("operator", ChannelFilter.FULL, requires_token=True)
 SPECS = (VENUE, DELAYED, SECURE, REVEAL)
 
 # Every documented key (docs/view-model.md) of each object of the view.
-VIEW_KEYS = {"channel", "table", "seats", "alerts"}
+VIEW_KEYS = {"channel", "table", "seats", "alerts", "tournament"}
+TOURNAMENT_KEYS = {"name", "clock", "action_clock", "field", "players", "eliminations",
+                   "payouts", "icm", "allin", "stats", "ticker"}
+TOURNAMENT_CLOCK_KEYS = {"level", "small_blind", "big_blind", "ante", "is_break", "running",
+                         "started", "remaining", "as_of", "name", "next"}
+FIELD_KEYS = {"entrants", "remaining", "total_chips", "average", "average_bb", "chip_leader"}
+PLAYER_KEYS = {"seat", "name", "display_name", "table_name", "country", "photo", "stack",
+               "in_bb", "share", "rank", "prize_so_far"}
+ELIMINATION_KEYS = {"seat", "place", "name", "display_name", "country", "photo", "prize",
+                    "hand"}
 CHANNEL_KEYS = {"name", "delay", "as_of", "live"}
 TABLE_KEYS = {"name", "hand_number", "level", "street", "board", "pots", "to_call",
               "min_raise_to", "actions"}
@@ -119,6 +128,14 @@ def shape_errors(view: dict[str, Any], *, operator: bool = False) -> list[str]:
             check(f"{where}.equity", seat["equity"], EQUITY_KEYS)
         if seat.get("outs") is not None:
             check(f"{where}.outs", seat["outs"], OUTS_KEYS)
+    tournament = view.get("tournament", {})
+    check("tournament", tournament, TOURNAMENT_KEYS)
+    check("tournament.clock", tournament.get("clock"), TOURNAMENT_CLOCK_KEYS)
+    check("tournament.field", tournament.get("field"), FIELD_KEYS)
+    for k, player in enumerate(tournament.get("players", [])):
+        check(f"tournament.players[{k}]", player, PLAYER_KEYS)
+    for k, out in enumerate(tournament.get("eliminations", [])):
+        check(f"tournament.eliminations[{k}]", out, ELIMINATION_KEYS)
     if operator:
         op = view.get("operator", {})
         check("operator", op, OPERATOR_KEYS)

@@ -1,0 +1,474 @@
+"""The ``tournament`` object of every channel's view (``docs/view-model.md``).
+
+:class:`TournamentView` is the tournament half of :class:`engine.view.TableViewReducer`: it
+folds the same released :class:`~engine.channels.ChannelItem` s, so it respects the channel's
+delay by construction (a bust-out, a prize, a stack correction or a clock change is news on a
+channel only when that channel releases it). It draws:
+
+* ``clock``: the tournament clock (:class:`engine.clock.TournamentClock` replayed from the
+  clock events this channel released) as ``remaining`` seconds at ``as_of``. ``as_of`` is in
+  the channel's *display time* (log time + the channel's delay), so a page counts down with
+  its own wall clock: ``remaining - (now - as_of)`` while ``running``. ``remaining`` and
+  ``as_of`` are taken at the start of the current period (or at the last clock event, if
+  later): they change only when the clock changes state, so patches stay small. Before the
+  clock is started it shows the table's level, ``running`` false, ``remaining`` the level's
+  full time and ``as_of`` null;
+* ``action_clock``: the R12 clock when called (``ends_at`` in display time), else null;
+* ``field``, ``players``: stacks as of the last finished hand (a leaderboard does not move
+  while chips are in the middle), chip share, stack in big blinds, rank, and the prize a
+  player has locked up (``prize_so_far``: the prize of the lowest place still to be decided);
+* ``eliminations`` (oldest first) and ``payouts``: from the channel's ``player_eliminated``
+  and ``prize_awarded`` events (R22, R23; a disqualification moves players up);
+* ``icm``: Malmuth-Harville prize equity from the same stacks (public: stacks are);
+* ``allin``: at an all-in showdown, every outcome's probability and prize equities
+  (:func:`engine.icm.allin_outcomes`). It uses hole cards, so it is secret by construction:
+  it is drawn only when this channel knows every hand in the pot (null otherwise);
+* ``stats`` and ``ticker``: session statistics per player and the last hand's ticker line
+  (:mod:`engine.stats`), from the hands this channel has seen.
+
+Player identity (name, display name, country, photo) comes from
+:class:`engine.identity.PlayerIdentified` events; without one a player's name and display name
+are the table's name of him.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from functools import lru_cache
+from typing import Any
+
+from engine.cards import Card
+from engine.clock import CLOCK_EVENTS, TournamentClock
+from engine.errors import FeltcastError
+from engine.events import HandEnded, HandStarted, HandVoided, PlayerEliminated, Street
+from engine.field import Field
+from engine.hand import Hand
+from engine.icm import MAX_PLAYERS, allin_outcomes, icm
+from engine.identity import Identity, PlayerIdentified
+from engine.payouts import PayoutTable, default_payouts
+from engine.pots import Pot
+from engine.stats import PlayerStats, session_stats, ticker_line
+from engine.table_events import ClockCalled, PlayerSeated, SeatEmptied
+from engine.tournament import DEFAULT_STRUCTURE, Structure
+from engine.tournament_events import PlayerDisqualified, PrizeAwarded, StackCorrected
+
+__all__ = ["TournamentSettings", "TournamentState", "TournamentView"]
+
+ACTION_CLOCK = 70.0
+"""R12: one minute, then a ten-second countdown."""
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentSettings:
+    """What the configuration says about the tournament (``[tournament]``)."""
+
+    name: str = ""
+    entrants: int = 0
+    """0: the number of players seen at the table."""
+    prize_pool: int = 0
+    currency: str = ""
+    payouts: PayoutTable | None = None
+    """None: R23's default table by field size (when there is a prize pool)."""
+
+    def prizes(self, entrants: int) -> tuple[int, ...]:
+        """The prizes of the paid places, place 1 first (empty without a prize pool)."""
+        return _prizes(self, entrants)
+
+    def _compute_prizes(self, entrants: int) -> tuple[int, ...]:
+        if self.prize_pool <= 0 and (self.payouts is None or not self.payouts.amounts):
+            return ()
+        table = self.payouts
+        try:
+            if table is None:
+                table = default_payouts(max(entrants, 2))
+            return table.prizes(self.prize_pool or None)
+        except FeltcastError:
+            return ()
+
+
+@lru_cache(maxsize=64)
+def _prizes(settings: TournamentSettings, entrants: int) -> tuple[int, ...]:
+    return settings._compute_prizes(entrants)
+
+
+@dataclass(slots=True)
+class _Out:
+    seat: int
+    name: str
+    place: int
+    hand: int
+    prize: int | None = None
+    identity: Identity | None = None
+    disqualified: bool = False
+
+
+@dataclass(slots=True)
+class TournamentState:
+    """What one channel knows of the tournament (mutable, owned by one reducer)."""
+
+    clock: TournamentClock
+    clock_at: float | None = None
+    """Log time of the last clock event released (None: none yet)."""
+    action_clock: tuple[int, float, float] | None = None
+    """R12: (seat, called at (log time), seconds)."""
+    identities: dict[int, Identity] = field(default_factory=dict)
+    out: list[_Out] = field(default_factory=list)
+    """Eliminated (and disqualified) players, in the order the channel learnt of them."""
+    seen: set[str] = field(default_factory=set)
+    """Names of every player seen at the table (the field when no entrant count is set)."""
+    ticker: str | None = None
+    stats: dict[str, PlayerStats] = field(default_factory=dict)
+    """The session statistics by the table's name of a player (:mod:`engine.stats`)."""
+    corrections: int = 0
+    current: tuple[tuple[int, int], dict[str, PlayerStats], str | None] | None = None
+    """The cached statistics and ticker line of the finished current hand."""
+
+
+class TournamentView:
+    """Folds released items into a :class:`TournamentState` and draws the ``tournament``
+    object (see the module docstring). ``delay`` is the channel's delay in seconds."""
+
+    def __init__(self, *, structure: Structure = DEFAULT_STRUCTURE, delay: float = 0.0,
+                 settings: TournamentSettings | None = None) -> None:
+        self.structure = structure
+        self.delay = delay
+        self.settings = settings or TournamentSettings()
+
+    def initial(self) -> TournamentState:
+        return TournamentState(TournamentClock(self.structure))
+
+    # --- applying --------------------------------------------------------------------------
+
+    def apply(self, state: TournamentState, payload: Any, time: float) -> None:
+        """Take one released payload logged at ``time`` (anything not about the tournament
+        is ignored)."""
+        if isinstance(payload, CLOCK_EVENTS):
+            try:
+                state.clock = state.clock.apply(payload)
+                state.clock_at = time
+            except FeltcastError:
+                pass  # the service logs only legal clock events; a bad log keeps the clock
+        elif isinstance(payload, ClockCalled):
+            state.action_clock = (payload.seat, time, payload.seconds)
+        elif isinstance(payload, PlayerIdentified):
+            state.identities[payload.seat] = Identity.of(payload)
+        elif isinstance(payload, SeatEmptied):
+            state.identities.pop(payload.seat, None)
+            state.action_clock = None
+        elif isinstance(payload, PlayerSeated):
+            state.seen.add(payload.name)
+        elif isinstance(payload, HandStarted):
+            state.seen.update(payload.names)
+            state.action_clock = None
+        elif isinstance(payload, PlayerEliminated):
+            state.out.append(_Out(payload.seat, payload.name, payload.place,
+                                  payload.hand_number,
+                                  identity=state.identities.get(payload.seat)))
+        elif isinstance(payload, PrizeAwarded):
+            entry = self._out_of(state, payload.name)
+            if entry is None:  # the winner, or a place logged before the bust reached us
+                seat = payload.seat
+                entry = _Out(seat, payload.name, payload.place, payload.hand_number,
+                             identity=state.identities.get(seat))
+                state.out.append(entry)
+            entry.place, entry.prize = payload.place, payload.prize
+        elif isinstance(payload, PlayerDisqualified):
+            entry = self._out_of(state, payload.name)
+            if entry is None:
+                entry = _Out(payload.seat, payload.name, 0, 0,
+                             identity=state.identities.get(payload.seat))
+                state.out.append(entry)
+            entry.disqualified, entry.prize = True, 0
+        elif isinstance(payload, StackCorrected):
+            state.corrections += 1
+        elif isinstance(payload, HandEnded | HandVoided):
+            state.action_clock = None
+
+    def hand_finished(self, state: TournamentState, hand: Hand) -> None:
+        """``hand`` is final on this channel (the next one started): its statistics join the
+        session's. A void hand counts for nothing (R13)."""
+        counts, ticker = self._hand_stats(state, hand)
+        state.stats = _merge(state.stats, counts)
+        state.ticker = ticker or state.ticker
+        state.current = None
+
+    def _hand_stats(self, state: TournamentState, hand: Hand,
+                    ) -> tuple[dict[str, PlayerStats], str | None]:
+        """A finished hand's statistics and ticker line (cached while it stays the same: an
+        undo can take its end back)."""
+        key = (id(hand), len(hand.effective_events))
+        if state.current is not None and state.current[0] == key:
+            return state.current[1], state.current[2]
+        counts: dict[str, PlayerStats] = {}
+        ticker: str | None = None
+        if hand.is_over and hand.street is not Street.VOID:
+            events = hand.effective_events
+            try:
+                counts = session_stats([events])
+                ticker = ticker_line(events)
+            except (FeltcastError, NotImplementedError):
+                pass  # statistics are commentary: a hand they cannot read never stops a view
+        state.current = (key, counts, ticker)
+        return counts, ticker
+
+    @staticmethod
+    def _out_of(state: TournamentState, name: str) -> _Out | None:
+        for entry in reversed(state.out):
+            if entry.name == name:
+                return entry
+        return None
+
+    # --- drawing ---------------------------------------------------------------------------
+
+    def snapshot(self, state: TournamentState, *, now: float | None,
+                 stacks: Mapping[int, tuple[str, int]], big_blind: int | None,
+                 level_number: int | None, hand: Hand | None = None,
+                 allin: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The ``tournament`` object. ``now`` is the log time of the last released item,
+        ``stacks`` the seated players (seat -> (table name, chips)) as of the last finished
+        hand, ``big_blind`` and ``level_number`` the table's level."""
+        settings = self.settings
+        alive = {seat: v for seat, v in stacks.items() if v[1] > 0}
+        entrants = settings.entrants or max(len(state.seen), len(alive) + len(
+            [o for o in state.out if not o.disqualified]))
+        prizes = settings.prizes(entrants)
+        remaining = len(alive)
+        players = self._players(state, alive, big_blind, prizes)
+        stats, ticker = state.stats, state.ticker
+        if hand is not None and hand.is_over:
+            counts, line = self._hand_stats(state, hand)
+            stats, ticker = _merge(stats, counts), line or ticker
+        return {
+            "name": settings.name or None,
+            "clock": self._clock(state, now, level_number),
+            "action_clock": self._action_clock(state),
+            "field": Field.of({s: v[1] for s, v in alive.items()}, big_blind=big_blind or 0,
+                              entrants=entrants or None).to_dict(),
+            "players": players,
+            "eliminations": [self._elimination(o) for o in state.out if not o.disqualified],
+            "payouts": self._payouts(state, prizes, alive),
+            "icm": _icm(alive, prizes[:remaining]) if prizes and remaining else None,
+            "allin": allin,
+            "stats": _stats_view(stats, alive),
+            "ticker": ticker,
+        }
+
+    def _clock(self, state: TournamentState, now: float | None,
+               level_number: int | None) -> dict[str, Any]:
+        clock = state.clock
+        if not clock.started or now is None:
+            number = level_number or 1
+            number = min(max(number, 1), len(self.structure.levels))
+            level = self.structure.level(number)
+            nxt = (self.structure.level(number + 1)
+                   if number < len(self.structure.levels) else None)
+            return {"level": number, "small_blind": level.small_blind,
+                    "big_blind": level.big_blind, "ante": level.ante, "is_break": False,
+                    "running": False, "started": False,
+                    "remaining": None if nxt is None else float(level.minutes * 60),
+                    "as_of": None, "name": level.describe(), "next": _level(nxt)}
+        moment = now if clock.running else clock.anchor
+        if clock.running:
+            _, into = clock.position(moment)
+            start = moment - into
+            # The start of the current period, or the last clock event when it is later
+            # (``into`` is negative when time was added: the anchor is the reference then).
+            moment = clock.anchor if into < 0 or start < clock.anchor else start
+        view = clock.status(moment).to_dict()
+        remaining = view["remaining"]
+        view["remaining"] = None if remaining is None else round(float(remaining), 3)
+        view["as_of"] = round(moment + self.delay, 3)
+        return view
+
+    def _action_clock(self, state: TournamentState) -> dict[str, Any] | None:
+        if state.action_clock is None:
+            return None
+        seat, called, seconds = state.action_clock
+        ends = called + seconds + self.delay
+        return {"seat": seat, "ends_at": round(ends, 3), "countdown_at": round(ends - 10.0, 3)}
+
+    def _players(self, state: TournamentState, alive: Mapping[int, tuple[str, int]],
+                 big_blind: int | None, prizes: Sequence[int]) -> list[dict[str, Any]]:
+        standings = Field.of({s: v[1] for s, v in alive.items()},
+                             big_blind=big_blind or 0).players()
+        locked = prizes[len(alive) - 1] if 0 < len(alive) <= len(prizes) else 0
+        out = []
+        for player in standings:
+            name = alive[player.seat][0]
+            ident = state.identities.get(player.seat)
+            out.append({
+                "seat": player.seat, "name": ident.name if ident else name,
+                "display_name": ident.display_name if ident else name,
+                "table_name": name,
+                "country": ident.country if ident else None,
+                "photo": ident.photo if ident else None,
+                "stack": player.stack, "in_bb": player.in_big_blinds,
+                "share": round(player.share, 4), "rank": player.rank,
+                "prize_so_far": locked if prizes else None,
+            })
+        return out
+
+    @staticmethod
+    def _elimination(entry: _Out) -> dict[str, Any]:
+        ident = entry.identity
+        return {"seat": entry.seat, "place": entry.place, "name": ident.name if ident
+                else entry.name, "display_name": ident.display_name if ident else entry.name,
+                "country": ident.country if ident else None,
+                "photo": ident.photo if ident else None,
+                "prize": entry.prize, "hand": entry.hand or None}
+
+    def _payouts(self, state: TournamentState, prizes: Sequence[int],
+                 alive: Mapping[int, tuple[str, int]]) -> dict[str, Any] | None:
+        if not prizes:
+            return None
+        names: dict[int, str] = {}
+        for entry in state.out:
+            if not entry.disqualified and entry.place >= 1:
+                ident = entry.identity
+                names[entry.place] = ident.display_name if ident else entry.name
+        places = [{"place": p, "prize": prize, "name": names.get(p),
+                   "jump": prize - (prizes[p] if p < len(prizes) else 0)}
+                  for p, prize in enumerate(prizes, 1)]
+        return {"prize_pool": sum(prizes), "currency": self.settings.currency or None,
+                "places": places, "paid": len(prizes), "remaining": len(alive)}
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def _level(level: Any) -> dict[str, Any] | None:
+    if level is None:
+        return None
+    return {"level": level.number, "small_blind": level.small_blind,
+            "big_blind": level.big_blind, "ante": level.ante}
+
+
+def _icm(alive: Mapping[int, tuple[str, int]], prizes: Sequence[int],
+         ) -> dict[str, float] | None:
+    if not alive or len(alive) > MAX_PLAYERS:
+        return None
+    seats = sorted(alive)
+    equities = _icm_cached(tuple(alive[s][1] for s in seats), tuple(prizes))
+    if equities is None:
+        return None
+    return {str(seat): round(value, 2) for seat, value in zip(seats, equities, strict=True)}
+
+
+@lru_cache(maxsize=256)
+def _icm_cached(stacks: tuple[int, ...], prizes: tuple[int, ...]) -> tuple[float, ...] | None:
+    try:
+        return icm(stacks, prizes)
+    except FeltcastError:
+        return None
+
+
+def _stats_view(stats: Mapping[str, PlayerStats], seated: Mapping[int, tuple[str, int]],
+                ) -> dict[str, Any] | None:
+    """Statistics of the seated players by seat (JSON keys are strings)."""
+    out: dict[str, Any] = {}
+    for seat, (name, _) in sorted(seated.items()):
+        counts = stats.get(name)
+        if counts is not None:
+            out[str(seat)] = {key: round(value, 4) if isinstance(value, float) else value
+                              for key, value in counts.to_dict().items()}
+    return out or None
+
+
+def _merge(stats: Mapping[str, PlayerStats], more: Mapping[str, PlayerStats],
+           ) -> dict[str, PlayerStats]:
+    out = dict(stats)
+    for name, counts in more.items():
+        before = out.get(name)
+        out[name] = counts if before is None else _add(before, counts)
+    return out
+
+
+def _add(a: PlayerStats, b: PlayerStats) -> PlayerStats:
+    """Two players' counts added (the same player over more hands)."""
+    counts = {f.name: getattr(a, f.name) + getattr(b, f.name) for f in fields(PlayerStats)
+              if f.name != "name"}
+    return PlayerStats(a.name, **counts)
+
+
+def roster_change(payload: object) -> tuple[int, int | None] | None:
+    """How a tournament event changes the seated players: ``(seat, new stack)`` for a stack
+    correction, ``(seat, None)`` for a disqualification (his chips leave play), else None."""
+    if isinstance(payload, StackCorrected):
+        return payload.seat, payload.stack
+    if isinstance(payload, PlayerDisqualified):
+        return payload.seat, None
+    return None
+
+
+def allin_view(hand: Hand, cards: Mapping[int, tuple[Card | None, ...] | None],
+               stacks: Mapping[int, tuple[str, int]], settings: TournamentSettings,
+               state: TournamentState) -> dict[str, Any] | None:
+    """The ``allin`` object while the cards run out of an all-in (nobody left to act, a
+    live player all in), or None. Needs every live hand known on this channel (secret by
+    construction) and a prize pool. With three or more hands it starts with the flop (the
+    exact count of every pre-flop board takes seconds, too long for a live view)."""
+    live = hand.live_seats
+    if len(live) < 2 or not any(hand.stack(seat) == 0 for seat in live):
+        return None
+    known = known_hands(hand, cards)
+    if known is None:
+        return None
+    if len(known) > 2 and len(hand.board) < 3:
+        return None  # every pre-flop board of a multi-way all-in takes seconds: from the flop
+    seats = tuple(sorted(s for s, (_, chips) in stacks.items() if chips > 0))
+    if not set(hand.seats) <= set(seats) or not 2 <= len(seats) <= MAX_PLAYERS:
+        return None
+    entrants = settings.entrants or max(len(state.seen), len(seats))
+    prizes = settings.prizes(entrants)
+    if not prizes:
+        return None
+    paid = tuple(prizes[:len(seats)]) + (0,) * max(0, len(seats) - len(prizes))
+    in_hand = set(hand.seats)
+    now = tuple(hand.stack(s) if s in in_hand else stacks[s][1] for s in seats)
+    start = tuple(stacks[s][1] for s in seats)
+    pots = tuple((pot.amount, tuple(pot.seats)) for pot in hand.pots())
+    hole = tuple((seat, _codes(known[seat])) for seat in sorted(known))
+    dead = tuple(sorted(c.code for seat in hand.seats if seat not in known
+                        for c in (cards.get(seat) or ()) if c is not None))
+    return _allin_cached(seats, now, start, pots, hole, paid, _codes(hand.board), dead)
+
+
+@lru_cache(maxsize=64)
+def _allin_cached(seats: tuple[int, ...], stacks: tuple[int, ...], start: tuple[int, ...],
+                  pots: tuple[tuple[int, tuple[int, ...]], ...],
+                  hole: tuple[tuple[int, tuple[str, ...]], ...], prizes: tuple[int, ...],
+                  board: tuple[str, ...], dead: tuple[str, ...]) -> dict[str, Any] | None:
+    try:
+        result = allin_outcomes(
+            seats=seats, stacks=stacks, start_stacks=start,
+            pots=[Pot(amount, pot_seats) for amount, pot_seats in pots],
+            hands={seat: tuple(Card(c) for c in codes) for seat, codes in hole},
+            prizes=prizes, board=tuple(Card(c) for c in board),
+            dead=tuple(Card(c) for c in dead))
+    except (FeltcastError, NotImplementedError):
+        return None
+    view = result.to_dict()
+    for key in ("chip_equity", "expected_stacks", "equity_before", "expected_equity"):
+        view[key] = [round(float(v), 4) for v in view[key]]
+    for outcome in view["outcomes"]:
+        outcome["probability"] = round(float(outcome["probability"]), 6)
+        outcome["equity"] = [round(float(v), 2) for v in outcome["equity"]]
+    return view
+
+
+def _codes(cards: Sequence[Card]) -> tuple[str, ...]:
+    return tuple(c.code for c in cards)
+
+
+def known_hands(hand: Hand, cards: Mapping[int, tuple[Card | None, ...] | None],
+                ) -> dict[int, tuple[Card, ...]] | None:
+    """Every live seat's two cards as this channel knows them, or None if any is unknown."""
+    out: dict[int, tuple[Card, ...]] = {}
+    for seat in hand.live_seats:
+        hole = cards.get(seat)
+        if hole is None or len(hole) != 2 or any(c is None for c in hole):
+            return None
+        out[seat] = tuple(c for c in hole if c is not None)
+    return out
+
