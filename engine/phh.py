@@ -22,6 +22,8 @@ small blind (PokerKit's convention). Amounts follow the PHH/PokerKit call conven
 
 from __future__ import annotations
 
+import datetime
+import json
 import re
 import tomllib
 from collections.abc import Iterable, Iterator
@@ -127,11 +129,14 @@ def start(history: HandHistory, *, auto_showdown: bool = False) -> Hand:
         blinds, antes = blinds[::-1], antes[::-1]
     seats = history.seats or tuple(range(1, count + 1))
     names = history.players or tuple(f"p{k}" for k in range(1, count + 1))
+    # R17: split pots are shared in units of the smallest chip (user field ``_chip_unit``).
+    unit = history.extra.get("_chip_unit", 1)
+    chip_unit = unit if isinstance(unit, int) and not isinstance(unit, bool) and unit > 0 else 1
     return Hand.start(seats=seats, names=names, stacks=history.starting_stacks, blinds=blinds,
                       antes=antes, big_blind=history.min_bet, button=seats[-1],
                       hand_number=history.hand or 1, short_call_rule="phh",
                       dead_antes=not history.ante_trimming_status,
-                      auto_showdown=auto_showdown)
+                      auto_showdown=auto_showdown, chip_unit=chip_unit)
 
 
 def apply_action(hand: Hand, action: str) -> Event | None:
@@ -251,7 +256,21 @@ def export(hand: Hand, *, extra: dict[str, Any] | None = None) -> str:
     if count == 2:
         blinds, antes = blinds[::-1], antes[::-1]
     position = {seat: k + 1 for k, seat in enumerate(started.seats)}
-    actions = [_action_text(e, position) for e in hand.effective_events]
+    # PHH deals every hole card before the first action: one deal per player, with the cards
+    # as finally known (a seat read late, or in two parts, is dealt once).
+    dealt = dict.fromkeys(e.seat for e in hand.effective_events
+                          if isinstance(e, HoleCardsDealt))
+    actions = [_action_text(HoleCardsDealt(seat, hand.hole_cards(seat) or (None, None)),
+                            position) for seat in dealt]
+    shown: set[int] = set()
+    for event in hand.effective_events:
+        if isinstance(event, HoleCardsDealt):
+            continue
+        if isinstance(event, HandShown):  # a tabled hand is shown once (R14, R15)
+            if event.seat in shown:
+                continue
+            shown.add(event.seat)
+        actions.append(_action_text(event, position))
     lines = [
         'variant = "NT"',
         f"ante_trimming_status = {'false' if started.dead_antes else 'true'}",
@@ -268,6 +287,8 @@ def export(hand: Hand, *, extra: dict[str, Any] | None = None) -> str:
     ]
     if hand.is_over:
         lines.append(f"finishing_stacks = {list(hand.stacks)}")
+    if started.chip_unit != 1:  # R17: odd chips of a split pot (PokerKit: a divmod in units)
+        lines.append(f"_chip_unit = {started.chip_unit}")
     for key, value in (extra or {}).items():
         lines.append(f"{key} = {_toml_value(value)}")
     text = "\n".join(lines) + "\n"
@@ -301,10 +322,14 @@ def _action_text(event: Event, position: dict[int, int]) -> str:
 
 
 def _toml_str(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A TOML basic string: JSON's escapes are TOML's (quotes, backslashes, control
+    characters as \\uXXXX); TOML also wants DEL escaped."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def _toml_value(value: Any) -> str:
+    if isinstance(value, datetime.date | datetime.time):  # TOML dates and times
+        return value.isoformat()
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):

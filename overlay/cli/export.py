@@ -12,6 +12,10 @@ from overlay.cli import add_group
 
 #: action -> (module, one-line help). Keep sorted by name.
 ACTIONS: dict[str, tuple[str, str]] = {
+    "hands": ("overlay.cli.export_hands", "hand histories: PHH, PokerStars text, Open Hand "
+                                          "History"),
+    "video": ("overlay.cli.export_video", "the overlay graphics burned into footage, or a "
+                                          "hand history animated"),
 }
 
 

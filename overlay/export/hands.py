@@ -140,7 +140,7 @@ class HandRecord:
     def void_reason(self) -> str:
         """Why the hand was voided (``""`` unless :attr:`is_void`)."""
         voids = [e for e in self.hand.effective_events if isinstance(e, HandVoided)]
-        return f"{voids[-1].reason} ({voids[-1].rule})" if voids else ""
+        return f"{voids[-1].reason}, {voids[-1].rule}" if voids else ""
 
     @property
     def finishing_stacks(self) -> tuple[int, ...]:

@@ -26,22 +26,8 @@ from engine.log import TableEvent
 from engine.table_replay import ReplayMismatchError
 from overlay.export.hands import HandRecord, iso_utc, parse_hand_range, read_hands
 from overlay.store import open_store
-from tests.export.session import PLAYERS, T0, TABLE_NAME, record_session
+from tests.export.session import PLAYERS, T0, TABLE_NAME
 from tests.log.hands import random_log
-
-
-@pytest.fixture(scope="module")
-def session_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return record_session(tmp_path_factory.mktemp("session"))
-
-
-@pytest.fixture(scope="module")
-def session_hands(session_dir: Path) -> list[HandRecord]:
-    store = open_store(data_dir=session_dir)
-    try:
-        return list(read_hands(store.iter_all(), table=TABLE_NAME))
-    finally:
-        store.close()
 
 
 def test_every_hand_of_the_service_log_is_read(session_hands: list[HandRecord]) -> None:
@@ -90,7 +76,7 @@ def test_undone_actions_are_gone_and_times_come_from_the_log(
 def test_void_hand_is_marked_with_its_reason(session_hands: list[HandRecord]) -> None:
     void = session_hands[1]
     assert void.is_void and not void.is_complete
-    assert void.void_reason == "misdeal (R13)"
+    assert void.void_reason == "misdeal, R13"
     assert void.finishing_stacks == void.starting_stacks
 
 

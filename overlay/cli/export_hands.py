@@ -1,0 +1,198 @@
+"""``feltcast export hands``: the log's hands as PHH, PokerStars text or Open Hand History.
+
+``feltcast export hands --format phh|pokerstars|ohh [--hands 12-40,45] --out DIR`` reads the
+table log (``--data-dir`` / ``--url`` / ``--config``, read only, streamed) and writes:
+
+* ``phh``: one ``.phh`` file per hand (PHH keeps one hand per file):
+  ``<table>-hand-0012.phh``;
+* ``pokerstars``: one ``.txt`` file for the session, hands separated by two empty lines (as
+  PokerStars writes its own files; trackers import the file or the folder):
+  ``<table>-hands-12-40.txt``;
+* ``ohh``: one ``.ohh`` file for the session, one JSON object per hand separated by an empty
+  line (the OHH storage format): ``<table>-hands-12-40.ohh``.
+
+Void hands (misdeal, R13) and a hand still running are skipped with a note on stderr, where
+progress goes too; stdout gets one summary line. Exit status 0 when hands were written, 2 on
+bad input (no log, no hand in the range, a folder that cannot be written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import unicodedata
+from pathlib import Path
+from typing import TextIO
+
+FORMATS = ("phh", "pokerstars", "ohh")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--format", required=True, choices=FORMATS,
+                        help="phh (one file per hand), pokerstars or ohh (one file per "
+                             "session)")
+    parser.add_argument("--hands", default="", metavar="RANGE",
+                        help="hand numbers, e.g. 12-40,45 (default: every hand)")
+    parser.add_argument("--out", required=True, type=Path, metavar="DIR",
+                        help="the folder to write to (created if missing)")
+    parser.add_argument("--config", type=Path, default=None,
+                        help="feltcast.toml: its data directory, database and table name")
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="the data directory holding feltcast.db (default: data)")
+    parser.add_argument("--url", default="", help="a sqlite:/// or postgresql:// URL "
+                                                  "instead of the data directory")
+    parser.add_argument("--table", default=None, metavar="NAME",
+                        help="the table's name in the files (default: the configuration's, "
+                             "else 'Final Table')")
+    parser.add_argument("--event", default="", metavar="NAME",
+                        help="the event's name (PHH 'event' field)")
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_export(args, sys.stdout, sys.stderr)
+
+
+def slug(text: str) -> str:
+    """An ASCII file-name stem: ``Zoë's Final`` -> ``zoes-final`` (OHH wants ASCII names)."""
+    text = text.replace("'", "").replace("\u2019", "")
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-") or "table"
+
+
+class _Output:
+    """The folder being written, checked before the first hand is read."""
+
+    def __init__(self, folder: Path) -> None:
+        from engine.errors import ConfigError
+
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            probe = folder / ".feltcast-write-test"
+            probe.write_text("", encoding="utf-8")
+            probe.unlink()
+        except OSError as error:
+            raise ConfigError("--out", f"cannot write to {folder}: "
+                                       f"{error.strerror or error}") from None
+        self.folder = folder
+
+    def write(self, name: str, text: str) -> Path:
+        from engine.errors import ConfigError
+
+        path = self.folder / name
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise ConfigError("--out", f"cannot write {path}: {error.strerror or error}") \
+                from None
+        return path
+
+
+def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from engine.errors import ConfigError, HandHistoryError, InvalidInputError
+    from overlay.config import load_config
+    from overlay.export import ohh, phh, pokerstars
+    from overlay.export.hands import DEFAULT_TABLE, parse_hand_range, read_hands
+    from overlay.store import SQLITE_FILE, EventStore, create_db_engine, database_url
+    from overlay.store import schema_version as version_of
+
+    numbers = parse_hand_range(args.hands) if args.hands else None
+    config = load_config(args.config) if args.config is not None else None
+    data_dir = args.data_dir or (config.data_dir if config else Path("data"))
+    url_text = args.url or (config.database_url if config else "")
+    table = args.table or (config.table.name if config else DEFAULT_TABLE)
+    if not url_text and not (data_dir / SQLITE_FILE).is_file():
+        raise ConfigError("--data-dir", f"no log at {data_dir / SQLITE_FILE}")
+    engine = create_db_engine(database_url(url_text, data_dir))
+    if version_of(engine) == 0:
+        engine.dispose()
+        raise ConfigError("--url", "this database holds no Feltcast log")
+    output = _Output(args.out)
+    store = EventStore(engine)
+    try:
+        total = _count_hands(store, numbers)
+        if total == 0:
+            if numbers is None:
+                raise InvalidInputError("the log holds no hands yet: nothing to export")
+            raise InvalidInputError(f"no hand numbered {args.hands} in the log (it holds "
+                                    f"hands {_span(store)})")
+        tournament = pokerstars.tournament_id(store.log_id)
+        stem = slug(table)
+        written: list[int] = []
+        texts: list[str] = []
+        skipped: list[str] = []
+        tty = err.isatty()
+        for done, record in enumerate(read_hands(store.iter_all(), numbers=numbers,
+                                                 table=table), 1):
+            reason = phh.skip_reason(record)
+            try:
+                if reason is not None:
+                    raise HandHistoryError(reason)
+                if args.format == "phh":
+                    name = f"{stem}-hand-{record.number:04d}{phh.EXTENSION}"
+                    if record.number in written:  # the log started a new table numbering
+                        name = f"{stem}-hand-{record.number:04d}-{record.first_seq}.phh"
+                    output.write(name, phh.phh_text(record, event=args.event))
+                elif args.format == "pokerstars":
+                    texts.append(pokerstars.pokerstars_text(record, tournament=tournament))
+                else:
+                    texts.append(ohh.ohh_text(record, tournament=tournament))
+            except HandHistoryError as error:
+                note = str(error).removeprefix(f"hand {record.number}: ")
+                skipped.append(f"hand {record.number} skipped: {note}")
+                print(f"\n{skipped[-1]}" if tty else skipped[-1], file=err)
+            else:
+                written.append(record.number)
+            line = f"[{done}/{total}] hand {record.number}"
+            print(f"\r{line}" if tty else line, end="" if tty else "\n", file=err, flush=True)
+        if tty:
+            print(file=err)
+        if not written:
+            raise InvalidInputError(f"no hand could be exported ({'; '.join(skipped)})")
+        files = len(written)
+        if args.format != "phh":
+            module = pokerstars if args.format == "pokerstars" else ohh
+            name = f"{stem}-hands-{written[0]}-{written[-1]}{module.EXTENSION}"
+            output.write(name, module.SEPARATOR.join(texts) + "\n")
+            files = 1
+        notes = f"; {len(skipped)} skipped (see above)" if skipped else ""
+        print(f"exported {len(written)} hand(s) as {args.format} to {args.out} "
+              f"({files} file(s)){notes}", file=out)
+        return 0
+    finally:
+        store.close()
+
+
+def _count_hands(store: object, numbers: frozenset[int] | None) -> int:
+    """How many hands the export will read (for the progress line), without replaying."""
+    import sqlalchemy as sa
+
+    from overlay.store import EventStore
+
+    assert isinstance(store, EventStore)
+    query = sa.text("SELECT payload FROM table_event WHERE kind = 'hand_started'")
+    count = 0
+    with store.engine.connect() as conn:
+        for (payload,) in conn.execute(query):
+            if numbers is None or _hand_number(payload) in numbers:
+                count += 1
+    return count
+
+
+def _hand_number(payload: str) -> int:
+    import json
+
+    number = json.loads(payload).get("hand_number", 0)
+    return number if isinstance(number, int) else 0
+
+
+def _span(store: object) -> str:
+    import sqlalchemy as sa
+
+    from overlay.store import EventStore
+
+    assert isinstance(store, EventStore)
+    query = sa.text("SELECT payload FROM table_event WHERE kind = 'hand_started'")
+    with store.engine.connect() as conn:
+        found = sorted({_hand_number(p) for (p,) in conn.execute(query)})
+    return f"{found[0]}-{found[-1]}" if found else "none"

@@ -1,0 +1,90 @@
+"""One hand of the log as a PHH file (``.phh``, TOML), for PokerKit and every PHH reader.
+
+The core is :func:`engine.phh.export` (the hand's effective events, verified by replaying the
+text through the engine). This module adds what the log knows around the hand:
+
+* standard PHH fields: ``table``, ``level``, ``time`` / ``time_zone`` / ``day`` / ``month`` /
+  ``year`` (UTC, the hand's first log entry);
+* Feltcast's user fields, all with a leading underscore (the PHH rule for extras):
+  ``_table``, ``_level``, ``_start_time`` / ``_end_time`` (ISO 8601 UTC),
+  ``_start_unix`` / ``_end_unix`` (Unix seconds), ``_duration``, ``_small_blind``,
+  ``_big_blind``, ``_ante``, ``_button`` (a seat number; it may be empty, R2), ``_absent``
+  (R11), ``_eliminated`` (``[seat, place]`` pairs, R22), ``_log_seq`` (the first and last log
+  entry) and ``_chip_unit`` (R17, written by the engine when it is not 1).
+
+Unknown hole cards are written ``????`` (PHH's unknown card). A void hand (R13) or a hand
+still running has no PHH: :func:`phh_text` raises :class:`~engine.errors.HandHistoryError`.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from engine import phh
+from engine.errors import HandHistoryError
+from overlay.export.hands import HandRecord, iso_utc, unix_seconds
+
+__all__ = ["EXTENSION", "feltcast_fields", "phh_text", "skip_reason"]
+
+EXTENSION = ".phh"
+
+
+def skip_reason(record: HandRecord) -> str | None:
+    """Why a hand has no hand history (void or unfinished), or None."""
+    if record.is_void:
+        return f"void hand ({record.void_reason}): nothing was played"
+    if not record.hand.is_over:
+        return "still running at the end of the log"
+    return None
+
+
+def feltcast_fields(record: HandRecord, *, event: str = "") -> dict[str, Any]:
+    """The PHH fields this module adds to the engine's export, in file order."""
+    start = datetime.fromtimestamp(record.started_at, UTC)
+    fields: dict[str, Any] = {}
+    if event:
+        fields["event"] = event
+    fields["table"] = record.table
+    if record.level:
+        fields["level"] = record.level
+    fields.update({
+        "time": start.time().replace(microsecond=0),
+        "time_zone": "UTC",
+        "day": start.day,
+        "month": start.month,
+        "year": start.year,
+        "_table": record.table,
+        "_level": record.level,
+        "_start_time": iso_utc(record.started_at),
+        "_end_time": iso_utc(record.ended_at),
+        "_start_unix": unix_seconds(record.started_at),
+        "_end_unix": unix_seconds(record.ended_at),
+        "_duration": unix_seconds(record.duration),
+        "_small_blind": record.small_blind,
+        "_big_blind": record.big_blind,
+        "_ante": record.ante,
+    })
+    if record.button is not None:
+        fields["_button"] = record.button
+    if record.absent:
+        fields["_absent"] = list(record.absent)
+    if record.eliminations:
+        fields["_eliminated"] = [[e.seat, e.place] for e in record.eliminations]
+    fields["_log_seq"] = [record.first_seq, record.last_seq]
+    return fields
+
+
+def phh_text(record: HandRecord, *, event: str = "") -> str:
+    """The hand as PHH text (see the module docstring).
+
+    :raises HandHistoryError: a void or unfinished hand, or one PHH cannot spell (a live-rule
+        call of a full big blind over a short all-in blind, R5).
+    """
+    reason = skip_reason(record)
+    if reason is not None:
+        raise HandHistoryError(f"hand {record.number}: {reason}")
+    try:
+        return phh.export(record.hand, extra=feltcast_fields(record, event=event))
+    except HandHistoryError as error:
+        raise HandHistoryError(f"hand {record.number}: {error}") from None
