@@ -50,11 +50,12 @@ F64 = npt.NDArray[np.float64]
 
 @dataclass(frozen=True, slots=True)
 class _Layer:
-    members: F64  # (sets of this size, n): 1 where the player is in the set
-    src: npt.NDArray[np.intp]  # per (set, player outside it): the set's row
-    player: npt.NDArray[np.intp]  # ... and the player
-    to_player: F64  # (pairs, n) one-hot of the player
-    to_next: F64  # (pairs, sets of the next size) one-hot of the set + player
+    """The step from the sets of one size to the next: every (set, player outside it) pair,
+    ordered by the set it makes (each made by ``size + 1`` pairs in a row)."""
+
+    src: npt.NDArray[np.intp]  # the pair's set (its row in this layer)
+    player: npt.NDArray[np.intp]  # the player added
+    by_player: npt.NDArray[np.intp]  # the pairs reordered by player (C(n-1, size) each)
 
 
 @cache
@@ -64,18 +65,12 @@ def _layers(n: int) -> tuple[_Layer, ...]:
         by_size[mask.bit_count()].append(mask)
     layers = []
     for size in range(n):
-        masks = by_size[size]
-        nxt = {m: i for i, m in enumerate(by_size[size + 1])}
-        pairs = [(i, j) for i, m in enumerate(masks) for j in range(n) if not m >> j & 1]
+        row = {m: i for i, m in enumerate(by_size[size])}
+        pairs = [(row[made & ~(1 << j)], j) for made in by_size[size + 1]
+                 for j in range(n) if made >> j & 1]
         src = np.array([i for i, _ in pairs], dtype=np.intp)
         player = np.array([j for _, j in pairs], dtype=np.intp)
-        to_player = np.zeros((len(pairs), n))
-        to_player[np.arange(len(pairs)), player] = 1.0
-        to_next = np.zeros((len(pairs), len(nxt)))
-        to_next[np.arange(len(pairs)),
-                [nxt[masks[i] | 1 << j] for i, j in pairs]] = 1.0
-        members = np.array([[m >> j & 1 for j in range(n)] for m in masks], dtype=np.float64)
-        layers.append(_Layer(members.reshape(len(masks), n), src, player, to_player, to_next))
+        layers.append(_Layer(src, player, np.argsort(player, kind="stable")))
     return tuple(layers)
 
 
@@ -91,17 +86,17 @@ def icm_batch(stacks: npt.ArrayLike, prizes: Sequence[float]) -> F64:
     equity = np.zeros((rows, n))
     if not paid or n == 0:
         return equity
-    total = s.sum(axis=1, keepdims=True)
-    f = np.ones((rows, 1))
+    rest = s.sum(axis=1, keepdims=True)  # chips outside each set (the empty set first)
+    f = np.ones((rows, 1))  # P(the set took the first places)
     for size, layer in enumerate(_layers(n)[:len(paid)]):
-        rest = total - s @ layer.members.T  # chips outside each set
-        with np.errstate(divide="ignore", invalid="ignore"):
-            w = np.where(rest > 0, f / np.where(rest > 0, rest, 1.0), 0.0)
-        step = w[:, layer.src] * s[:, layer.player]  # P(set, then this player next)
+        safe = np.where(rest > 0, rest, 1.0)
+        w = np.where(rest > 0, f / safe, 0.0)
+        step = w[:, layer.src] * s[:, layer.player]  # P(the set, then this player)
         if paid[size]:
-            equity += paid[size] * (step @ layer.to_player)
+            equity += paid[size] * step[:, layer.by_player].reshape(rows, n, -1).sum(axis=2)
         if size + 1 < len(paid):
-            f = step @ layer.to_next
+            f = step.reshape(rows, -1, size + 1).sum(axis=2)
+            rest = (rest[:, layer.src] - s[:, layer.player])[:, ::size + 1]
     return equity
 
 
@@ -255,8 +250,11 @@ def allin_outcomes(*, seats: Sequence[int], stacks: Sequence[int],
         entry[0] += int(count)
         entry[1] |= winners
 
-    finals = np.array([key[0] for key in merged], dtype=np.float64)
-    survivors = icm_batch(finals, prizes) if len(merged) else np.zeros((0, n))
+    # One pass for every outcome and the stacks before the hand (the last row).
+    rows = np.array([*(key[0] for key in merged), start_stacks], dtype=np.float64)
+    survivors = icm_batch(rows, prizes)
+    before = (tuple(float(x) for x in survivors[-1]) if all(c > 0 for c in start_stacks)
+              else icm(start_stacks, prizes))
     outcomes = []
     for row, ((after, split), (count, winners)) in enumerate(merged.items()):
         busted = _r22([i for i in range(n) if after[i] == 0], start_stacks)
@@ -280,7 +278,7 @@ def allin_outcomes(*, seats: Sequence[int], stacks: Sequence[int],
     chip_equity = tuple((expected_stacks[i] - stacks[i]) / total_pot
                         if total_pot and seats[i] in contenders else 0.0 for i in range(n))
     return AllIn(seats=tuple(seats), chip_equity=chip_equity, expected_stacks=expected_stacks,
-                 equity_before=icm(start_stacks, prizes),
+                 equity_before=before,
                  expected_equity=tuple(sum(o.probability * o.equity[i] for o in outcomes)
                                        for i in range(n)),
                  outcomes=tuple(outcomes), boards=boards)
