@@ -120,16 +120,31 @@ def _meta(text: str) -> str:
     return "".join(out)
 
 
-def ffmetadata(clips: Sequence[Clip], fps: float, *, title: str = "") -> str:
-    """The clips as FFMETADATA chapters (milliseconds), for ``ffmpeg -map_chapters``."""
+def ffmetadata(clips: Sequence[Clip], fps: float, *, title: str = "",
+               frames: int | None = None) -> str:
+    """The clips as FFMETADATA chapters (milliseconds), for ``ffmpeg -map_chapters``.
+
+    An mp4 keeps only where each chapter starts (a chapter ends where the next begins, the
+    first begins at 0): given the footage's ``frames``, the time before, between and after
+    hands becomes chapters of its own (``Between hands``), so every hand's chapter starts and
+    ends exactly at its frames in the mp4 too.
+    """
     lines = [";FFMETADATA1"]
     if title:
         lines.append(f"title={_meta(title)}")
+    spans: list[tuple[int, int, str]] = []  # first frame, end frame (exclusive), title
+    edge = 0
     for clip in clips:
-        lines += ["", "[CHAPTER]", "TIMEBASE=1/1000",
-                  f"START={round(clip.start(fps) * 1000)}",
-                  f"END={round(clip.end(fps) * 1000)}",
-                  f"title={_meta(clip.title)}"]
+        if frames is not None and clip.first > edge:
+            spans.append((edge, clip.first, "Before the first hand" if not spans
+                          else "Between hands"))
+        spans.append((clip.first, clip.last + 1, clip.title))
+        edge = clip.last + 1
+    if frames is not None and frames > edge:
+        spans.append((edge, frames, "After the last hand" if spans else "No hand"))
+    for first, end, name in spans:
+        lines += ["", "[CHAPTER]", "TIMEBASE=1/1000", f"START={round(first / fps * 1000)}",
+                  f"END={round(end / fps * 1000)}", f"title={_meta(name)}"]
     return "\n".join(lines) + "\n"
 
 

@@ -243,13 +243,20 @@ class FfmpegWriter:
         with contextlib.suppress(BrokenPipeError):
             stdin.close()
         status = self.process.wait()
-        if status != 0:
-            raise EncodeError(f"ffmpeg could not write {self.path}: {self._error()}")
+        try:
+            if status != 0:
+                raise EncodeError(f"ffmpeg could not write {self.path}: {self._error()}")
+        finally:
+            self._log.close()
 
     def abort(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
+        if self.process.stdin is not None:
+            with contextlib.suppress(BrokenPipeError):
+                self.process.stdin.close()
+        self._log.close()
         self.path.unlink(missing_ok=True)
 
     def _error(self) -> str:

@@ -193,13 +193,13 @@ def resolve_sync(source: LogSource, spec: SyncSpec, info: FootageInfo,
     return sync
 
 
-def _clip_files(clips: list[Clip], fps: float, out: Path, *, title: str,
+def _clip_files(clips: list[Clip], fps: float, frames: int, out: Path, *, title: str,
                 source_name: str) -> tuple[list[Path], Path]:
     """Write the CSV, chapters and EDL beside ``out``; returns them and the chapters file."""
     stem = out.with_suffix("")
     csv_path = write_csv(clips, fps, stem.with_name(stem.name + ".clips.csv"))
     chapters = stem.with_name(stem.name + ".chapters.txt")
-    chapters.write_text(ffmetadata(clips, fps, title=title), encoding="utf-8")
+    chapters.write_text(ffmetadata(clips, fps, title=title, frames=frames), encoding="utf-8")
     edl_path = stem.with_name(stem.name + ".edl")
     edl_path.write_text(edl(clips, fps, title=title, source_name=source_name),
                         encoding="utf-8")
@@ -229,7 +229,8 @@ def export_footage(source: LogSource, footage: Path, out: Path, spec: SyncSpec,
     out.parent.mkdir(parents=True, exist_ok=True)
     chapters: Path | None = None
     if options.clips:
-        written, chapters = _clip_files(clips, info.fps, out, title=options.table_name,
+        written, chapters = _clip_files(clips, info.fps, info.frames, out,
+                                        title=options.table_name,
                                         source_name=footage.name)
         result.files.extend(written)
     views = frame_views(source(), sync, frames=info.frames, table_name=options.table_name)

@@ -57,7 +57,8 @@ def big_blinds(value: float | None) -> str:
 
 @dataclass(slots=True)
 class Tile:
-    """One rectangle of a layer, ready to blend: ``frame = (frame * inv + pre) >> 8``."""
+    """One rectangle of a layer, ready to blend: ``frame = (frame * inv + pre) >> 8``.
+    A fully transparent pixel gives ``(frame * 256 + 128) >> 8 == frame``: untouched."""
 
     y0: int
     y1: int
@@ -66,7 +67,7 @@ class Tile:
     inv: np.ndarray
     """256 - alpha (0-256, uint16, three channels)."""
     pre: np.ndarray
-    """Colour times alpha (uint16, BGR)."""
+    """Colour times alpha, plus 128 to round (uint16, BGR)."""
 
 
 @dataclass(slots=True)
@@ -150,7 +151,7 @@ def _tiles(bgra: np.ndarray, x0: int, y0: int) -> list[Tile]:
         a = part[:, :, 3:4].astype(np.uint16)
         a += a >> 7  # 0-255 -> 0-256
         inv = np.repeat(256 - a, 3, axis=2)
-        pre = part[:, :, :3].astype(np.uint16) * a
+        pre = part[:, :, :3].astype(np.uint16) * a + 128  # rounds the >> 8 to nearest
         tiles.append(Tile(y0 + r0, y0 + r1, x0 + c0, x0 + c1, inv, pre))
     return tiles
 
