@@ -103,6 +103,8 @@ class Conditions:
     board_angle: float = 5.0
     """Board cards lie within +-this many degrees of straight (or turned half a circle)."""
     hole_angle: float = 40.0
+    hole_pairs: tuple[int, int] = (1, 3)
+    """Fewest and most hole-card pairs around the board (0, 0 for a board camera's view)."""
     gain: tuple[float, float] = (0.6, 1.25)
     """Overall brightness factor."""
     gradient: tuple[float, float] = (0.0, 0.35)
@@ -273,7 +275,7 @@ def _layout(rng: np.random.Generator, size: tuple[int, int], card_w: float,
                   cy + 0.75 * card_h))
 
     # Hole-card pairs around the board.
-    n_pairs = int(rng.integers(1, 4))
+    n_pairs = int(rng.integers(conditions.hole_pairs[0], conditions.hole_pairs[1] + 1))
     for _ in range(n_pairs):
         for _attempt in range(40):
             px = float(rng.uniform(0.12, 0.88)) * width
