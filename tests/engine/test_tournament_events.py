@@ -4,6 +4,8 @@ disqualifications through the table, and a replayed table equal to the live one.
 from __future__ import annotations
 
 import dataclasses
+import doctest
+import importlib
 import json
 from typing import Any
 
@@ -106,3 +108,11 @@ def test_a_correction_that_does_not_fit_the_log_is_refused() -> None:
     log.append(te.StackCorrected(5, 9000, 1234, "typo"))
     with pytest.raises(ReplayMismatchError, match="seat 5 has 4500 chips"):
         replay_table(Table(), log)
+
+
+@pytest.mark.parametrize("module", ["engine.clock", "engine.field", "engine.icm",
+                                    "engine.payouts", "engine.tournament",
+                                    "engine.tournament_events"])
+def test_module_examples(module: str) -> None:
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
