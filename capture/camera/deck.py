@@ -1,0 +1,446 @@
+"""Camera decks: what the index corner of every card of one physical deck looks like.
+
+A camera reads a card by its *index*, the rank above the suit in the top-left corner (and,
+turned half a circle, the bottom-right). Decks differ in fonts, index sizes and positions and
+suit colours, so each deck in use is calibrated once from one clear, face-up image per card
+(:meth:`CameraDeck.calibrate`). Calibration learns:
+
+- where the index lies on the card (:attr:`CameraDeck.box`, in card coordinates 0-1): the
+  part of the top-left corner that differs from card to card (borders and card stock do not);
+- one template per card: that box resampled to :attr:`CameraDeck.patch` pixels, as three
+  feature channels (brightness and two colour-opponent channels, so red hearts and black
+  spades, or a four-colour deck's green clubs, differ in colour as well as shape);
+- how alike the two most similar cards are (:attr:`CameraDeck.separation`): two images of
+  the same card under two names are refused.
+
+A deck is saved as one ``.npz`` file (:meth:`CameraDeck.save`, no pickles) or stored by name in
+the service's database next to the RFID decks (:class:`CameraDeckRegistry`).
+:meth:`CameraDeck.default` is the project's own deck, drawn by
+:func:`capture.camera.cardart.render_card` in its ``DEFAULT_STYLE``.
+
+>>> deck = CameraDeck.default()
+>>> deck.name, deck.templates.shape[0]
+('default', 52)
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlalchemy.orm import registry
+from sqlmodel import Field, Session, SQLModel, select
+
+from engine.cards import Card
+from engine.errors import CameraDeckError
+
+from .geometry import CARD_ASPECT, Image, Quad, find_card_quads, quad_area, rectify, warp_region
+
+FORMAT_VERSION = 1
+PATCH_HEIGHT = 48
+"""Height in pixels of an index template (the width follows from the index's shape)."""
+CHROMA_WEIGHT = 0.8
+"""Weight of each colour channel against brightness in a template."""
+_STUDY_WIDTH = 200
+"""Card width in pixels at which calibration looks for the index."""
+_SIMILAR = 0.97
+"""Two templates at least this alike (normalised correlation) are the same card."""
+
+Features = npt.NDArray[np.float32]
+
+
+def index_features(patch: Image) -> Features:
+    """The three feature channels ``(3, h, w)`` of a BGR patch: brightness, red-green and
+    yellow-blue, lightly smoothed (blur and JPEG blocks move single pixels)."""
+    data = patch.astype(np.float32)
+    b, g, r = data[:, :, 0], data[:, :, 1], data[:, :, 2]
+    grey = 0.114 * b + 0.587 * g + 0.299 * r
+    red_green = CHROMA_WEIGHT * (r - g)
+    yellow_blue = CHROMA_WEIGHT * ((r + g) * 0.5 - b)
+    return np.stack([grey, red_green, yellow_blue]).astype(np.float32)
+
+
+def normalise(features: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Rows of ``(n, channels, ...)`` features made zero-mean per channel and unit length,
+    so that a dot product is the normalised cross-correlation (light-level independent)."""
+    n, channels = features.shape[:2]
+    flat = features.reshape(n, channels, -1).astype(np.float32)
+    flat = flat - flat.mean(axis=2, keepdims=True)
+    flat = flat.reshape(n, -1)
+    norms = np.linalg.norm(flat, axis=1, keepdims=True)
+    return np.asarray(flat / np.maximum(norms, 1e-3), dtype=np.float32)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CameraDeck:
+    """The index templates of one deck, in card order ``Card.from_index(0..51)``."""
+
+    name: str
+    box: tuple[float, float, float, float]
+    """The index in card coordinates: (u0, v0, u1, v1), 0-1 from the printed top-left."""
+    templates: Features
+    """``(52, 3, h, w)`` feature channels of each card's index (see :func:`index_features`)."""
+    split: int
+    """The template row where the suit begins (the rank is above it)."""
+    separation: float
+    """How alike the two most alike cards are (lower is easier to tell apart): the smaller
+    of their ranks' and their suits' normalised correlations."""
+    created: float = 0.0
+    """Wall-clock time of the calibration (seconds since the epoch)."""
+    sources: tuple[str, ...] = ()
+    """Where the calibration images came from (file names), for the record."""
+    _rank: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
+    _suit: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
+    _rank_similarity: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
+    _suit_similarity: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.templates.ndim != 4 or self.templates.shape[:2] != (52, 3):
+            raise CameraDeckError(f"deck {self.name!r}: templates must be 52 x 3 channels, "
+                                  f"got shape {self.templates.shape}")
+        u0, v0, u1, v1 = self.box
+        if not 0.0 <= u0 < u1 <= 1.0 or not 0.0 <= v0 < v1 <= 1.0:
+            raise CameraDeckError(f"deck {self.name!r}: index box {self.box} is not inside "
+                                  "the card")
+        if not 4 <= self.split <= self.templates.shape[2] - 4:
+            raise CameraDeckError(f"deck {self.name!r}: rank/suit split {self.split} is outside "
+                                  "the index")
+        rank = normalise(self.templates[:, :, :self.split])
+        suit = normalise(self.templates[:, :, self.split:])
+        object.__setattr__(self, "_rank", rank)
+        object.__setattr__(self, "_suit", suit)
+        object.__setattr__(self, "_rank_similarity", rank @ rank.T)
+        object.__setattr__(self, "_suit_similarity", suit @ suit.T)
+
+    def __repr__(self) -> str:
+        return f"<CameraDeck {self.name!r} index {self.patch[0]}x{self.patch[1]} px>"
+
+    @property
+    def patch(self) -> tuple[int, int]:
+        """Template size in pixels: (width, height)."""
+        return int(self.templates.shape[3]), int(self.templates.shape[2])
+
+    @property
+    def rank_templates(self) -> npt.NDArray[np.float32]:
+        """``(52, 3 * split * w)``: each card's rank rows, normalised (a dot product with a
+        normalised patch of the same rows is their normalised cross-correlation)."""
+        return self._rank
+
+    @property
+    def suit_templates(self) -> npt.NDArray[np.float32]:
+        """``(52, 3 * (h - split) * w)``: each card's suit rows, normalised."""
+        return self._suit
+
+    @property
+    def rank_similarity(self) -> npt.NDArray[np.float32]:
+        """``(52, 52)``: normalised correlation of every two cards' rank rows."""
+        return self._rank_similarity
+
+    @property
+    def suit_similarity(self) -> npt.NDArray[np.float32]:
+        """``(52, 52)``: normalised correlation of every two cards' suit rows."""
+        return self._suit_similarity
+
+    # -- calibration ---------------------------------------------------------------------
+
+    @classmethod
+    def calibrate(cls, images: Mapping[Card, Image], name: str, *,
+                  sources: Mapping[Card, str] | None = None) -> CameraDeck:
+        """Learn a deck from one clear, face-up, upright image of each of the 52 cards.
+
+        An image may be the card alone (a scan or a tight crop) or a photo of the card lying on
+        a darker surface; the card is found, rectified and studied.
+
+        :raises CameraDeckError: a card missing, an image in which no card is found, an index
+            corner that cannot be located, or two cards that look the same (naming them, by
+            file name when ``sources`` gives them).
+        """
+        if not name.strip():
+            raise CameraDeckError("a camera deck needs a name")
+        where = dict(sources or {})
+
+        def label(card: Card) -> str:
+            return f"{card} ({where[card]})" if card in where else str(card)
+
+        missing = [Card.from_index(i) for i in range(52) if Card.from_index(i) not in images]
+        if missing:
+            shown = ", ".join(card.code for card in sorted(missing, reverse=True)[:8])
+            more = "…" if len(missing) > 8 else ""
+            raise CameraDeckError(f"deck {name!r}: no image for {len(missing)} of the 52 cards "
+                                  f"({shown}{more})")
+        quads: dict[Card, Quad] = {}
+        for card, image in images.items():
+            if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3:
+                raise CameraDeckError(f"deck {name!r}: the image of {label(card)} is not a "
+                                      "colour image")
+            quads[card] = card_in_image(image)
+        order = [Card.from_index(i) for i in range(52)]
+        study = np.stack([
+            cv2.cvtColor(rectify(images[card], quads[card], _STUDY_WIDTH), cv2.COLOR_BGR2GRAY)
+            for card in order]).astype(np.float32)
+        box = locate_index(study)
+        if box is None:
+            raise CameraDeckError(
+                f"deck {name!r}: no index (rank above suit) found in the cards' top-left "
+                "corners; the images must show each card face up and upright")
+        width, height = patch_size(box)
+        templates = np.stack([
+            index_features(warp_region(images[card], quads[card], box, (width, height)))
+            for card in order])
+        split = split_row(templates)
+        rank, suit = normalise(templates[:, :, :split]), normalise(templates[:, :, split:])
+        similarity = np.minimum(rank @ rank.T, suit @ suit.T)
+        np.fill_diagonal(similarity, -1.0)
+        worst = np.unravel_index(int(np.argmax(similarity)), similarity.shape)
+        separation = float(similarity[worst])
+        if separation >= _SIMILAR:
+            a, b = order[int(worst[0])], order[int(worst[1])]
+            raise CameraDeckError(
+                f"deck {name!r}: the images of {label(a)} and {label(b)} show the same card "
+                "(a duplicate file?)")
+        return cls(name.strip(), box, templates, split, separation, created=time.time(),
+                   sources=tuple(where.get(card, "") for card in order) if where else ())
+
+    @classmethod
+    def default(cls) -> CameraDeck:
+        """The project's own deck (``cardart.DEFAULT_STYLE``), calibrated from its renders."""
+        return _default_deck()
+
+    # -- files ---------------------------------------------------------------------------
+
+    def to_bytes(self) -> bytes:
+        meta = {"format": FORMAT_VERSION, "name": self.name, "box": list(self.box),
+                "split": self.split, "separation": self.separation, "created": self.created,
+                "sources": list(self.sources)}
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, templates=self.templates,
+                            meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+        return buffer.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, *, what: str = "camera deck") -> CameraDeck:
+        """A deck from :meth:`to_bytes` output; ``what`` names it in errors."""
+        try:
+            with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
+                templates = np.asarray(arrays["templates"], dtype=np.float32)
+                meta = json.loads(bytes(arrays["meta"]).decode())
+        except (OSError, ValueError, KeyError, UnicodeDecodeError, EOFError) as error:
+            raise CameraDeckError(f"{what} is not a Feltcast camera deck ({error})") from None
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT_VERSION:
+            raise CameraDeckError(f"{what} has an unknown deck format "
+                                  f"{meta.get('format') if isinstance(meta, dict) else meta!r}")
+        try:
+            box = tuple(float(x) for x in meta["box"])
+            if len(box) != 4:
+                raise ValueError(f"bad index box {meta['box']!r}")
+            return cls(str(meta["name"]), (box[0], box[1], box[2], box[3]), templates,
+                       int(meta["split"]), float(meta["separation"]),
+                       created=float(meta.get("created", 0.0)),
+                       sources=tuple(str(s) for s in meta.get("sources", [])))
+        except (KeyError, TypeError, ValueError) as error:
+            if isinstance(error, CameraDeckError):
+                raise
+            raise CameraDeckError(f"{what} is a damaged camera deck ({error})") from None
+
+    def save(self, path: str | Path) -> Path:
+        """Write the deck to ``path`` (``.npz``; the suffix is added when missing)."""
+        target = Path(path)
+        if target.suffix != ".npz":
+            target = target.with_name(target.name + ".npz")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(target.name + ".part")
+        partial.write_bytes(self.to_bytes())
+        partial.replace(target)
+        return target
+
+    @classmethod
+    def load(cls, path: str | Path) -> CameraDeck:
+        """Read a deck written by :meth:`save`.
+
+        :raises CameraDeckError: no such file, or not a camera deck.
+        """
+        source = Path(path)
+        try:
+            data = source.read_bytes()
+        except FileNotFoundError:
+            raise CameraDeckError(f"there is no camera deck file {str(source)!r}") from None
+        except OSError as error:
+            raise CameraDeckError(f"cannot read the camera deck {str(source)!r}: "
+                                  f"{error.strerror}") from None
+        return cls.from_bytes(data, what=f"the file {str(source)!r}")
+
+
+@lru_cache(maxsize=1)
+def _default_deck() -> CameraDeck:
+    from .cardart import DEFAULT_STYLE, render_card
+
+    images = {Card.from_index(i): render_card(Card.from_index(i), DEFAULT_STYLE)
+              for i in range(52)}
+    deck = CameraDeck.calibrate(images, "default")
+    return CameraDeck(deck.name, deck.box, deck.templates, deck.split, deck.separation,
+                      created=0.0)
+
+
+def card_in_image(image: Image) -> Quad:
+    """The printed-order quad of the one card in a calibration image: the largest card
+    outline when the card lies on a darker surface, else the whole image (a scan or crop),
+    turned upright when it is wider than high."""
+    height, width = image.shape[:2]
+    quads = [quad for quad in find_card_quads(image) if quad_area(quad) > 0.15 * width * height]
+    if quads:
+        return max(quads, key=quad_area)
+    corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float32)
+    if width > height:
+        corners = np.roll(corners, -1, axis=0)  # landscape: its right side is the top
+    return corners
+
+
+def locate_index(study: npt.NDArray[np.float32]) -> tuple[float, float, float, float] | None:
+    """The index box (u0, v0, u1, v1) from the 52 rectified grey cards ``(52, H, W)``: the
+    blob of card-to-card differences nearest the top-left corner (rank and suit merged)."""
+    _, height, width = study.shape
+    spread = study.std(axis=0)
+    # Only the top-left corner: the index is within the first 40 % across and 35 % down.
+    corner_w, corner_h = int(0.4 * width), int(0.35 * height)
+    spread = spread[:corner_h, :corner_w]
+    peak = float(np.percentile(spread, 99.5))
+    if peak < 10.0:
+        return None
+    mask = (spread > 0.3 * peak).astype(np.uint8)
+    # Merge rank and suit (stacked with a small gap) and the glyphs of "10", not the pips.
+    kernel = cv2.getStructuringElement(
+        cv2.MORPH_RECT, (max(3, round(0.03 * width)), max(3, round(0.045 * height))))
+    merged = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(merged)
+    best: tuple[float, int] | None = None
+    for label in range(1, count):
+        x, y, w, h, area = (int(v) for v in stats[label])
+        if area < 0.002 * width * height:
+            continue
+        distance = float(np.hypot(x, y))
+        if best is None or distance < best[0]:
+            best = (distance, label)
+    if best is None:
+        return None
+    x, y, w, h, _ = (int(v) for v in stats[best[1]])
+    pad_x, pad_y = 0.015 * width, 0.012 * height
+    u0 = max(0.0, (x - pad_x) / width)
+    v0 = max(0.0, (y - pad_y) / height)
+    u1 = min(1.0, (x + w + pad_x) / width)
+    v1 = min(1.0, (y + h + pad_y) / height)
+    if u1 - u0 < 0.03 or v1 - v0 < 0.05:
+        return None
+    return (u0, v0, u1, v1)
+
+
+def split_row(templates: Features) -> int:
+    """The row between rank and suit: the emptiest row of the middle of the index, over all
+    cards (ink is darker than the card stock)."""
+    grey = templates[:, 0]
+    ink = np.clip(np.median(grey, axis=(1, 2), keepdims=True) - grey, 0, None)
+    profile = ink.sum(axis=(0, 2))
+    height = grey.shape[1]
+    low, high = round(0.35 * height), round(0.75 * height)
+    return low + int(np.argmin(profile[low:high]))
+
+
+def patch_size(box: tuple[float, float, float, float]) -> tuple[int, int]:
+    """Template (width, height) in pixels for an index box: :data:`PATCH_HEIGHT` high, the
+    width keeping the box's true shape on a 2.5 x 3.5 card."""
+    u0, v0, u1, v1 = box
+    ratio = (u1 - u0) / ((v1 - v0) * CARD_ASPECT)
+    return max(8, round(PATCH_HEIGHT * ratio)), PATCH_HEIGHT
+
+
+# -- the registry -----------------------------------------------------------------------------
+
+class _CameraDeckBase(SQLModel, registry=registry()):
+    """Camera deck tables have their own metadata (created by the registry)."""
+
+
+class CameraDeckRow(_CameraDeckBase, table=True):
+    __tablename__ = "camera_deck"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=64, unique=True)
+    retired: bool = Field(default=False)
+    registered_at: float
+    data: bytes = Field(sa_column=sa.Column(sa.LargeBinary, nullable=False))
+
+
+@dataclass(frozen=True, slots=True)
+class CameraDeckInfo:
+    name: str
+    retired: bool
+    registered_at: float
+
+
+class CameraDeckRegistry:
+    """Camera decks stored by name in the service's database (SQLite or PostgreSQL), like the
+    RFID decks of :class:`capture.rfid.decks.DeckRegistry`; ``"default"`` is always there."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        _CameraDeckBase.metadata.create_all(engine)
+
+    def save(self, deck: CameraDeck, *, replace: bool = False) -> CameraDeckInfo:
+        """Store ``deck`` under its name.
+
+        :raises CameraDeckError: the name is ``default`` or taken (unless ``replace``).
+        """
+        if deck.name == "default":
+            raise CameraDeckError("'default' is the project's own deck; choose another name")
+        with Session(self.engine) as session:
+            row = session.exec(select(CameraDeckRow).where(
+                CameraDeckRow.name == deck.name)).first()
+            if row is not None and not replace:
+                raise CameraDeckError(f"a camera deck called {deck.name!r} already exists")
+            if row is None:
+                row = CameraDeckRow(name=deck.name, registered_at=time.time(),
+                                    data=deck.to_bytes())
+            else:
+                row.data, row.registered_at, row.retired = deck.to_bytes(), time.time(), False
+            session.add(row)
+            session.commit()
+            return CameraDeckInfo(row.name, row.retired, row.registered_at)
+
+    def load(self, name: str) -> CameraDeck:
+        """The deck called ``name`` (``"default"``: the project's own).
+
+        :raises CameraDeckError: no such deck, or it is retired.
+        """
+        if name == "default":
+            return CameraDeck.default()
+        with Session(self.engine) as session:
+            row = session.exec(select(CameraDeckRow).where(CameraDeckRow.name == name)).first()
+            if row is None:
+                raise CameraDeckError(f"there is no camera deck called {name!r}")
+            if row.retired:
+                raise CameraDeckError(f"camera deck {name!r} is retired")
+            return CameraDeck.from_bytes(row.data, what=f"camera deck {name!r}")
+
+    def decks(self) -> list[CameraDeckInfo]:
+        with Session(self.engine) as session:
+            rows = session.exec(select(CameraDeckRow).order_by(sa.column("id")))
+            return [CameraDeckInfo(row.name, row.retired, row.registered_at) for row in rows]
+
+    def retire(self, name: str) -> CameraDeckInfo:
+        """Take a deck out of service for good (it stays in the database)."""
+        with Session(self.engine) as session:
+            row = session.exec(select(CameraDeckRow).where(CameraDeckRow.name == name)).first()
+            if row is None:
+                raise CameraDeckError(f"there is no camera deck called {name!r}")
+            row.retired = True
+            session.add(row)
+            session.commit()
+            return CameraDeckInfo(row.name, row.retired, row.registered_at)

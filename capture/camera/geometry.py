@@ -1,0 +1,323 @@
+"""Card outlines in camera images: finding them, ordering their corners, rectifying them.
+
+A playing card is a 2.5 x 3.5 inch rectangle: seen by a camera it is a convex quadrilateral
+(perspective), bright against the felt. :func:`find_card_quads` finds such quadrilaterals on
+a downscaled copy of the image (outline search is the expensive step, so it runs on at most
+:data:`SEARCH_WIDTH` pixels across) and refines each corner by fitting straight lines to the
+outline, so the corners are good to about a pixel of the search image.
+
+Corner order. Every quad this module returns is ``(4, 2)`` float32 in the image's pixel
+coordinates, **clockwise on screen** (y grows downwards), starting with the printed card's
+top-left corner: top-left, top-right, bottom-right, bottom-left, so the first side is a short
+side of the card. A card looks the same turned by 180 degrees except for its centre, so
+geometry alone leaves two candidates (:func:`portrait_orders`); the recognizer picks the one
+whose top-left index corner reads best.
+
+Card coordinates: ``(u, v)`` with ``u`` across the card's width and ``v`` down its height,
+both 0-1 from the printed top-left corner (:func:`card_to_image`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, TypeAlias
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+CARD_ASPECT = 3.5 / 2.5
+"""Height over width of a poker-size card."""
+
+SEARCH_WIDTH = 960
+"""Outlines are searched on an image at most this wide (a 1080p frame at half size)."""
+
+Image: TypeAlias = npt.NDArray[np.uint8]
+Quad: TypeAlias = npt.NDArray[np.float32]
+"""Four corners, shape ``(4, 2)``, float32, image pixels."""
+Contour: TypeAlias = npt.NDArray[Any]
+"""An outline as ``cv2.findContours`` gives it: ``(n, 1, 2)`` int32."""
+
+_UNIT = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]], dtype=np.float32)
+
+
+@dataclass(frozen=True, slots=True)
+class OutlineParams:
+    """Limits on what counts as a card outline (areas in full-image pixels)."""
+
+    min_area: float = 1500.0
+    """Smallest card, about 33 x 46 pixels: smaller indices are unreadable anyway."""
+    max_fraction: float = 0.6
+    """Largest card as a fraction of the searched area."""
+    min_solidity: float = 0.85
+    """Outline area over its convex hull's area: a card is convex; occlusion lowers it."""
+    min_aspect: float = 1.1
+    max_aspect: float = 2.0
+    """Long side over short side of the quad (1.4 for a card seen square on)."""
+    min_contrast: float = 40.0
+    """Grey levels between felt and cards below which the image holds no card."""
+    canny_low: int = 40
+    canny_high: int = 110
+    """Hysteresis thresholds of the edges that separate touching cards."""
+
+
+DEFAULT_OUTLINE = OutlineParams()
+
+
+def to_search_scale(width: int) -> float:
+    """The factor (<= 1) applied to an image ``width`` wide for the outline search."""
+    return min(1.0, SEARCH_WIDTH / float(width))
+
+
+def card_mask(image: Image, params: OutlineParams = DEFAULT_OUTLINE) -> Image | None:
+    """White where a card may be: pixels brighter than the felt in *every* channel.
+
+    Card stock is light and unsaturated; felt (green, blue, red) has at least one dark
+    channel, so the per-pixel minimum of B, G and R separates them under any felt colour.
+    The threshold is Otsu's on that minimum; ``None`` when the image has no such contrast
+    (all felt, or all card).
+    """
+    if image.ndim == 3:
+        blue, green, red = cv2.split(image)
+        lowest = cv2.min(cv2.min(blue, green), red)
+    else:
+        lowest = image
+    lowest = cv2.GaussianBlur(lowest, (5, 5), 0)
+    _, mask = cv2.threshold(lowest, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    bright = cv2.countNonZero(mask)
+    if bright == 0 or bright == mask.size:
+        return None
+    above = cv2.mean(lowest, mask=mask)[0]
+    below = cv2.mean(lowest, mask=cv2.bitwise_not(mask))[0]
+    if above - below < params.min_contrast:
+        return None
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+    return np.asarray(mask, dtype=np.uint8)
+
+
+def find_card_quads(image: Image, params: OutlineParams = DEFAULT_OUTLINE) -> list[Quad]:
+    """Card-shaped outlines in ``image`` (BGR or grey), each ordered clockwise from a corner
+    that starts a short side (see :func:`portrait_orders` for the two printed orders)."""
+    height, width = image.shape[:2]
+    scale = to_search_scale(width)
+    small: Image = image if scale >= 1.0 else np.asarray(cv2.resize(
+        image, (round(width * scale), round(height * scale)), interpolation=cv2.INTER_AREA),
+        dtype=np.uint8)
+    mask = card_mask(small, params)
+    if mask is None:
+        return []
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    min_area = params.min_area * scale * scale
+    max_area = params.max_fraction * small.shape[0] * small.shape[1]
+    quads: list[Quad] = []
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        if not min_area <= area <= max_area * 3:
+            continue
+        # Two cards side by side make a card-shaped blob too: look inside every blob.
+        parts = [part for part in _split(small, mask, contour, params)
+                 if cv2.contourArea(part) >= max(min_area, 0.2 * area)]
+        if len(parts) < 2:
+            quad = quad_from_contour(contour, params) if area <= max_area else None
+            if quad is not None:
+                quads.append(np.asarray(quad / scale, dtype=np.float32))
+            continue
+        for part in parts:
+            if cv2.contourArea(part) <= max_area:
+                quad = quad_from_contour(part, params)
+                if quad is not None:
+                    # Sides on the blob's own outline are fitted to it (the cut frays
+                    # the part's outline near the index); the others stay where the cut is.
+                    quad = _refine(grow(quad, _CUT_GROWTH),
+                                   contour.reshape(-1, 2).astype(np.float32), tolerance=3.0)
+                    quads.append(np.asarray(quad / scale, dtype=np.float32))
+    return quads
+
+
+def _split(image: Image, mask: Image, contour: Contour,
+           params: OutlineParams) -> list[Contour]:
+    """The parts of a blob that is not one card (cards touching or overlapping, a chip
+    bridging two cards), cut apart along the edges inside it."""
+    x, y, w, h = cv2.boundingRect(contour)
+    pad = 2
+    x0, y0 = max(0, x - pad), max(0, y - pad)
+    x1, y1 = min(mask.shape[1], x + w + pad), min(mask.shape[0], y + h + pad)
+    blob = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.drawContours(blob, [contour], -1, 255, cv2.FILLED, offset=(-x0, -y0))
+    blob = cv2.bitwise_and(blob, mask[y0:y1, x0:x1])
+    region = image[y0:y1, x0:x1]
+    grey = cv2.cvtColor(region, cv2.COLOR_BGR2GRAY) if region.ndim == 3 else region
+    edges = cv2.Canny(grey, params.canny_low, params.canny_high)
+    edges = cv2.dilate(edges, cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3)))
+    blob = cv2.bitwise_and(blob, cv2.bitwise_not(edges))
+    parts, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE,
+                                offset=(x0, y0))
+    return [np.asarray(part) for part in parts]
+
+
+def quad_from_contour(contour: Contour,
+                      params: OutlineParams = DEFAULT_OUTLINE) -> Quad | None:
+    """The card quad of one outline, or ``None`` when the outline is not card-shaped."""
+    hull = cv2.convexHull(contour)
+    hull_area = cv2.contourArea(hull)
+    if hull_area <= 0 or cv2.contourArea(contour) / hull_area < params.min_solidity:
+        return None
+    perimeter = cv2.arcLength(hull, True)
+    corners = None
+    for epsilon in (0.02, 0.03, 0.045, 0.06, 0.08):
+        approx = cv2.approxPolyDP(hull, epsilon * perimeter, True)
+        if len(approx) == 4:
+            corners = approx.reshape(4, 2).astype(np.float32)
+            break
+        if len(approx) < 4:
+            break
+    if corners is None:
+        box = cv2.boxPoints(cv2.minAreaRect(hull))
+        corners = np.asarray(box, dtype=np.float32)
+    if not cv2.isContourConvex(corners.reshape(-1, 1, 2)):
+        return None
+    corners = _refine(corners, contour.reshape(-1, 2).astype(np.float32))
+    quad = clockwise(corners)
+    sides = side_lengths(quad)
+    short = (sides[0] + sides[2]) / 2.0
+    long_ = (sides[1] + sides[3]) / 2.0
+    if short > long_:
+        quad = np.roll(quad, -1, axis=0)
+        short, long_ = long_, short
+    if short <= 0 or not params.min_aspect <= long_ / short <= params.max_aspect:
+        return None
+    return quad
+
+
+_CUT_GROWTH = 1.5
+"""Pixels (search scale) the edge cut takes off every blob's outline."""
+
+
+def grow(quad: Quad, distance: float) -> Quad:
+    """``quad`` with every side moved ``distance`` pixels outwards."""
+    centre = quad.mean(axis=0)
+    out = np.empty_like(quad)
+    lines = []
+    for i in range(4):
+        a, b = quad[i].astype(np.float64), quad[(i + 1) % 4].astype(np.float64)
+        unit = (b - a) / max(1e-6, float(np.hypot(*(b - a))))
+        normal = np.array([-unit[1], unit[0]])
+        if float(np.dot(normal, a - centre)) < 0:
+            normal = -normal
+        lines.append((a + distance * normal, unit))
+    for i in range(4):
+        p, d = lines[(i - 1) % 4]
+        q, e = lines[i]
+        matrix = np.array([[d[0], -e[0]], [d[1], -e[1]]])
+        if abs(float(np.linalg.det(matrix))) < 1e-9:
+            return quad
+        out[i] = p + np.linalg.solve(matrix, q - p)[0] * d
+    return out
+
+
+def _refine(corners: Quad, points: npt.NDArray[np.float32], *, tolerance: float = 2.0
+            ) -> Quad:
+    """Corners at the intersections of lines fitted to the outline along each side.
+
+    Only outline points close to a side count, so a thumb over one side moves nothing.
+    """
+    lines: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]] = []
+    for i in range(4):
+        a, b = corners[i].astype(np.float64), corners[(i + 1) % 4].astype(np.float64)
+        direction = b - a
+        length = float(np.hypot(*direction))
+        if length < 4:
+            return corners
+        unit = direction / length
+        normal = np.array([-unit[1], unit[0]])
+        rel = points.astype(np.float64) - a
+        along = rel @ unit
+        across = np.abs(rel @ normal)
+        near = (across < max(tolerance, 0.02 * length)) & (along > 0.1 * length) & (
+            along < 0.9 * length)
+        if int(near.sum()) < 5:
+            lines.append((a, unit))
+            continue
+        fitted = cv2.fitLine(points[near], cv2.DIST_HUBER, 0, 0.01, 0.01).reshape(-1)
+        lines.append((fitted[2:].astype(np.float64), fitted[:2].astype(np.float64)))
+    refined = np.empty((4, 2), dtype=np.float32)
+    for i in range(4):
+        p, d = lines[(i - 1) % 4]
+        q, e = lines[i]
+        matrix = np.array([[d[0], -e[0]], [d[1], -e[1]]])
+        if abs(float(np.linalg.det(matrix))) < 1e-6:
+            return corners
+        s = np.linalg.solve(matrix, q - p)[0]
+        point = p + s * d
+        if float(np.hypot(*(point - corners[i]))) > 0.1 * float(
+                np.hypot(*(corners[(i + 2) % 4] - corners[i]))):
+            return corners  # a wild intersection: keep the polygon's own corners
+        refined[i] = point
+    return refined
+
+
+def clockwise(points: npt.ArrayLike) -> Quad:
+    """The four points in clockwise order on screen (y down), starting from the one nearest
+    the top-left of the image (smallest x + y)."""
+    quad = np.asarray(points, dtype=np.float32).reshape(4, 2)
+    centre = quad.mean(axis=0)
+    angles = np.arctan2(quad[:, 1] - centre[1], quad[:, 0] - centre[0])
+    quad = quad[np.argsort(angles)]  # increasing angle = clockwise when y points down
+    start = int(np.argmin(quad.sum(axis=1)))
+    return np.asarray(np.roll(quad, -start, axis=0), dtype=np.float32)
+
+
+def side_lengths(quad: Quad) -> npt.NDArray[np.float64]:
+    """Lengths of the sides 0-1, 1-2, 2-3 and 3-0."""
+    q = quad.astype(np.float64)
+    return np.asarray(np.hypot(*(np.roll(q, -1, axis=0) - q).T), dtype=np.float64)
+
+
+def portrait_orders(quad: Quad) -> tuple[Quad, Quad]:
+    """The two printed-card orders of a card quad (TL, TR, BR, BL): ``quad`` itself (a
+    clockwise quad starting at a short side, as :func:`find_card_quads` returns) and the same
+    card turned by 180 degrees."""
+    return quad, np.asarray(np.roll(quad, 2, axis=0), dtype=np.float32)
+
+
+def card_to_image(quad: Quad) -> npt.NDArray[np.float64]:
+    """The homography from card coordinates (u, v in 0-1, printed top-left at 0, 0) to image
+    pixels, for a quad in printed order."""
+    return np.asarray(cv2.getPerspectiveTransform(_UNIT, quad.astype(np.float32)),
+                      dtype=np.float64)
+
+
+def warp_region(image: Image, quad: Quad, box: tuple[float, float, float, float],
+                size: tuple[int, int]) -> Image:
+    """The part ``box`` = (u0, v0, u1, v1) of the card ``quad``, resampled to ``size`` =
+    (width, height) pixels. Only the output's pixels are computed, so this is cheap."""
+    u0, v0, u1, v1 = box
+    width, height = size
+    to_card = np.array([[(u1 - u0) / width, 0.0, u0],
+                        [0.0, (v1 - v0) / height, v0],
+                        [0.0, 0.0, 1.0]])
+    # Pixel centres: output pixel (x, y) covers card point (x + 0.5) * step.
+    shift = np.array([[1.0, 0.0, 0.5], [0.0, 1.0, 0.5], [0.0, 0.0, 1.0]])
+    matrix = card_to_image(quad) @ to_card @ shift
+    warped = cv2.warpPerspective(image, matrix, (width, height),
+                                 flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                 borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(warped, dtype=np.uint8)
+
+
+def rectify(image: Image, quad: Quad, width: int = 250) -> Image:
+    """The whole card upright, ``width`` pixels wide and ``width * 1.4`` high."""
+    return warp_region(image, quad, (0.0, 0.0, 1.0, 1.0),
+                       (width, round(width * CARD_ASPECT)))
+
+
+def quad_area(quad: Quad) -> float:
+    return float(abs(cv2.contourArea(quad.reshape(-1, 1, 2).astype(np.float32))))
+
+
+def quad_iou(a: Quad, b: Quad) -> float:
+    """Intersection over union of two convex quads (0 when apart)."""
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    union = quad_area(a) + quad_area(b) - float(inter)
+    return 0.0 if union <= 0 else float(inter) / union

@@ -1,0 +1,259 @@
+"""Playing cards in one camera image: where they lie and which they are.
+
+:meth:`Recognizer.detect` finds card outlines (:func:`.geometry.find_card_quads`, on a
+downscaled copy), then reads each card's index corner straight from the full-resolution
+image: only the index box of the deck (:attr:`.deck.CameraDeck.box`) is resampled, for both
+ends of the card (the index is printed top-left and, turned, bottom-right). Each read
+correlates the patch, at every shift of up to :data:`SHIFT` pixels, with the deck's 52
+templates, the rank rows and the suit rows separately.
+
+The score. For the best card, its rank is compared with the best card of another rank and its
+suit with the best card of another suit. Each margin is measured against how far apart those
+two templates are: 1.0 means the patch looks exactly like the winner, 0.5 means it lies halfway
+between the winner and the runner-up. The score is the smaller of the two margins, scaled down
+when the patch fits no template well (a card back, a thumb over the index). Below the
+recognizer's threshold the detection's code is ``None``: a wrong card on air is worse than none.
+The two ends of a card must agree; a card whose ends disagree is unknown.
+
+>>> from capture.camera.cardart import DEFAULT_STYLE, render_card
+>>> from engine.cards import Card
+>>> import numpy as np
+>>> table = np.full((400, 400, 3), (40, 110, 30), np.uint8)
+>>> table[20:370, 60:310] = render_card(Card("Qh"), DEFAULT_STYLE)
+>>> [(d.code, d.score > 0.8) for d in Recognizer(CameraDeck.default()).detect(table)]
+[('Qh', True)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from engine.cards import Card
+
+from .deck import CameraDeck, index_features, normalise
+from .geometry import (
+    DEFAULT_OUTLINE,
+    Image,
+    OutlineParams,
+    Quad,
+    find_card_quads,
+    portrait_orders,
+    side_lengths,
+    warp_region,
+)
+
+DEFAULT_THRESHOLD = 0.7
+"""Score below which a card's code is unknown."""
+SHIFT = 3
+"""Largest shift, in template pixels, between a patch and a template (outline error)."""
+FIT_FLOOR = 0.45
+"""A best correlation below this is no index at all; the score falls to 0 there ..."""
+FIT_FULL = 0.7
+"""... and is not reduced above this."""
+
+_CARDS = tuple(Card.from_index(i) for i in range(52))
+_RANK_OF = np.array([i >> 2 for i in range(52)])
+_SUIT_OF = np.array([i & 3 for i in range(52)])
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    """One card outline in an image and, when the score allows, which card it is."""
+
+    code: str | None
+    """``"Ah"``, or ``None`` when the card cannot be read surely (never a guess)."""
+    quad: tuple[tuple[float, float], ...]
+    """The printed card's top-left, top-right, bottom-right and bottom-left corners, in the
+    full image's pixels."""
+    score: float
+    """0-1: how surely the index reads as ``code`` (or as the best guess, when ``None``)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code,
+                "quad": [[round(x, 1), round(y, 1)] for x, y in self.quad],
+                "score": round(self.score, 3)}
+
+    @property
+    def card(self) -> Card | None:
+        return None if self.code is None else Card(self.code)
+
+    @property
+    def centre(self) -> tuple[float, float]:
+        xs = [p[0] for p in self.quad]
+        ys = [p[1] for p in self.quad]
+        return sum(xs) / 4.0, sum(ys) / 4.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Read:
+    """The correlations of one index patch with every card's rank and suit rows."""
+
+    rank: npt.NDArray[np.float32]
+    suit: npt.NDArray[np.float32]
+
+    @property
+    def fit(self) -> float:
+        best = int(np.argmax(self.rank + self.suit))
+        return float(min(self.rank[best], self.suit[best]))
+
+
+class Recognizer:
+    """Reads cards of one calibrated deck.
+
+    :param threshold: score (0-1) below which a card's code is ``None``.
+    """
+
+    def __init__(self, deck: CameraDeck, *, threshold: float = DEFAULT_THRESHOLD,
+                 outline: OutlineParams = DEFAULT_OUTLINE) -> None:
+        if not 0.0 < threshold <= 1.0:
+            raise ValueError(f"threshold {threshold!r} is not in (0, 1]")
+        self.deck = deck
+        self.threshold = threshold
+        self.outline = outline
+        width, height = deck.patch
+        self._size = (width + 2 * SHIFT, height + 2 * SHIFT)
+        u0, v0, u1, v1 = deck.box
+        du, dv = (u1 - u0) / width, (v1 - v0) / height
+        self._box = (u0 - SHIFT * du, v0 - SHIFT * dv, u1 + SHIFT * du, v1 + SHIFT * dv)
+        self._card_width_px = width / (u1 - u0)
+        """Card width in template pixels."""
+        self._rank_t = np.ascontiguousarray(deck.rank_templates.T)
+        self._suit_t = np.ascontiguousarray(deck.suit_templates.T)
+
+    def detect(self, image: Image, roi: tuple[int, int, int, int] | None = None
+               ) -> list[Detection]:
+        """Every card outline in ``image`` (BGR) or in its region ``roi`` = (x, y, w, h),
+        left to right; quads in the full image's coordinates."""
+        if image.ndim != 3 or image.shape[2] != 3:
+            raise ValueError("detect needs a BGR colour image")
+        x0, y0 = 0, 0
+        view = image
+        if roi is not None:
+            x, y, w, h = roi
+            x0, y0 = max(0, int(x)), max(0, int(y))
+            x1 = min(image.shape[1], int(x) + int(w))
+            y1 = min(image.shape[0], int(y) + int(h))
+            if x1 - x0 < 8 or y1 - y0 < 8:
+                return []
+            view = image[y0:y1, x0:x1]
+        detections: list[Detection] = []
+        pyramid = _Pyramid(view)
+        for quad in find_card_quads(view, self.outline):
+            detection = self.read(pyramid, quad)
+            offset = np.array([x0, y0], dtype=np.float32)
+            detections.append(Detection(
+                detection.code,
+                tuple((float(px), float(py)) for px, py in detection_quad(detection) + offset),
+                detection.score))
+        detections.sort(key=lambda d: d.centre[0])
+        return detections
+
+    def read(self, image: Image | _Pyramid, quad: Quad) -> Detection:
+        """Which card lies at ``quad`` (clockwise, a short side first)."""
+        pyramid = image if isinstance(image, _Pyramid) else _Pyramid(image)
+        orders = portrait_orders(quad)
+        reads = [self._read_corner(pyramid, order) for order in orders]
+        fits = [read.fit for read in reads]
+        good = [read for read in reads if read.fit >= FIT_FLOOR]
+        first = 0 if fits[0] >= fits[1] - 0.02 else 1
+        printed = orders[first]
+        if not good:
+            code, score = self._decide(reads[first])
+            return _detection(None, printed, score)
+        codes = [self._decide(read) for read in good]
+        if (len(good) == 2 and codes[0][0] != codes[1][0]
+                and min(codes[0][1], codes[1][1]) >= self.threshold):
+            # Both ends are sure, and disagree: the card is unknown, whatever either says.
+            return _detection(None, printed, 0.0)
+        combined = _Read(np.mean([read.rank for read in good], axis=0, dtype=np.float32),
+                         np.mean([read.suit for read in good], axis=0, dtype=np.float32))
+        code, score = self._decide(combined)
+        return _detection(code if score >= self.threshold else None, printed, score)
+
+    def _read_corner(self, pyramid: _Pyramid, quad: Quad) -> _Read:
+        source, scale = pyramid.level_for(
+            float(min(side_lengths(quad)[0], side_lengths(quad)[2])) / self._card_width_px)
+        patch = warp_region(source, quad * scale, self._box, self._size)
+        features = index_features(patch)
+        width, height = self.deck.patch
+        windows = np.lib.stride_tricks.sliding_window_view(features, (height, width),
+                                                           axis=(1, 2))
+        # (3, 2s+1, 2s+1, h, w) -> (shifts, 3, h, w)
+        windows = windows.transpose(1, 2, 0, 3, 4).reshape(-1, 3, height, width)
+        split = self.deck.split
+        rank = _correlate(normalise(windows[:, :, :split]), self._rank_t)
+        suit = _correlate(normalise(windows[:, :, split:]), self._suit_t)
+        return _Read(rank, suit)
+
+    def _decide(self, read: _Read) -> tuple[str, float]:
+        best = int(np.argmax(read.rank + read.suit))
+        # Ranks are compared within the winner's suit, suits within its rank: the rows of
+        # one part also hold a little of the other part's ink.
+        rank_conf = _margin(read.rank, best,
+                            (_SUIT_OF[best] == _SUIT_OF) & (_RANK_OF[best] != _RANK_OF),
+                            self.deck.rank_similarity)
+        suit_conf = _margin(read.suit, best,
+                            (_RANK_OF[best] == _RANK_OF) & (_SUIT_OF[best] != _SUIT_OF),
+                            self.deck.suit_similarity)
+        fit = min(float(read.rank[best]), float(read.suit[best]))
+        fit_factor = float(np.clip((fit - FIT_FLOOR) / (FIT_FULL - FIT_FLOOR), 0.0, 1.0))
+        return _CARDS[best].code, min(rank_conf, suit_conf) * fit_factor
+
+
+_BLOCK = 6
+"""Shifts per matrix product: small products stay on one core (BLAS would start threads
+for larger ones, which only costs time at this size)."""
+
+
+def _correlate(windows: npt.NDArray[np.float32], templates_t: npt.NDArray[np.float32]
+               ) -> npt.NDArray[np.float32]:
+    """The best correlation over all shifts with each template: ``(52,)``."""
+    best = np.full(templates_t.shape[1], -1.0, dtype=np.float32)
+    for start in range(0, windows.shape[0], _BLOCK):
+        np.maximum(best, (windows[start:start + _BLOCK] @ templates_t).max(axis=0), out=best)
+    return best
+
+
+def _margin(scores: npt.NDArray[np.float32], best: int, others: npt.NDArray[np.bool_],
+            similarity: npt.NDArray[np.float32]) -> float:
+    """How far the patch lies from the runner-up towards the winner: 1.0 on the winner's
+    template, 0.5 halfway, 0 (or less, clipped) at the runner-up."""
+    candidates = np.flatnonzero(others)
+    runner = int(candidates[np.argmax(scores[candidates])])
+    gap = max(1e-3, 1.0 - float(similarity[best, runner]))
+    # On the line between the two templates, scores differ by up to (1 - similarity).
+    value = 0.5 + 0.5 * (float(scores[best]) - float(scores[runner])) / gap
+    return float(np.clip(value, 0.0, 1.0))
+
+
+def _detection(code: str | None, printed: Quad, score: float) -> Detection:
+    return Detection(code, tuple((float(x), float(y)) for x, y in printed),
+                     float(np.clip(score, 0.0, 1.0)))
+
+
+def detection_quad(detection: Detection) -> npt.NDArray[np.float32]:
+    """A detection's corners as a ``(4, 2)`` float32 array."""
+    return np.asarray(detection.quad, dtype=np.float32).reshape(4, 2)
+
+
+class _Pyramid:
+    """An image and, made on demand, its halvings: a large card is read from a level where
+    it is at most twice the template's size (linear resampling aliases beyond that)."""
+
+    def __init__(self, image: Image) -> None:
+        self._levels = [image]
+
+    def level_for(self, ratio: float) -> tuple[Image, float]:
+        """The image to sample a card ``ratio`` times the template's width, and its scale."""
+        level = 0
+        while ratio > 2.0 and level < 4:
+            ratio /= 2.0
+            level += 1
+        while len(self._levels) <= level:
+            self._levels.append(np.asarray(cv2.pyrDown(self._levels[-1]), dtype=np.uint8))
+        return self._levels[level], 0.5 ** level
