@@ -1,17 +1,17 @@
 // The level clock (docs/pages.md): level, time left counting down locally from the view's
-// `remaining` at `as_of` (on the channel's own clock, so a delayed channel counts with its
-// pictures), blinds and ante, BREAK, the next level, and the field: players left, average
-// stack, prize pool.
+// `remaining` at `as_of` (server time; the server shifts a delayed channel's clock by its delay,
+// so it counts with its pictures), blinds and ante, BREAK, the next level, and the field:
+// players left, average stack, prize pool.
 //   ?channel=delayed (default)  ?token=
 import { setText, toggle } from "./js/dom.js";
 import { anteText, blindsText, chips, clockText, everyTick, levelRemaining, money,
-  startGraphic, tournamentOf } from "./js/tournament.js";
+  startGraphic, tournamentOf, wallNow } from "./js/tournament.js";
 
 const $ = (id) => document.getElementById(id);
 const shown = { clock: null };
 
 function tick() {
-  const remaining = shown.clock ? levelRemaining(shown.clock, channel.viewNow()) : null;
+  const remaining = shown.clock ? levelRemaining(shown.clock, wallNow(channel)) : null;
   setText($("time"), remaining === null ? "" : clockText(remaining));
   // The last minute of a level is flagged (the floor announces it).
   toggle($("clock"), "last-minute", remaining !== null && remaining <= 60 && shown.clock
@@ -29,8 +29,8 @@ export function render(view) {
   const onBreak = Boolean(clock.is_break);
   toggle($("clock"), "break", onBreak);
   toggle($("clock"), "paused", !clock.running);
-  setText($("level"), onBreak ? "Break" : `Level ${clock.level}`);
-  setText($("state"), clock.running ? "" : "Paused");
+  setText($("level"), onBreak ? clock.name || "Break" : `Level ${clock.level}`);
+  setText($("state"), clock.running ? "" : clock.started === false ? "Not started" : "Paused");
   setText($("blinds"), onBreak ? "" : blindsText(clock));
   setText($("ante"), onBreak || !clock.ante ? "" : chips(clock.ante));
   $("ante-fact").hidden = onBreak || !clock.ante;

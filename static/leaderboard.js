@@ -66,13 +66,13 @@ export function render(view) {
   const field = tournament.field || {};
   const clock = tournament.clock || null;
   const currency = tournament.payouts ? tournament.payouts.currency : null;
-  setText($("event-name"), view.table ? view.table.name : "");
+  setText($("event-name"), tournament.name || (view.table ? view.table.name : ""));
   const remaining = typeof field.remaining === "number" ? field.remaining : null;
   setText($("remaining"), remaining === null ? ""
     : field.entrants ? `${remaining} / ${field.entrants}` : String(remaining));
   setText($("average"), chips(field.average));
   setText($("average-bb"), bigBlindsText(field.average_bb));
-  setText($("level"), clock ? (clock.is_break ? "Break" : `${clock.level}`) : "");
+  setText($("level"), clock ? (clock.is_break ? clock.name || "Break" : `${clock.level}`) : "");
   setText($("blinds"), clock && !clock.is_break ? blindsText(clock) : "");
 
   const players = (Array.isArray(tournament.players) ? tournament.players : [])

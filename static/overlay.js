@@ -6,8 +6,8 @@ import { connectChannel, pageParams } from "./js/channel.js";
 import { syncCards } from "./js/cards.js";
 import { KeyedList, bigBlinds, chips, clockText, el, levelRemaining, loadFonts, percent,
   setText, toggle } from "./js/dom.js";
-import { ACTION_CLOCK_FINAL, actionClockRemaining, anteText, blindsText,
-  levelRemaining as clockRemaining, tournamentOf } from "./js/tournament.js";
+import { actionClockFinal, actionClockRemaining, anteText, blindsText,
+  levelRemaining as clockRemaining, tournamentOf, wallNow } from "./js/tournament.js";
 
 const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
   showdown: "Showdown", over: "" };
@@ -152,9 +152,10 @@ function renderLevelClock() {
   const view = shown.view;
   const tournament = tournamentOf(view);
   const clock = tournament ? tournament.clock : null;
-  const now = channel.viewNow();
+  // The tournament's times are the server's (delay included), the table level's log time.
+  const now = wallNow(channel);
   const remaining = clock ? clockRemaining(clock, now)
-    : view ? levelRemaining(view, now) : null;
+    : view ? levelRemaining(view, channel.viewNow()) : null;
   setText($("level-clock"), remaining === null ? "" : clockText(remaining));
   toggle($("level-clock"), "paused", Boolean(clock && !clock.running));
 
@@ -168,9 +169,9 @@ function renderLevelClock() {
   }
   if (left === null) return;
   setText($("action-clock-name"), seat ? seat.name : `Seat ${called.seat}`);
-  setText($("action-clock-time"), left > ACTION_CLOCK_FINAL ? clockText(left)
-    : String(Math.ceil(left)));
-  toggle(box, "final", left <= ACTION_CLOCK_FINAL);
+  const final = actionClockFinal(called, now);
+  setText($("action-clock-time"), final ? String(Math.ceil(left)) : clockText(left));
+  toggle(box, "final", final);
 }
 
 /** Level, blinds and ante of the hand (R21: a new level starts with the next hand); a break
@@ -180,7 +181,7 @@ function renderClockBug(view) {
   const clock = tournament ? tournament.clock : null;
   const onBreak = Boolean(clock && clock.is_break && !view.table.street);
   if (onBreak) {
-    setText($("level"), "Break");
+    setText($("level"), clock.name || "Break");
     setText($("blinds"), "");
     $("ante").hidden = true;
   }

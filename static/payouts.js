@@ -55,7 +55,7 @@ export function render(view) {
   const currency = payouts.currency || null;
   const context = { remaining, currency,
     prizes: new Map(rows.map((row) => [row.place, row.prize])) };
-  setText($("event-name"), view.table ? view.table.name : "");
+  setText($("event-name"), tournament.name || (view.table ? view.table.name : ""));
   setText($("pool"), money(payouts.prize_pool, currency));
   setText($("remaining"), remaining === null ? ""
     : field.entrants ? `${remaining} / ${field.entrants}` : String(remaining));

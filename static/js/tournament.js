@@ -73,20 +73,40 @@ export function anteText(level) {
 }
 
 /**
- * Seconds left in the level at `viewNow` (Channel.viewNow(), the view's own clock): the
- * snapshot says `remaining` at `as_of`; a running clock counts down from there locally, a
- * paused one stands still. Null when the clock is unknown.
+ * Now on the clock the tournament object's times are written in (docs/view-model.md): the
+ * server's wall time, estimated by the channel client. The server already shifts a delayed
+ * channel's clock times by its delay (its `as_of` is when the viewer sees that moment), so a
+ * page never subtracts the delay again: Channel.viewNow() is the view's log time, and the
+ * delay added back gives the server's time, with the same never-before-the-view guard.
  */
-export function levelRemaining(clock, viewNow) {
-  if (!clock || typeof clock.remaining !== "number") return null;
-  if (!clock.running || typeof clock.as_of !== "number") return Math.max(0, clock.remaining);
-  return Math.max(0, clock.remaining - Math.max(0, viewNow - clock.as_of));
+export function wallNow(channel) {
+  const info = channel && channel.view && channel.view.channel ? channel.view.channel : {};
+  return channel.viewNow() + (info.delay || 0);
 }
 
-/** R12 action clock: seconds left at `viewNow`, or null when no clock is called. */
-export function actionClockRemaining(actionClock, viewNow) {
+/**
+ * Seconds left in the level at `now` (wallNow()): the view says `remaining` at `as_of`; a
+ * running clock counts down from there locally, a paused (or not yet started) one stands
+ * still. Null when the clock is unknown.
+ */
+export function levelRemaining(clock, now) {
+  if (!clock || typeof clock.remaining !== "number") return null;
+  if (!clock.running || typeof clock.as_of !== "number") return Math.max(0, clock.remaining);
+  return Math.max(0, clock.remaining - Math.max(0, now - clock.as_of));
+}
+
+/** R12 action clock: seconds left at `now` (wallNow()), or null when no clock is called. */
+export function actionClockRemaining(actionClock, now) {
   if (!actionClock || typeof actionClock.ends_at !== "number") return null;
-  return Math.max(0, actionClock.ends_at - viewNow);
+  return Math.max(0, actionClock.ends_at - now);
+}
+
+/** True in the R12 clock's final ten seconds (its `countdown_at`, else ends_at - 10 s). */
+export function actionClockFinal(actionClock, now) {
+  if (!actionClock || typeof actionClock.ends_at !== "number") return false;
+  const from = typeof actionClock.countdown_at === "number" ? actionClock.countdown_at
+    : actionClock.ends_at - ACTION_CLOCK_FINAL;
+  return now >= from;
 }
 
 /** R12: a called clock runs one minute, then a final ten-second countdown. */

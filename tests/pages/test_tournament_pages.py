@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -403,7 +404,8 @@ def clock_seconds(text: str) -> int:
 def test_clock_counts_down_locally(page: Page, harness: Harness, artifacts: Path) -> None:
     # Clock readings allow ~10 s for a slow page load on a busy machine; a clock that ignored
     # as_of or the channel's delay would be off by 30 s or more.
-    open_graphic(page, harness, "clock", tournament_view())
+    view = tournament_view()
+    open_graphic(page, harness, "clock", view)
     expect(page.locator("#level")).to_have_text("Level 5")
     expect(page.locator("#blinds")).to_have_text("300 / 600")
     expect(page.locator("#ante-fact")).to_be_hidden()  # no ante this level
@@ -430,7 +432,7 @@ def test_clock_counts_down_locally(page: Page, harness: Harness, artifacts: Path
     # A break: no blinds, the level after it comes next.
     harness.push_patch("delayed", {"tournament": {"clock": {
         "is_break": True, "running": True, "remaining": 61.0,
-        "as_of": harness.channels["delayed"].view["channel"]["as_of"]}}})  # type: ignore[index]
+        "as_of": view["tournament"]["clock"]["as_of"]}}})
     expect(page.locator("#level")).to_have_text("Break")
     expect(page.locator("#blinds")).to_be_hidden()
     expect(page.locator("#clock")).to_have_class(re.compile(r"\bbreak\b"))
@@ -438,18 +440,32 @@ def test_clock_counts_down_locally(page: Page, harness: Harness, artifacts: Path
     expect(page.locator("#clock")).to_have_class(re.compile(r"\blast-minute\b"), timeout=4000)
 
 
-def test_clock_respects_the_channel_delay(page: Page, harness: Harness) -> None:
-    # The delayed channel's view is of 30 s ago and its last event five minutes before that:
-    # the level has 734.2 - 300 s left on that channel's clock.
+def test_clock_counts_on_the_servers_time_with_the_delay_in_it(page: Page,
+                                                               harness: Harness) -> None:
+    # The delayed channel (30 s): the service wrote the clock's as_of at the moment viewers
+    # see it, so the page counts from it on the server's time and never subtracts the delay
+    # again (that would show 30 s too much).
+    open_graphic(page, harness, "clock", tournament_view())
+    expect(page.locator("#time")).to_have_text(re.compile(r"^12:(0[5-9]|1[0-5])$"))
+    # The clock's last change was five minutes ago: 734.2 - 300 s are left.
     view = tournament_view()
     view["channel"]["as_of"] -= 300
     view["tournament"]["clock"]["as_of"] -= 300
     open_graphic(page, harness, "clock", view)
     expect(page.locator("#time")).to_have_text(re.compile(r"^7:(0[5-9]|1[0-5])$"))
-    # The live channel shows the same clock with no delay (its view is of now).
+    # A server whose clock runs 100 s ahead of this machine: the page learns the offset from
+    # the events' times and counts on the server's time.
     live = tournament_view("secure")
     open_graphic(page, harness, "clock", live, channel="secure")
     expect(page.locator("#time")).to_have_text(re.compile(r"^12:(0[5-9]|1[0-5])$"))
+    harness.push_patch("secure", {"table": {"hand_number": 58}},
+                       events=[{"kind": "action_taken", "seat": 1, "time": time.time() + 100}])
+    expect(page.locator("#time")).to_have_text(re.compile(r"^10:(2[5-9]|3[0-5])$"))
+    # Not started yet: the level's full time, standing still, no as_of.
+    harness.push_patch("secure", {"tournament": {"clock": {
+        "running": False, "started": False, "remaining": 1200.0, "as_of": None}}})
+    expect(page.locator("#time")).to_have_text("20:00")
+    expect(page.locator("#state")).to_have_text("Not started")
 
 
 # ---- the overlay's clock bug and the R12 action clock --------------------------------------
@@ -458,8 +474,9 @@ def test_clock_respects_the_channel_delay(page: Page, harness: Harness) -> None:
 def test_overlay_clock_bug_and_action_clock(page: Page, harness: Harness,
                                             artifacts: Path) -> None:
     view = tournament_view()
-    as_of = view["channel"]["as_of"]
-    view["tournament"]["action_clock"] = {"seat": 1, "ends_at": as_of + 42.4}
+    as_of = view["tournament"]["clock"]["as_of"]  # server time (the delay is in it)
+    view["tournament"]["action_clock"] = {"seat": 1, "ends_at": as_of + 42.4,
+                                          "countdown_at": as_of + 32.4}
     open_graphic(page, harness, "overlay", view)
     # The tournament clock drives the bug (734.2 s at as_of), with the next level.
     expect(page.locator("#level-clock")).to_have_text(re.compile(r"^12:(0[5-9]|1[0-5])$"))
@@ -474,7 +491,8 @@ def test_overlay_clock_bug_and_action_clock(page: Page, harness: Harness,
     page.wait_for_timeout(600)
     page.screenshot(path=str(artifacts / "overlay-action-clock.png"), omit_background=True)
     # The final ten seconds: plain seconds, flagged.
-    harness.push_patch("delayed", {"tournament": {"action_clock": {"ends_at": as_of + 8.2}}})
+    harness.push_patch("delayed", {"tournament": {"action_clock": {
+        "ends_at": as_of + 8.2, "countdown_at": as_of - 1.8}}})
     expect(page.locator("#action-clock")).to_have_class(re.compile(r"\bfinal\b"))
     expect(page.locator("#action-clock-time")).to_have_text(re.compile(r"^[1-9]$"))
     # Expired, then taken off (null): the bug shows 0 and then goes.

@@ -80,9 +80,15 @@ def tournament(as_of: float, *, remaining: float = 734.2, running: bool = True) 
 
 
 def tournament_view(channel: str = "delayed", **options: Any) -> View:
-    """The overlay's flop fixture view with a tournament object at the view's as_of."""
+    """The overlay's flop fixture view with a tournament object whose clock is of now.
+
+    The tournament's times are the server's wall time: the service writes a delayed channel's
+    clock at the moment its viewers see it (log time + delay), so for the view's last event
+    (``channel.as_of``, log time) that is ``as_of + delay``.
+    """
     view = flop_view(channel)
-    view["tournament"] = tournament(view["channel"]["as_of"], **options)
+    info = view["channel"]
+    view["tournament"] = tournament(info["as_of"] + info["delay"], **options)
     return view
 
 
