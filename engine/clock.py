@@ -144,7 +144,8 @@ class TournamentClock:
         return replace(self, period=p, into=t, anchor=max(now, self.anchor), **changes)
 
     def start(self, now: float, elapsed: float = 0.0) -> TournamentClock:
-        """Start the clock at wall time ``now``, ``elapsed`` seconds into the structure.
+        """Start the clock at wall time ``now``, ``elapsed`` seconds on from where it stands
+        (level 1 unless the operator set another level or adjusted it before the start).
 
         :raises IllegalActionError: if it has already started.
         """
@@ -152,8 +153,8 @@ class TournamentClock:
             raise IllegalActionError("the tournament clock is already running or paused; "
                                      "resume it instead")
         if elapsed < 0:
-            raise IllegalActionError("the clock cannot start before level 1")
-        return replace(self, started=True, running=True, period=0, into=float(elapsed),
+            raise IllegalActionError("the clock cannot start with negative time elapsed")
+        return replace(self, started=True, running=True, into=self.into + float(elapsed),
                        anchor=now)._at(now)
 
     def pause(self, now: float) -> TournamentClock:

@@ -148,6 +148,9 @@ class PayoutTable:
                 if isinstance(v, bool) or not isinstance(v, int):
                     raise ConfigError("payouts.amounts", f"{v!r} is not a whole amount")
             return cls(amounts=tuple(values), unit=unit)
+        if config.get("default", True) is not True:
+            raise ConfigError("payouts.default", "true is the only value (or give percentages, "
+                              "amounts or by_field_size)")
         if entrants is None:
             raise ConfigError("payouts", "the default table depends on the number of "
                               "entrants: set tournament.entrants")

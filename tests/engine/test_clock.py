@@ -78,6 +78,12 @@ def test_pause_resume_and_adjust() -> None:
     assert clock.remaining(T0 + 63 * MIN) == 19 * MIN
 
 
+def test_a_level_set_before_the_start_is_where_the_clock_starts() -> None:
+    clock = TournamentClock().set_level(4, T0).adjust(-5 * MIN).start(T0 + 100, 60)
+    assert clock.level_at(T0 + 100).number == 4
+    assert clock.remaining(T0 + 100) == 14 * MIN
+
+
 def test_clock_refuses_commands_out_of_turn() -> None:
     clock = TournamentClock()
     with pytest.raises(IllegalActionError, match="has not started"):

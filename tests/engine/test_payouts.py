@@ -79,6 +79,7 @@ def test_custom_tables_from_config() -> None:
     ({"percent": [100]}, "unknown key"),
     ({"by_field_size": [{"up_to": 10, "percentages": [100]}]}, "no entry covers a field of 12"),
     ({}, "set tournament.entrants"),
+    ({"default": False}, "true is the only value"),
 ])
 def test_bad_configs_say_what_is_wrong(config: dict[str, object], message: str) -> None:
     entrants = 12 if "by_field_size" in config else None
