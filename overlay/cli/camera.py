@@ -12,8 +12,12 @@ from overlay.cli import add_group
 
 #: action -> (module, one-line help). Keep sorted by name.
 ACTIONS: dict[str, tuple[str, str]] = {
+    "calibrate": ("overlay.cli.camera_calibrate",
+                  "learn a camera deck from one image per card, or from the camera"),
     "eval": ("overlay.cli.camera_eval",
              "precision and recall of the recogniser on synthetic table scenes"),
+    "recognize": ("overlay.cli.camera_recognize",
+                  "the cards in still images: codes, corners and scores"),
 }
 
 
