@@ -10,6 +10,7 @@ codec is H.264 (with the footage's audio), and pixel checks find the burned-in g
 from __future__ import annotations
 
 import shutil
+import subprocess
 from pathlib import Path
 
 import cv2
@@ -225,6 +226,16 @@ def test_alpha_writes_png_frames_and_prores_4444(log_dir: Path, tmp_path: Path) 
     assert white_pixels(flop[:, :, :3] * (flop[:, :, 3:] > 0), BOARD) > 0
     early = cv2.imread(str(pngs[0]), cv2.IMREAD_UNCHANGED)
     assert white_pixels(early[:, :, :3], BOARD) == 0
+    # The ProRes file keeps the transparency: decode one frame back to RGBA.
+    back = tmp_path / "back.png"
+    subprocess.run([str(FFMPEG), "-v", "error", "-y", "-i", str(tmp_path / "graphics.mov"),
+                    "-vf", f"select=eq(n\\,{frame_at(TIMES['flop']) + 1})", "-frames:v", "1",
+                    "-pix_fmt", "rgba", str(back)], check=True)
+    decoded = cv2.imread(str(back), cv2.IMREAD_UNCHANGED)
+    assert decoded.shape == (360, 640, 4)
+    assert decoded[180, 320, 3] == 0 and decoded[:, :, 3].max() >= 250
+    assert np.array_equal(decoded[:, :, 3] > 128, flop[:, :, 3] > 128) or \
+        np.mean((decoded[:, :, 3] > 128) != (flop[:, :, 3] > 128)) < 0.001
     video = probe(tmp_path / "graphics.mov")["streams"][0]
     # Written as yuva444p10le; ffmpeg's decoder reports ProRes 4444 as 10 or 12 bits.
     assert video["codec_name"] == "prores" and video["pix_fmt"].startswith("yuva444p")

@@ -314,8 +314,9 @@ class AlphaWriter:
         command = [self.ffmpeg, "-hide_banner", "-loglevel", "error", "-y",
                    "-framerate", self.rate or repr(self.fps), "-start_number", "0",
                    "-i", str(self.folder / "frame_%06d.png"),
-                   "-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le",
-                   "-alpha_bits", "16", "-vendor", "apl0", str(self.mov)]
+                   # prores_aw: ProRes 4444 (ap4h) with its alpha, ~4x faster than prores_ks
+                   "-c:v", "prores_aw", "-profile:v", "4", "-pix_fmt", "yuva444p10le",
+                   "-vendor", "apl0", str(self.mov)]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             lines = done.stderr.strip().splitlines()
