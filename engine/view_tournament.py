@@ -101,6 +101,8 @@ class _Out:
     prize: int | None = None
     identity: Identity | None = None
     disqualified: bool = False
+    eliminated: bool = True
+    """False for the winner (a place and a prize, no elimination)."""
 
 
 @dataclass(slots=True)
@@ -162,15 +164,16 @@ class TournamentView:
             state.seen.update(payload.names)
             state.action_clock = None
         elif isinstance(payload, PlayerEliminated):
+            # The seat's identity goes with the player (a new player there has none).
             state.out.append(_Out(payload.seat, payload.name, payload.place,
                                   payload.hand_number,
-                                  identity=state.identities.get(payload.seat)))
+                                  identity=state.identities.pop(payload.seat, None)))
         elif isinstance(payload, PrizeAwarded):
             entry = self._out_of(state, payload.name)
             if entry is None:  # the winner, or a place logged before the bust reached us
                 seat = payload.seat
                 entry = _Out(seat, payload.name, payload.place, payload.hand_number,
-                             identity=state.identities.get(seat))
+                             identity=state.identities.get(seat), eliminated=False)
                 state.out.append(entry)
             entry.place, entry.prize = payload.place, payload.prize
         elif isinstance(payload, PlayerDisqualified):
@@ -180,6 +183,7 @@ class TournamentView:
                              identity=state.identities.get(payload.seat))
                 state.out.append(entry)
             entry.disqualified, entry.prize = True, 0
+            state.identities.pop(payload.seat, None)
         elif isinstance(payload, StackCorrected):
             state.corrections += 1
         elif isinstance(payload, HandEnded | HandVoided):
@@ -246,7 +250,8 @@ class TournamentView:
             "field": Field.of({s: v[1] for s, v in alive.items()}, big_blind=big_blind or 0,
                               entrants=entrants or None).to_dict(),
             "players": players,
-            "eliminations": [self._elimination(o) for o in state.out if not o.disqualified],
+            "eliminations": [self._elimination(o) for o in state.out
+                             if o.eliminated and not o.disqualified],
             "payouts": self._payouts(state, prizes, alive),
             "icm": _icm(alive, prizes[:remaining]) if prizes and remaining else None,
             "allin": allin,

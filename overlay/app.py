@@ -39,9 +39,11 @@ from overlay.keys import (
     TOKENS_KEY,
 )
 from overlay.pages import PageRegistry
+from overlay.players_web import add_player_routes
 from overlay.store import EventStore, open_store
 from overlay.table_service import TableService, build_table
 from overlay.tasks import cancel_and_wait
+from overlay.tournament_desk import settings_from_config
 from overlay.web_errors import error_middleware, error_payload, json_error
 
 _log = logging.getLogger(__name__)
@@ -104,6 +106,7 @@ def create_app(config: Config, *, clock: Callable[[], float] = time.time,
         web.get("/api/log", api_log),
         web.post("/api/commands", api_command),
     ])
+    add_player_routes(app)  # identity: photos, CSV import, /media/players/
     return app
 
 
@@ -122,12 +125,14 @@ async def log_ctx(app: web.Application) -> AsyncIterator[None]:
     config, clock = app[CONFIG_KEY], app[CLOCK_KEY]
     structure = build_table(config).structure
     equities = EquityCache(1024)  # one per table: channels ask for the same equities
+    tournament = settings_from_config(config)
     hubs: dict[str, ChannelHub[Any]] = {}
     for spec in channel_specs(config).values():
         if spec.enabled:
             hubs[spec.name] = ChannelHub(spec, reducer_for(
                 spec, table_name=config.table.name, seats=config.table.seats,
-                structure=structure, equity_cache=equities), clock=clock, queue_size=WS_QUEUE)
+                structure=structure, equity_cache=equities, tournament=tournament),
+                clock=clock, queue_size=WS_QUEUE)
     table_log = TableLog(app[STORE_KEY], hubs.values(), clock=clock)
     replayed = await table_log.start()
     _log.info("log replayed: %d events", replayed)

@@ -72,6 +72,27 @@ class TableConfigSection:
 
 
 @dataclass(frozen=True, slots=True)
+class TournamentConfigSection:
+    """``[tournament]``: what is at stake (``docs/tournament.md``, "In the service")."""
+
+    name: str = ""
+    """The tournament's name for the graphics; empty: the table's name."""
+    entrants: int = 0
+    """Players who entered (the payout table depends on it, R23); 0: the [[players]]."""
+    prize_pool: int = 0
+    """The prize pool in whole currency units; 0: no prizes shown."""
+    currency: str = ""
+    """ISO 4217 code of the prize pool (EUR, USD, ...); empty: none shown."""
+    payouts: Mapping[str, Any] = field(default_factory=dict)
+    """``[tournament.payouts]`` as :meth:`engine.payouts.PayoutTable.from_config` reads it
+    (percentages, amounts or by_field_size; unit); empty: R23's table by field size."""
+    levels: tuple[tuple[int, int, int, int], ...] = ()
+    """The structure as (small blind, big blind, ante, minutes); empty: ``[table]``'s."""
+    breaks: tuple[tuple[int, int, str], ...] = ()
+    """Breaks as (after level, minutes, name)."""
+
+
+@dataclass(frozen=True, slots=True)
 class ReaderConfig:
     name: str
     transport: str
@@ -102,6 +123,7 @@ class Config:
     channels: tuple[ChannelSpec, ...] = ()
     readers: tuple[ReaderConfig, ...] = ()
     obs: ObsConfigSection = ObsConfigSection()
+    tournament: TournamentConfigSection = TournamentConfigSection()
     database_url: str = ""
     data_dir: Path = Path("data")
 
@@ -257,6 +279,98 @@ def _parse_players(raw: Mapping[str, Any], table: TableConfigSection) -> tuple[P
     return tuple(sorted(result, key=lambda p: p.seat))
 
 
+def _parse_tournament(raw: Mapping[str, Any], table: TableConfigSection,
+                      players: int) -> TournamentConfigSection:
+    section = _section(raw, "tournament")
+    _reject_unknown(section, "tournament", _fields(TournamentConfigSection))
+    d = TournamentConfigSection()
+    name = _take(section, "name", "tournament", str, d.name).strip()
+    entrants = _take(section, "entrants", "tournament", int, d.entrants)
+    _positive(entrants, "tournament.entrants", zero_ok=True)
+    if entrants and entrants < players:
+        raise ConfigError("tournament.entrants", f"{entrants} entrants, but {players} "
+                          "players are seated ([[players]])")
+    pool = _take(section, "prize_pool", "tournament", int, d.prize_pool)
+    _positive(pool, "tournament.prize_pool", zero_ok=True)
+    currency = _take(section, "currency", "tournament", str, d.currency).strip().upper()
+    if currency and (len(currency) != 3 or not currency.isascii() or not currency.isalpha()):
+        raise ConfigError("tournament.currency", f"expected a three-letter ISO 4217 code like "
+                          f"EUR or USD, got {currency!r}")
+    payouts = _take(section, "payouts", "tournament", dict, {})
+    if payouts:
+        from engine.payouts import PayoutTable
+
+        try:
+            table_ = PayoutTable.from_config(payouts, entrants=entrants or max(players, 2))
+            if not table_.amounts and not pool:
+                raise ConfigError("prize_pool", "is needed with a percentage table")
+            table_.prizes(pool or None)
+        except ConfigError as error:
+            raise ConfigError(f"tournament.{error.key}", error.problem) from None
+    levels = _parse_tournament_levels(section.get("levels", []), table)
+    if levels and table.levels:
+        raise ConfigError("tournament.levels", "the structure is given twice: use "
+                          "[[tournament.levels]] or [table] levels, not both")
+    count = len(levels) or len(table.levels) or 18
+    breaks = _parse_breaks(section.get("breaks", []), count)
+    return TournamentConfigSection(
+        name=name, entrants=entrants, prize_pool=pool, currency=currency,
+        payouts=dict(payouts), levels=levels, breaks=breaks)
+
+
+def _parse_tournament_levels(rows: object, table: TableConfigSection,
+                             ) -> tuple[tuple[int, int, int, int], ...]:
+    if not isinstance(rows, list):
+        raise ConfigError("tournament.levels", "expected [[tournament.levels]] tables")
+    out: list[tuple[int, int, int, int]] = []
+    for k, row in enumerate(rows):
+        path = f"tournament.levels[{k}]"
+        if not isinstance(row, dict):
+            raise ConfigError(path, "expected a table with small_blind, big_blind, ante and "
+                              "minutes")
+        _reject_unknown(row, path, {"small_blind", "big_blind", "ante", "minutes"})
+        if "big_blind" not in row:
+            raise ConfigError(f"{path}.big_blind", "is missing")
+        big = _take(row, "big_blind", path, int, 0)
+        small = _take(row, "small_blind", path, int, big // 2)
+        ante = _take(row, "ante", path, int, 0)
+        minutes = _take(row, "minutes", path, int, table.level_minutes)
+        if not 0 < small <= big:
+            raise ConfigError(path, f"blinds {small}/{big} are not valid")
+        _positive(ante, f"{path}.ante", zero_ok=True)
+        _positive(minutes, f"{path}.minutes")
+        if out and big < out[-1][1]:
+            raise ConfigError(f"{path}.big_blind", f"{big} is smaller than the level "
+                              f"before ({out[-1][1]})")
+        out.append((small, big, ante, minutes))
+    return tuple(out)
+
+
+def _parse_breaks(rows: object, levels: int) -> tuple[tuple[int, int, str], ...]:
+    if not isinstance(rows, list):
+        raise ConfigError("tournament.breaks", "expected [[tournament.breaks]] tables")
+    out: list[tuple[int, int, str]] = []
+    for k, row in enumerate(rows):
+        path = f"tournament.breaks[{k}]"
+        if not isinstance(row, dict):
+            raise ConfigError(path, "expected a table with after_level and minutes")
+        _reject_unknown(row, path, {"after_level", "minutes", "name"})
+        for key in ("after_level", "minutes"):
+            if key not in row:
+                raise ConfigError(f"{path}.{key}", "is missing")
+        after = _take(row, "after_level", path, int, 0)
+        minutes = _take(row, "minutes", path, int, 0)
+        name = _take(row, "name", path, str, "Break").strip() or "Break"
+        if not 1 <= after < levels:
+            raise ConfigError(f"{path}.after_level", f"a break goes between two levels "
+                              f"(1-{levels - 1}), got {after}")
+        if any(b[0] == after for b in out):
+            raise ConfigError(f"{path}.after_level", f"two breaks after level {after}")
+        _positive(minutes, f"{path}.minutes")
+        out.append((after, minutes, name))
+    return tuple(sorted(out))
+
+
 def _parse_channels(raw: Mapping[str, Any], delay: float) -> tuple[ChannelSpec, ...]:
     """The built-in channels (engine/channels.py) with the ``[channels]`` table applied; the
     ``delayed`` channel's delay is ``[delay].seconds`` unless the table sets it."""
@@ -332,8 +446,9 @@ def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Con
     :raises ConfigError: naming the first bad key.
     """
     _reject_unknown(raw, "", {"server", "table", "players", "delay", "channels", "capture",
-                              "obs", "database", "data_dir"})
+                              "obs", "database", "data_dir", "tournament"})
     table = _parse_table(raw)
+    players = _parse_players(raw, table)
     delay_section = _section(raw, "delay")
     _reject_unknown(delay_section, "delay", {"seconds"})
     delay = _take(delay_section, "seconds", "delay", float, 900.0)
@@ -349,11 +464,12 @@ def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Con
     return Config(
         server=_parse_server(raw),
         table=table,
-        players=_parse_players(raw, table),
+        players=players,
         delay=delay,
         channels=_parse_channels(raw, delay),
         readers=_parse_readers(raw),
         obs=_parse_obs(raw),
+        tournament=_parse_tournament(raw, table, len(players)),
         database_url=url,
         data_dir=data_dir,
     )

@@ -39,6 +39,7 @@ from engine.table_replay import TableRecorder
 from engine.tournament import DEFAULT_STRUCTURE, Structure
 from overlay.config import Config
 from overlay.hub import TableLog
+from overlay.tournament_desk import TOURNAMENT_COMMANDS, TournamentDesk, structure_from_config
 
 _log = logging.getLogger(__name__)
 
@@ -56,16 +57,22 @@ COMMANDS: Mapping[str, tuple[str, ...]] = {
     "set_seat": ("seat", "name", "stack"), "empty_seat": ("seat",),
     "set_button": ("seat",), "set_level": ("level",), "set_absent": ("seat", "absent"),
     "restrict": ("seat",),
+    **TOURNAMENT_COMMANDS,
 }
-_FIELD_TYPES: Mapping[str, type] = {"seat": int, "amount": int, "stack": int, "level": int,
-                                    "name": str, "cards": list, "absent": bool}
+_WHAT: Mapping[type, str] = {int: "a whole number", str: "text", bool: "true or false",
+                             list: "a list"}
+_FIELD_TYPES: Mapping[str, type | tuple[type, ...]] = {
+    "seat": int, "amount": int, "stack": int, "level": int, "name": str, "cards": list,
+    "absent": bool, "seconds": (int, float), "reason": str}
 
 
 def build_table(config: Config) -> Table:
     """An empty table with the configuration's rules and structure."""
     section = config.table
-    structure = DEFAULT_STRUCTURE
-    if section.levels:
+    structure = structure_from_config(config) or DEFAULT_STRUCTURE
+    if structure is not DEFAULT_STRUCTURE:
+        pass  # [[tournament.levels]] / [[tournament.breaks]]
+    elif section.levels:
         structure = Structure.from_rows(section.levels, minutes=section.level_minutes,  # type: ignore[arg-type]
                                         starting_stack=section.starting_stack)
     elif section.level_minutes != 20:
@@ -96,10 +103,9 @@ def parse_command(body: object) -> dict[str, Any]:
         if name not in body:
             raise InvalidInputError(f"command {kind} needs {name!r}")
         value, expected = body[name], _FIELD_TYPES[name]
-        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-            raise InvalidInputError(f"command {kind}: {name!r} must be "
-                                    f"{'a whole number' if expected is int else expected.__name__}"
-                                    f", got {value!r}")
+        if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
+            what = _WHAT.get(expected, "a number") if isinstance(expected, type) else "a number"
+            raise InvalidInputError(f"command {kind}: {name!r} must be {what}, got {value!r}")
     if "cards" in body and not all(isinstance(c, str | None) for c in body["cards"]):
         raise InvalidInputError("cards are codes like 'Ah' (null for an unread card)")
     return dict(body)
@@ -122,6 +128,8 @@ class TableService:
         self._clock_seat: int | None = None
         self._level_started_at: float | None = None
         self._devices = ""
+        self.tournament = TournamentDesk(config, self.table)
+        self._boundary_timer: asyncio.TimerHandle | None = None
 
     # --- start-up --------------------------------------------------------------------------
 
@@ -134,17 +142,23 @@ class TableService:
         elif clock_call is not None:
             called, at = clock_call
             self._arm_clock(called.seat, at + called.seconds - self.clock())
+        async with self._lock:
+            await self._catch_up_levels(source="clock")
+        self._arm_boundary()
 
     def _replay(self, entries: Iterable[TableEvent]) -> tuple[ClockCalled, float] | None:
         """A fresh table from the log's ``entries``; returns a clock call still running."""
         self.table = build_table(self.config)
         self._recorder = TableRecorder(self.table)
+        self.tournament.reset(self.table)
         clock_call: tuple[ClockCalled, float] | None = None
         for entry in entries:
             payload = entry.payload
             if not isinstance(payload, Event) or isinstance(payload, DevicesReported):
                 continue  # capture records (their effect is logged as hand events), devices
-            self._recorder.apply(payload)
+            if not self.tournament.takes(payload):
+                self._recorder.apply(payload)
+            self.tournament.apply(payload)
             if isinstance(payload, LevelStarted):
                 self._level_started_at = entry.time
             if isinstance(payload, ClockCalled):
@@ -199,15 +213,24 @@ class TableService:
             self._results[command["id"]] = result
             while len(self._results) > self._remember:
                 self._results.popitem(last=False)
-            return result
+        self._arm_boundary()
+        return result
+
+    async def append_events(self, events: Sequence[Event], *, source: str) -> list[Any]:
+        """Log events made outside a command (a photo upload, a CSV import) under the lock."""
+        async with self._lock:
+            return await self._append(events, source=source)
 
     async def _append(self, events: Sequence[Event], *, source: str) -> list[Any]:
         try:
-            return await self.log.append(events, source=source)
+            entries = await self.log.append(events, source=source)
         except Exception:
             _log.exception("the log could not be written; rebuilding the table from it")
             self._replay(self.log.store.iter_all())
             raise
+        for event in events:
+            self.tournament.apply(event)
+        return entries
 
     def _run(self, command: Mapping[str, Any]) -> list[Event]:
         """The engine part of a command: its events (the table already changed)."""
@@ -217,7 +240,14 @@ class TableService:
         if kind in ("set_seat", "empty_seat", "set_button"):
             return [self._between_hands(command)]
         if kind == "set_level":
-            return [self._set_level(command["level"])]
+            moved = self.tournament.level_set(command["level"], self.clock())
+            return [self._set_level(command["level"]), *moved]
+        if kind in TOURNAMENT_COMMANDS:
+            now = self.clock()
+            done = self.tournament.run(command, now)
+            if kind.endswith("_clock"):  # the clock may now be in another period (R21)
+                done += self._levels_due(now, after=done)
+            return done
         if kind == "set_absent":
             table.set_absent(seat, command["absent"])
             return [AbsenceSet(seat, command["absent"])]
@@ -270,7 +300,12 @@ class TableService:
         hand = self.table.hand
         if hand is None or not hand.is_over or hand.street is Street.VOID:
             return []
-        return list(self.table.finish_hand())
+        eliminated = list(self.table.finish_hand())
+        if not eliminated:
+            return []
+        for event in eliminated:
+            self.tournament.apply(event)  # the places are decided now (R22)
+        return [*eliminated, *self.tournament.prize_events()]
 
     def _between_hands(self, command: Mapping[str, Any]) -> Event:
         table, seat, kind = self.table, command["seat"], command["type"]
@@ -310,7 +345,9 @@ class TableService:
                                      "misdeal (R13)")
         # R21: a level whose time is up starts with the next hand, never mid-hand.
         level = table.level
-        if (self._level_started_at is not None
+        if self.tournament.clock.started:
+            events.extend(self._levels_due(self.clock()))
+        elif (self._level_started_at is not None
                 and self.clock() >= self._level_started_at + level.minutes * 60
                 and level.number < len(table.structure.levels)):
             events.append(self._set_level(level.number + 1))
@@ -319,6 +356,64 @@ class TableService:
         new = table.start_hand()
         events.extend(new.events)
         return events
+
+    # --- the tournament clock (R21) ---------------------------------------------------------
+
+    def _levels_due(self, now: float, after: Sequence[Event] = ()) -> list[Event]:
+        """``level_started`` when the tournament clock (with ``after`` applied) says another
+        level is due than the table's (it applies from the next hand, R21)."""
+        desk = self.tournament
+        clock = desk.clock
+        for event in after:
+            clock = clock.apply(event)
+        if not clock.started:
+            return []
+        due = clock.level_at(now).number
+        pending = self.table._pending_level or self.table.level
+        if due == pending.number:
+            return []
+        saved, desk.clock = desk.clock, clock
+        try:
+            event = desk.level_event(due, now)
+        finally:
+            desk.clock = saved
+        self.table.set_level(due)
+        self._level_started_at = now
+        return [event]
+
+    async def _catch_up_levels(self, *, source: str) -> None:
+        events = self._levels_due(self.clock())
+        if events:
+            await self._append(events, source=source)
+
+    def _arm_boundary(self) -> None:
+        """A timer for the clock's next level or break: then every channel's clock changes
+        state (``level_started`` for the level then due)."""
+        if self._boundary_timer is not None:
+            self._boundary_timer.cancel()
+            self._boundary_timer = None
+        seconds = self.tournament.next_boundary(self.clock())
+        if seconds is None:
+            return
+        loop = asyncio.get_running_loop()
+        self._boundary_timer = loop.call_later(seconds + 0.05, self._boundary_soon)
+
+    def _boundary_soon(self) -> None:
+        self._boundary_timer = None
+        asyncio.get_running_loop().create_task(self.cross_boundary())
+
+    async def cross_boundary(self) -> None:
+        """The clock entered a new period: log the level due (also at the end of a break, so
+        the graphics leave the break), then time the next boundary."""
+        async with self._lock:
+            now = self.clock()
+            desk = self.tournament
+            if desk.clock.running:
+                due = desk.clock.level_at(now).number
+                events: list[Event] = self._levels_due(now) or [desk.level_event(due, now)]
+                self.table.set_level(due)
+                await self._append(events, source="clock")
+        self._arm_boundary()
 
     # --- the clock (R12) -------------------------------------------------------------------
 
@@ -377,3 +472,6 @@ class TableService:
 
     def close(self) -> None:
         self._disarm_clock()
+        if self._boundary_timer is not None:
+            self._boundary_timer.cancel()
+            self._boundary_timer = None

@@ -30,6 +30,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "log": ("overlay.cli.log", "the table log: its size, and what a channel showed when"),
     "obs": ("overlay.cli.obs", "set up and check OBS Studio over obs-websocket"),
     "phh": ("overlay.cli.phh", "verify PHH hand histories against the engine, or show one"),
+    "players": ("overlay.cli.players", "import player names, countries and photos from CSV"),
     "serve": ("overlay.cli.serve", "run the service: pages, channels, API, devices"),
 }
 

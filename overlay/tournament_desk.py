@@ -1,0 +1,298 @@
+"""The tournament in the service: the clock, stack corrections, disqualifications, prizes and
+player identity, as typed operator commands that become log events (``docs/commands.md``,
+"Tournament"; ``docs/tournament.md``, "In the service").
+
+:class:`TournamentDesk` is owned by :class:`overlay.table_service.TableService` and runs under
+its lock: each command checks and changes the engine values (the clock is
+:class:`engine.clock.TournamentClock`, places and prizes :class:`engine.payouts.Standings`) and
+returns the events to log. Everything is rebuilt from the log at start-up (:meth:`apply`), so
+the clock, the prizes and the identities survive a restart.
+
+* The clock starts at the table's current level (full time); pause, resume and adjust follow.
+  When it crosses into a new level or break the service logs ``level_started`` for the level
+  then due (R21: the table deals it from its next hand, never mid-hand), so every channel's
+  clock changes state at the boundary.
+* After a hand with eliminations the places and prizes are logged (``prize_awarded``, R22,
+  R23); a disqualification re-logs those who move up.
+* Identity (``player_identified``) comes from ``set_player``, a photo upload or a CSV import
+  (:mod:`overlay.players`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.clock import CLOCK_EVENTS, TournamentClock
+from engine.errors import ConfigError, FeltcastError, IllegalActionError, InvalidInputError
+from engine.events import Event, HandStarted, PlayerEliminated
+from engine.identity import PlayerIdentified
+from engine.payouts import PayoutTable, Standings
+from engine.table import Table
+from engine.table_events import LevelStarted, PlayerSeated
+from engine.tournament import Break, Structure
+from engine.tournament_events import (
+    ClockAdjusted,
+    ClockLevelSet,
+    ClockPaused,
+    ClockResumed,
+    ClockStarted,
+    PlayerDisqualified,
+    PrizeAwarded,
+)
+from engine.view_tournament import TournamentSettings
+from overlay.config import Config
+from overlay.players import PhotoStore, PlayerDirectory
+
+_log = logging.getLogger(__name__)
+
+__all__ = ["TOURNAMENT_COMMANDS", "TournamentDesk", "settings_from_config",
+           "structure_from_config"]
+
+#: Command type -> the fields it needs (beyond ``id`` and ``type``).
+TOURNAMENT_COMMANDS: Mapping[str, tuple[str, ...]] = {
+    "start_clock": (), "pause_clock": (), "resume_clock": (), "adjust_clock": ("seconds",),
+    "correct_stack": ("seat", "stack", "reason"), "disqualify": ("seat", "reason"),
+    "set_player": ("seat",),
+}
+MAX_ADJUST = 24 * 3600
+
+
+def structure_from_config(config: Config) -> Structure | None:
+    """The structure of ``[[tournament.levels]]`` and ``[[tournament.breaks]]`` (None: the
+    table section's)."""
+    section = config.tournament
+    if not section.levels and not section.breaks:
+        return None
+    from engine.tournament import DEFAULT_STRUCTURE, BlindLevel
+
+    table = config.table
+    if section.levels:
+        levels = tuple(BlindLevel(k + 1, small, big, ante, minutes)
+                       for k, (small, big, ante, minutes) in enumerate(section.levels))
+    elif table.levels:
+        levels = Structure.from_rows(table.levels,  # type: ignore[arg-type]
+                                     minutes=table.level_minutes).levels
+    else:
+        levels = tuple(BlindLevel(lv.number, lv.small_blind, lv.big_blind, lv.ante,
+                                  table.level_minutes) for lv in DEFAULT_STRUCTURE.levels)
+    breaks = tuple(Break(after, minutes, name) for after, minutes, name in section.breaks)
+    try:
+        return Structure(levels, table.starting_stack, breaks)
+    except ConfigError as error:
+        raise ConfigError(f"tournament.{error.key}", error.problem) from None
+
+
+def settings_from_config(config: Config) -> TournamentSettings:
+    """What the view needs of ``[tournament]``."""
+    section = config.tournament
+    entrants = section.entrants or len(config.players)
+    payouts = None
+    if section.payouts:
+        payouts = PayoutTable.from_config(section.payouts, entrants=max(entrants, 2))
+    return TournamentSettings(name=section.name or config.table.name,
+                              entrants=section.entrants, prize_pool=section.prize_pool,
+                              currency=section.currency, payouts=payouts)
+
+
+class TournamentDesk:
+    """The service's tournament state and commands (see the module docstring)."""
+
+    def __init__(self, config: Config, table: Table) -> None:
+        self.config = config
+        self.table = table
+        self.settings = settings_from_config(config)
+        self.clock = TournamentClock(table.structure)
+        self.players = PlayerDirectory()
+        self.photos = PhotoStore(config.data_dir)
+        self._seen: dict[str, int] = {}
+        """Every player's name -> his last seat (busted players included)."""
+        self._ops: list[tuple[str, Any]] = []
+        """Busts and disqualifications in log order (rebuilds the standings)."""
+        self._logged: dict[str, tuple[int, int]] = {}
+        """name -> (place, prize) last logged."""
+
+    # --- the log ---------------------------------------------------------------------------
+
+    @staticmethod
+    def takes(payload: object) -> bool:
+        """True for events only the desk follows (the table ignores them)."""
+        return isinstance(payload, (*CLOCK_EVENTS, PrizeAwarded, PlayerIdentified))
+
+    def reset(self, table: Table) -> None:
+        """Forget everything before a replay of the whole log into ``table``."""
+        self.__init__(self.config, table)  # type: ignore[misc]
+
+    def apply(self, payload: object) -> None:
+        """Follow one logged event (at start-up, and after every append)."""
+        if isinstance(payload, CLOCK_EVENTS):
+            self.clock = self.clock.apply(payload)
+        elif isinstance(payload, PrizeAwarded):
+            self._logged[payload.name] = (payload.place, payload.prize)
+        elif isinstance(payload, PlayerIdentified):
+            self.players.apply(payload)
+        elif isinstance(payload, PlayerSeated):
+            self._seen[payload.name] = payload.seat
+        elif isinstance(payload, HandStarted):
+            for seat, name in zip(payload.seats, payload.names, strict=True):
+                self._seen[name] = seat
+        elif isinstance(payload, PlayerEliminated):
+            self._bust(payload)
+            self.players.apply(payload)
+        elif isinstance(payload, PlayerDisqualified):
+            self._seen.setdefault(payload.name, payload.seat)
+            if ("dq", payload.name) not in self._ops:  # applied once, live or replayed
+                self._ops.append(("dq", payload.name))
+            self.players.apply(payload)
+        elif isinstance(payload, Event):
+            self.players.apply(payload)
+
+    def _bust(self, event: PlayerEliminated) -> None:
+        hand = self.table.hand
+        start = 0
+        if hand is not None and hand.started is not None and \
+                hand.started.hand_number == event.hand_number and event.seat in hand.seats:
+            start = hand.started.stacks[hand.seats.index(event.seat)]
+        last = self._ops[-1] if self._ops else None
+        if last is not None and last[0] == "bust" and last[1][0] == event.hand_number:
+            last[1][1].setdefault(event.name, start)  # applied once, live or replayed
+        else:
+            self._ops.append(("bust", (event.hand_number, {event.name: start})))
+
+    # --- places and prizes (R22, R23) ------------------------------------------------------
+
+    def entrants(self) -> int:
+        return self.settings.entrants or max(len(self._seen), 2)
+
+    def standings(self) -> Standings:
+        prizes = self.settings.prizes(self.entrants())
+        names = list(dict.fromkeys([*self._seen, *self.table.names.values()]))
+        standings = Standings.start(names, prizes)
+        for op, value in self._ops:
+            if op == "bust":
+                standings = standings.bust(value[0], value[1])
+            else:
+                standings = standings.disqualify(value)
+        return standings
+
+    def prize_events(self) -> list[Event]:
+        """``prize_awarded`` for every decided place not logged yet, or changed (a
+        disqualification moves the players below up)."""
+        out: list[Event] = []
+        try:
+            finishes = self.standings().finishes()
+        except FeltcastError as error:  # prizes are commentary: never stop the table for them
+            _log.warning("the places and prizes could not be worked out: %s", error)
+            return out
+        for finish in finishes:
+            if self._logged.get(finish.name) != (finish.place, finish.prize):
+                out.append(PrizeAwarded(finish.name, finish.place, finish.prize,
+                                        finish.hand_number, self._seen.get(finish.name, 0)))
+        return out
+
+    # --- the clock (R21) -------------------------------------------------------------------
+
+    def level_due(self, now: float) -> int | None:
+        """The level the clock says is due at ``now`` (None: the clock has not started)."""
+        if not self.clock.started:
+            return None
+        return self.clock.level_at(now).number
+
+    def level_event(self, number: int, now: float) -> LevelStarted:
+        """``level_started`` for ``number`` with the clock's end of that level."""
+        level = self.table.structure.level(number)
+        ends_at: float | None = None
+        if self.clock.started and self.clock.running:
+            remaining = self.clock.remaining(now)
+            if remaining is not None:
+                ends_at = now + remaining
+                if self.clock.is_break(now):
+                    ends_at += level.minutes * 60
+        return LevelStarted(level.number, level.small_blind, level.big_blind, level.ante,
+                            str(self.table.rules.ante_mode), ends_at=ends_at)
+
+    def next_boundary(self, now: float) -> float | None:
+        """Seconds until the clock enters its next period (None: it does not run, or the
+        last level lasts for ever)."""
+        if not self.clock.running:
+            return None
+        remaining = self.clock.remaining(now)
+        return None if remaining is None else max(remaining, 0.0)
+
+    def start_level_of_table(self) -> float:
+        """Seconds into the structure where the table's current level starts."""
+        elapsed = 0.0
+        number = self.table.level.number
+        for period in self.table.structure.periods():
+            if period.level.number == number and not period.is_break:
+                return elapsed
+            elapsed += period.seconds or 0.0
+        return elapsed
+
+    # --- commands --------------------------------------------------------------------------
+
+    def run(self, command: Mapping[str, Any], now: float) -> list[Event]:
+        """The events of one tournament command (nothing is changed if it is refused).
+
+        :raises IllegalActionError: a command the state does not allow now.
+        :raises InvalidInputError: a malformed value.
+        """
+        kind: str = command["type"]
+        if kind in ("start_clock", "pause_clock", "resume_clock", "adjust_clock"):
+            return self._clock_command(kind, command, now)
+        if kind == "correct_stack":
+            reason = command["reason"]
+            event = self.table.correct_stack(command["seat"], command["stack"], reason)
+            return [event]
+        if kind == "disqualify":
+            event_dq = self.table.disqualify(command["seat"], command["reason"])
+            self.apply(event_dq)
+            return [event_dq, *self.prize_events()]
+        if kind == "set_player":
+            seat: int = command["seat"]
+            if not 1 <= seat <= self.table.rules.max_seats:
+                raise InvalidInputError(f"seat {seat} does not exist "
+                                        f"(1-{self.table.rules.max_seats})")
+            fields = {k: v for k, v in command.items() if k not in ("id", "type", "seat")}
+            return [self.players.identify(seat, fields, table_name=self.table.names.get(seat),
+                                          photos=self.photos)]
+        raise InvalidInputError(f"unknown tournament command {kind!r}")
+
+    def _clock_command(self, kind: str, command: Mapping[str, Any],
+                       now: float) -> list[Event]:
+        clock = self.clock
+        event: Event
+        if kind == "start_clock":
+            event = ClockStarted(now, self.start_level_of_table())
+        elif kind == "pause_clock":
+            event = ClockPaused(now)
+        elif kind == "resume_clock":
+            event = ClockResumed(now)
+        else:
+            seconds = command["seconds"]
+            if isinstance(seconds, bool) or not isinstance(seconds, int | float) \
+                    or seconds == 0 or abs(seconds) > MAX_ADJUST:
+                raise InvalidInputError("adjust_clock: 'seconds' is the time to add (or, "
+                                        "negative, to take away), not 0 and at most a day")
+            if not clock.started:
+                raise IllegalActionError("the tournament clock has not started")
+            event = ClockAdjusted(float(seconds), now)
+        clock.apply(event)  # raises (e.g. pausing a paused clock) before anything changes
+        return [event]
+
+    def level_set(self, number: int, now: float) -> list[Event]:
+        """``set_level`` on a running clock moves the clock too (full time on the level)."""
+        if not self.clock.started:
+            return []
+        return [ClockLevelSet(number, now)]
+
+    # --- identity --------------------------------------------------------------------------
+
+    def import_rows(self, events: Sequence[PlayerIdentified]) -> list[PlayerIdentified]:
+        """Identity events of a CSV import, checked against the table's seats."""
+        for event in events:
+            if event.seat > self.table.rules.max_seats:
+                raise InvalidInputError(f"seat {event.seat} does not exist "
+                                        f"(1-{self.table.rules.max_seats})")
+        return list(events)
