@@ -132,8 +132,8 @@ def test_bad_sync_is_a_clear_error(setup: tuple[Path, Path], tmp_path: Path,
                                    capsys: pytest.CaptureFixture[str], args: list[str],
                                    message: str) -> None:
     data, footage = setup
-    done = feltcast_here(capsys, "--video", footage, "--data-dir", data, "--out", tmp_path / "x.mp4",
-                    *args)
+    done = feltcast_here(capsys, "--video", footage, "--data-dir", data, "--out",
+                         tmp_path / "x.mp4", *args)
     assert done.returncode == 2
     assert message in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "x.mp4").exists()
