@@ -68,7 +68,6 @@ def ohh_object(record: HandRecord, *, tournament: int | None = None,
     steps = hand_steps(record.hand)
     rounds: list[dict[str, Any]] = [{"id": 0, "street": "Preflop", "actions": []}]
     showdown: list[dict[str, Any]] = []
-    number = 0
     for step in steps:
         if step.kind is StepKind.BOARD:
             rounds.append({"id": len(rounds), "street": _STREET_NAMES[step.street],
@@ -78,8 +77,7 @@ def ohh_object(record: HandRecord, *, tournament: int | None = None,
         word = _ACTION_WORDS.get(step.kind)
         if word is None or step.seat is None:
             continue  # returned bets and awards live in the pots
-        number += 1
-        action: dict[str, Any] = {"action_number": number, "player_id": ids[step.seat],
+        action: dict[str, Any] = {"action_number": 0, "player_id": ids[step.seat],
                                   "action": word}
         if step.kind in (StepKind.DEALT, StepKind.SHOW, StepKind.MUCK):
             known = [c.code for c in step.cards if c is not None]
@@ -91,8 +89,10 @@ def ohh_object(record: HandRecord, *, tournament: int | None = None,
             action["is_allin"] = step.all_in
         (showdown if step.kind in (StepKind.SHOW, StepKind.MUCK) else
          rounds[-1]["actions"]).append(action)
-    if showdown:
+    if showdown:  # all-in hands are tabled early (R14); OHH keeps them in the showdown
         rounds.append({"id": len(rounds), "street": "Showdown", "actions": showdown})
+    for number, action in enumerate((a for r in rounds for a in r["actions"]), 1):
+        action["action_number"] = number
     pots: dict[int, dict[str, Any]] = {}
     for award in record.hand.awards:
         pots[award.pot] = {

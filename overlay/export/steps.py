@@ -1,10 +1,11 @@
 """A finished hand as the plain steps every text hand-history format writes.
 
-:func:`hand_steps` walks a hand's *effective* events (undone actions are gone, burn cards were
-never there, R19) and keeps the amounts each format needs: a bet or raise with its street total
-(``to``), the chips it added and the increment over the highest bet before it (R6); blinds and
-antes as posted (R4, R5, short and all-in included); boards split by street even when one
-event dealt a whole run-out (R14); shows, mucks (R15, R20), uncalled bets returned and pots
+:func:`hand_steps` walks a hand's *effective* events (undone actions are gone, burn cards
+were never there, R19) and keeps the amounts each format needs: a bet or raise with its street
+total (``to``), the chips it added and the increment over the highest bet before it (R6); hole
+cards once a seat, as finally known (a seat read late is dealt its cards); blinds and antes as
+posted (R4, R5, short and all-in included); boards split by street even when one event dealt
+a whole run-out (R14); shows (once a seat), mucks (R15, R20), uncalled bets returned and pots
 awarded (R16, R17). :func:`describe_hand` names a shown hand in the words hand histories use.
 """
 
@@ -85,6 +86,8 @@ def hand_steps(hand: Hand) -> list[Step]:
     bets: dict[int, int] = {}
     board: list[Card] = []
     pots = max((a.pot for a in hand.awards), default=0) + 1
+    dealt: set[int] = set()
+    shown: set[int] = set()
     for event in hand.effective_events:
         if isinstance(event, AntePosted):
             steps.append(Step(StepKind.ANTE, street, event.seat, event.amount,
@@ -94,8 +97,11 @@ def hand_steps(hand: Hand) -> list[Step]:
             bets[event.seat] = bets.get(event.seat, 0) + event.amount
             steps.append(Step(kind, street, event.seat, event.amount, bets[event.seat],
                               all_in=event.all_in))
-        elif isinstance(event, HoleCardsDealt):
-            steps.append(Step(StepKind.DEALT, street, event.seat, cards=event.cards))
+        elif isinstance(event, HoleCardsDealt):  # once a seat, as finally known
+            if event.seat not in dealt:
+                dealt.add(event.seat)
+                steps.append(Step(StepKind.DEALT, street, event.seat,
+                                  cards=hand.hole_cards(event.seat) or event.cards))
         elif isinstance(event, ActionTaken):
             top = max(bets.values(), default=0)
             bets[event.seat] = event.to
@@ -115,8 +121,10 @@ def hand_steps(hand: Hand) -> list[Step]:
                     street = _BOARD_STREETS[len(board)]
                     steps.append(Step(StepKind.BOARD, street, cards=new))
             bets = {}
-        elif isinstance(event, HandShown):
-            steps.append(Step(StepKind.SHOW, street, event.seat, cards=event.cards))
+        elif isinstance(event, HandShown):  # a tabled hand is shown once (R14, R15)
+            if event.seat not in shown:
+                shown.add(event.seat)
+                steps.append(Step(StepKind.SHOW, street, event.seat, cards=event.cards))
         elif isinstance(event, HandMucked):
             steps.append(Step(StepKind.MUCK, street, event.seat, cards=event.cards))
         elif isinstance(event, PotAwarded):
