@@ -45,7 +45,7 @@ def test_scenes_alternate_the_two_broadcast_sizes() -> None:
     assert shapes == [(1080, 1920, 3), (720, 1280, 3), (1080, 1920, 3)]
 
 
-@settings(max_examples=8)
+@settings(max_examples=5)
 @given(seed=st.integers(0, 2**32 - 1), big=st.booleans(),
        style=st.sampled_from(sorted(STYLES)))
 def test_scene_invariants(seed: int, big: bool, style: str) -> None:
@@ -68,7 +68,7 @@ def test_scene_invariants(seed: int, big: bool, style: str) -> None:
     assert scene.applied["gain"] > 0.0 and 55 <= scene.applied["jpeg_quality"] <= 95
 
 
-@settings(max_examples=6)
+@settings(max_examples=4)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_occluders_keep_away_from_index_corners(seed: int) -> None:
     """With an occluder on every card but none aimed at a corner, every card stays readable
