@@ -46,18 +46,19 @@ def test_icm_equals_brute_force(stacks: list[int], prizes: list[int]) -> None:
     assert got == pytest.approx(want, abs=1e-9)
 
 
-def test_icm_ten_players_equals_brute_force_with_the_top_three_paid() -> None:
+@pytest.mark.parametrize("prizes", [(5000, 3000, 2000), (3400, 2200, 1700, 1300, 900, 500)])
+def test_icm_ten_players_equals_brute_force(prizes: tuple[int, ...]) -> None:
     stacks = [12_000, 9_500, 8_000, 7_300, 5_000, 4_400, 2_100, 1_200, 600, 300]
-    prizes = [5000, 3000, 2000]
-    # Brute force over the orders of the first three places only (10 x 9 x 8 of them).
+    # Every order of the paid places written out (10 x 9 x ... of them): the probability of
+    # the first k finishers in order is the Malmuth-Harville product; the rest do not pay.
     want = [0.0] * 10
-    total = sum(stacks)
-    for a, b, c in itertools.permutations(range(10), 3):
-        p = (stacks[a] / total * stacks[b] / (total - stacks[a])
-             * stacks[c] / (total - stacks[a] - stacks[b]))
-        want[a] += p * 5000
-        want[b] += p * 3000
-        want[c] += p * 2000
+    for order in itertools.permutations(range(10), len(prizes)):
+        p, left = 1.0, float(sum(stacks))
+        for i in order:
+            p *= stacks[i] / left
+            left -= stacks[i]
+        for place, i in enumerate(order):
+            want[i] += p * prizes[place]
     assert icm(stacks, prizes) == pytest.approx(want, abs=1e-9)
 
 
