@@ -14,6 +14,9 @@ const $ = (id) => document.getElementById(id);
 const query = new URLSearchParams(location.search);
 const SECONDS = numberParam(query, "seconds", 8, 1, 600);
 const GAP_MS = 700; // between two graphics: the exit finishes before the next one enters
+// The bust-outs of one hand may come in consecutive patches: wait this long before the first
+// one, so that they are shown in R22 order (the first out first).
+const GATHER_MS = 400;
 
 const state = { known: null, queue: [], showing: null, timer: null, context: null };
 
@@ -81,11 +84,14 @@ export function render(view) {
   for (const key of [...state.known]) if (!present.has(key)) state.known.delete(key);
   state.queue = state.queue.filter((entry) => present.has(keyOf(entry)));
   state.queue.push(...fresh);
+  state.queue.sort((a, b) => b.place - a.place);
   if (state.showing && !present.has(keyOf(state.showing))) {
     clearTimeout(state.timer);
     showNext();
   } else if (state.showing) fill(state.showing, state.context);
-  else if (state.queue.length && state.timer === null) showNext();
+  else if (state.queue.length && state.timer === null) {
+    state.timer = setTimeout(showNext, GATHER_MS);
+  }
   toggle($("stage"), "has-news", state.showing !== null);
 }
 

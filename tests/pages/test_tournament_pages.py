@@ -300,6 +300,11 @@ def test_two_busts_in_one_hand_show_in_order(page: Page, harness: Harness) -> No
         new MutationObserver(() => { const n = document.documentElement.dataset.showing;
             if (n && window.seen[window.seen.length - 1] !== n) window.seen.push(n); })
         .observe(document.documentElement, {attributes: true}); }""")
+    # The service may release them in consecutive patches, the better place first.
+    kalidou = eliminated(view, 2, 6, 6000, 44)
+    harness.push_patch("delayed", {"tournament": {
+        "players": kalidou["tournament"]["players"],
+        "eliminations": kalidou["tournament"]["eliminations"]}})
     harness.push_patch("delayed", {"tournament": {
         "players": both["tournament"]["players"],
         "eliminations": both["tournament"]["eliminations"]}})
