@@ -1,0 +1,568 @@
+"""Cameras in the running service: one coordinator per camera, fused with RFID.
+
+:func:`camera_ctx` is the service's cleanup context for the ``[[capture.cameras]]`` of the
+configuration (``overlay/camera_config.py``). For each camera a :class:`CameraCoordinator`:
+
+- owns the camera's ``cv2.VideoCapture`` (:class:`capture.camera.source.FrameSource`) on a
+  thread of its own: frames are read there, never on the event loop;
+- runs the recognizer and the card tracker (:class:`capture.camera.tracker.CardTracker`, K
+  frames to report a card, M to remove it) on a second thread, always on the newest frame:
+  when recognition is slower than the camera, frames are dropped (and counted), never queued,
+  so the cards on air are never behind the table;
+- plays a video file at the file's own frame rate (a rehearsal or a test stands in for a
+  live camera); at its end the camera is *ended* and its zones keep their cards;
+- reconnects with exponential backoff when the source cannot be opened or stops delivering
+  (a camera unplugged, a stream down, a file not there yet); the camera's zones are frozen
+  meanwhile, like an RFID reader's;
+- reports its health to the operator view's ``capture`` list (``camera:<name>``: online or
+  offline, frames per second, the last error) and its faults to the operator's ``alerts``.
+
+Its capture events go through the fusion with RFID (:class:`capture.camera.fusion.CardFusion`,
+one per camera, with the camera's ``fusion`` policy) into the same path the RFID events take:
+the :class:`overlay.capture_bridge.CaptureBridge` of the table, which deals the cards with
+``deal_cards`` / ``deal_board`` and logs every capture event as a secret capture record. RFID
+events of a zone a camera also reads are routed through that camera's fusion first (the
+service wraps :attr:`capture.rfid.reader.RfidCapture.sink`). On a table without RFID readers
+the context starts a bridge of its own with no reader.
+
+A disagreement between a camera and RFID is logged as a secret ``capture.capture_fault``
+record naming both readings and shown to the operator as an alert that names the zone, never
+a card (alerts are public).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Protocol
+
+from aiohttp import web
+
+from capture.camera.fusion import CardFusion
+from capture.rfid.antenna_map import AntennaMap
+from engine.capture_events import CaptureEvent, CaptureFault, FaultKind, Zone, ZoneKind
+from engine.errors import FeltcastError
+from engine.log import CaptureRecord
+from overlay.camera_config import CameraConfigSection
+from overlay.capture_bridge import CAPTURE_KEY, CaptureBridge, _safe_detail, antenna_map_of
+from overlay.hub import TableLog
+from overlay.keys import CONFIG_KEY, LOG_KEY, STORE_KEY, TABLE_KEY
+from overlay.tasks import cancel_and_wait
+
+_log = logging.getLogger(__name__)
+
+ALERT_SECONDS = 120.0
+"""How long a one-off camera fault (a disagreement with RFID) stays among the alerts."""
+FPS_WINDOW_S = 2.0
+"""Frames per second are measured over this many seconds."""
+
+
+class Frames(Protocol):
+    """A source of frames (:class:`capture.camera.source.FrameSource`); blocking calls."""
+
+    def open(self) -> None: ...
+
+    def read(self) -> tuple[bool, Any]: ...
+
+    def close(self) -> None: ...
+
+
+class Tracker(Protocol):
+    """Frames in, capture events out (:class:`capture.camera.tracker.CardTracker`)."""
+
+    def update(self, frame: Any, t: float) -> list[CaptureEvent]: ...
+
+
+class CameraState(StrEnum):
+    CONNECTING = "connecting"
+    ONLINE = "online"
+    OFFLINE = "offline"
+    ENDED = "ended"
+
+
+@dataclass(frozen=True, slots=True)
+class CameraTiming:
+    backoff_initial_s: float = 0.5
+    backoff_max_s: float = 15.0
+    stall_s: float = 5.0
+    """A live source that delivers no frame for this long is offline (until it does)."""
+    file_fps: float = 30.0
+    """The frame rate of a video file that does not say its own."""
+
+    def backoff(self, failures: int) -> float:
+        """Seconds to wait after ``failures`` failed attempts in a row."""
+        return min(self.backoff_max_s, self.backoff_initial_s * 2 ** min(failures, 30))
+
+
+class _Rate:
+    """Events per second over a sliding window, shown with hysteresis so that the operator
+    view (which is logged whenever it changes) does not change with every frame."""
+
+    def __init__(self) -> None:
+        self._times: deque[float] = deque()
+        self.shown = 0
+
+    def tick(self, now: float) -> None:
+        self._times.append(now)
+
+    def value(self, now: float) -> int:
+        while self._times and now - self._times[0] > FPS_WINDOW_S:
+            self._times.popleft()
+        rate = len(self._times) / FPS_WINDOW_S
+        if abs(rate - self.shown) > max(2.0, 0.2 * self.shown) or (rate == 0) != (
+                self.shown == 0):
+            self.shown = round(rate)
+        return self.shown
+
+
+class CameraCoordinator:
+    """Owns one camera: its frames, its tracker, its reconnects (see the module docstring).
+
+    ``open_source`` and ``make_tracker`` build the blocking parts (called on the camera's
+    threads); ``deliver`` receives each frame's capture events on the event loop.
+    """
+
+    def __init__(self, config: CameraConfigSection, *,
+                 open_source: Callable[[], Frames], make_tracker: Callable[[], Tracker],
+                 deliver: Callable[[str, list[CaptureEvent]], None],
+                 changed: Callable[[], None] = lambda: None,
+                 timing: CameraTiming = CameraTiming(),
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.config = config
+        self.name = config.name
+        self._open_source = open_source
+        self._make_tracker = make_tracker
+        self._deliver = deliver
+        self._changed = changed
+        self.timing = timing
+        self.clock = clock
+        self.state = CameraState.CONNECTING
+        self.error = ""
+        """The last error (why the camera is offline), empty while all is well."""
+        self.deck = ""
+        self.connects = 0
+        self.frames = 0
+        self.processed = 0
+        self.dropped = 0
+        self.stalled = False
+        self._read_rate = _Rate()
+        self._done_rate = _Rate()
+        self._reader = ThreadPoolExecutor(1, thread_name_prefix=f"camera-{self.name}-read")
+        self._worker = ThreadPoolExecutor(1, thread_name_prefix=f"camera-{self.name}-cards")
+        self._tracker: Tracker | None = None
+        self._latest: tuple[Any, float] | None = None
+        self._fresh = asyncio.Event()
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Connect, stream, reconnect with backoff; until cancelled or a file ends."""
+        loop = asyncio.get_running_loop()
+        failures = 0
+        try:
+            while True:
+                try:
+                    if self._tracker is None:
+                        self._tracker = await loop.run_in_executor(self._worker,
+                                                                   self._make_tracker)
+                    source = await loop.run_in_executor(self._reader, self._open)
+                except (FeltcastError, OSError) as error:
+                    self._go_down(str(error))
+                    await asyncio.sleep(self.timing.backoff(failures))
+                    failures += 1
+                    continue
+                self.connects += 1
+                self._go_up()
+                try:
+                    ended = await self._stream(source)
+                finally:
+                    await loop.run_in_executor(self._reader, source.close)
+                if ended:
+                    self.state = CameraState.ENDED
+                    self.error = "the video file ended; its zones keep their last cards"
+                    _log.info("camera %s: %s", self.name, self.error)
+                    self._changed()
+                    return
+                failures = 0 if self.frames else failures + 1
+                self._go_down("the source stopped delivering frames")
+                await asyncio.sleep(self.timing.backoff(failures))
+        finally:
+            self._reader.shutdown(wait=False, cancel_futures=True)
+            self._worker.shutdown(wait=False, cancel_futures=True)
+
+    def _open(self) -> Frames:
+        source = self._open_source()
+        source.open()
+        return source
+
+    def _go_up(self) -> None:
+        if self.state is not CameraState.ONLINE:
+            _log.info("camera %s online (%s)", self.name, self.config.source)
+        self.state, self.error, self.stalled = CameraState.ONLINE, "", False
+        self._changed()
+
+    def _go_down(self, reason: str) -> None:
+        if self.state is not CameraState.OFFLINE or reason != self.error:
+            _log.warning("camera %s offline: %s", self.name, reason)
+        self.state, self.error = CameraState.OFFLINE, reason
+        self._changed()
+
+    # -- frames ---------------------------------------------------------------------------
+
+    async def _stream(self, source: Frames) -> bool:
+        """Read frames until the source fails (False) or a file ends (True)."""
+        worker = asyncio.create_task(self._process(), name=f"camera-{self.name}-cards")
+        try:
+            return await self._read(source)
+        finally:
+            await cancel_and_wait(worker)
+
+    async def _read(self, source: Frames) -> bool:
+        loop = asyncio.get_running_loop()
+        is_file = self.config.is_file
+        fps = float(getattr(source, "fps", 0.0) or 0.0) or self.timing.file_fps
+        interval = 1.0 / fps
+        due = self.clock()
+        while True:
+            pending = loop.run_in_executor(self._reader, source.read)
+            try:
+                ok, frame = await asyncio.wait_for(asyncio.shield(pending),
+                                                   self.timing.stall_s)
+            except TimeoutError:
+                self.stalled = True
+                self._go_down(f"no frame for {self.timing.stall_s:g} s")
+                ok, frame = await pending
+            if not ok or frame is None:
+                return is_file
+            now = self.clock()
+            if self.stalled:
+                self._go_up()
+            self.frames += 1
+            self._read_rate.tick(now)
+            if self._latest is not None:
+                self.dropped += 1  # recognition is behind: the older frame is skipped
+            self._latest = (frame, now)
+            self._fresh.set()
+            if is_file:  # a file plays at its own frame rate, as the camera filmed it
+                due = max(due + interval, now - interval)
+                await asyncio.sleep(max(0.0, due - self.clock()))
+
+    async def _process(self) -> None:
+        loop = asyncio.get_running_loop()
+        tracker = self._tracker
+        assert tracker is not None
+        while True:
+            await self._fresh.wait()
+            self._fresh.clear()
+            if self._latest is None:
+                continue
+            frame, t = self._latest
+            self._latest = None
+            try:
+                events = await loop.run_in_executor(self._worker, tracker.update, frame, t)
+            except Exception as error:  # a bug must not stop the camera: say so, carry on
+                _log.exception("camera %s: recognition failed", self.name)
+                self.error = f"recognition failed: {error}"
+                self._changed()
+                continue
+            self.processed += 1
+            self._done_rate.tick(self.clock())
+            if events:
+                self._deliver(self.name, events)
+
+    # -- health ---------------------------------------------------------------------------
+
+    def fps(self) -> tuple[int, int]:
+        """Frames per second read from the source and recognised (shown values)."""
+        now = self.clock()
+        return self._read_rate.value(now), self._done_rate.value(now)
+
+    def operator_entry(self, deck: str) -> dict[str, Any]:
+        read, done = self.fps()
+        if self.state is CameraState.ONLINE:
+            status = "ok"
+            detail = f"online, {done} fps"
+            if read and done < 0.8 * read:
+                detail += f" of {read} (recognition is slower: frames are skipped)"
+            if self.error:
+                status, detail = "fault", f"{detail}; {self.error}"
+        elif self.state is CameraState.ENDED:
+            status, detail = "offline", self.error
+        elif self.state is CameraState.CONNECTING:
+            status, detail = "offline", "connecting"
+        else:
+            status, detail = "offline", f"offline: {self.error}; reconnecting, its zones " \
+                                        "are frozen"
+        return {"source": f"camera:{self.name}", "status": status, "detail": detail,
+                "deck": deck or None, "fps": done if self.state is CameraState.ONLINE else 0,
+                "connects": self.connects, "error": self.error or None}
+
+
+@dataclass(slots=True)
+class _Alert:
+    level: str
+    source: str
+    message: str
+    kind: str
+    at: float
+    sticky: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"level": self.level, "source": self.source, "message": self.message,
+                "kind": self.kind, "at": round(self.at, 3)}
+
+
+class CameraService:
+    """The table's cameras, their fusion with RFID, their health (see the module docstring).
+
+    ``sink`` is where fused capture events go (the capture bridge's sink); ``make`` builds a
+    camera's frame source and tracker factories (the default uses OpenCV and the decks).
+    """
+
+    def __init__(self, cameras: Sequence[CameraConfigSection], *, rfid_zones: Iterable[Zone],
+                 sink: Callable[[CaptureEvent], object], table_log: TableLog | None = None,
+                 make: Callable[[CameraConfigSection],
+                                tuple[Callable[[], Frames], Callable[[], Tracker]]],
+                 timing: CameraTiming = CameraTiming(),
+                 clock: Callable[[], float] = time.time,
+                 alert_seconds: float = ALERT_SECONDS) -> None:
+        zones = frozenset(rfid_zones)
+        self.sink = sink
+        self.log = table_log
+        self.clock = clock
+        self.alert_seconds = alert_seconds
+        self.fusions = {camera.name: CardFusion(rfid_zones=zones,
+                                                camera_zones={z: camera.name
+                                                              for z in camera.zones},
+                                                policy=camera.fusion)
+                        for camera in cameras}
+        self._fusion_of_zone = {zone: self.fusions[camera.name]
+                                for camera in cameras for zone in camera.zones if zone in zones}
+        self.decks = {camera.name: camera.deck for camera in cameras}
+        self.coordinators: dict[str, CameraCoordinator] = {}
+        for camera in cameras:
+            open_source, make_tracker = make(camera)
+            self.coordinators[camera.name] = CameraCoordinator(
+                camera, open_source=open_source, make_tracker=make_tracker,
+                deliver=self.camera_events, changed=self._on_change, timing=timing)
+        self._alerts: dict[tuple[str, ...], _Alert] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._writes: set[asyncio.Future[Any]] = set()
+        self.changes = 0
+
+    async def start(self) -> None:
+        self._tasks = [asyncio.create_task(c.run(), name=f"camera-{c.name}")
+                       for c in self.coordinators.values()]
+
+    async def stop(self) -> None:
+        await cancel_and_wait(*self._tasks)
+        self._tasks = []
+        if self._writes:
+            await asyncio.gather(*self._writes, return_exceptions=True)
+
+    # -- events ---------------------------------------------------------------------------
+
+    def rfid(self, event: CaptureEvent) -> None:
+        """An RFID event (the wrapped RfidCapture sink): through the fusion of the camera
+        that reads the same zone, if any."""
+        zone = _zone_of(event)
+        fusion = self._fusion_of_zone.get(zone) if zone is not None else None
+        self._publish(fusion.rfid(event) if fusion is not None else [event])
+
+    def camera_events(self, camera: str, events: list[CaptureEvent]) -> None:
+        """One frame's events of ``camera`` (on the event loop)."""
+        fusion = self.fusions[camera]
+        for event in events:
+            if isinstance(event, CaptureFault):
+                self._fault(event)  # the camera's own (a card in two zones, a third card)
+            else:
+                self._publish(fusion.camera(event))
+
+    def _publish(self, events: Iterable[CaptureEvent]) -> None:
+        for event in events:
+            if isinstance(event, CaptureFault) and \
+                    event.kind is FaultKind.CAMERA_RFID_DISAGREE:
+                self._fault(event)
+                continue
+            try:
+                self.sink(event)
+            except Exception:
+                _log.exception("capture sink failed on %r", event)
+
+    def _fault(self, fault: CaptureFault) -> None:
+        """Alert the operator (never naming a card: alerts are public) and log the fault
+        with its cards (a secret capture record)."""
+        _log.warning("camera %s: %s", fault.reader, fault.kind)
+        zones = tuple(str(zone) for zone in fault.zones)
+        self._alert((str(fault.kind), fault.reader, *zones),
+                    "error" if fault.misdeal else "warning", f"camera:{fault.reader}",
+                    _safe_detail(fault), str(fault.kind))
+        if self.log is not None:
+            task = asyncio.ensure_future(self.log.append([CaptureRecord(fault)],
+                                                         source="capture"))
+            self._writes.add(task)
+            task.add_done_callback(self._written)
+
+    def _written(self, task: asyncio.Future[Any]) -> None:
+        self._writes.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            _log.error("could not log a camera fault", exc_info=task.exception())
+
+    # -- the operator's view --------------------------------------------------------------
+
+    def _on_change(self) -> None:
+        self.changes += 1
+        for name, camera in self.coordinators.items():
+            key = ("camera", name)
+            if camera.state is CameraState.OFFLINE:
+                self._alert(key, "error", f"camera:{name}",
+                            f"camera {name!r} offline: {camera.error}; reconnecting (its "
+                            "zones are frozen)", "camera_offline", sticky=True)
+            elif camera.state is CameraState.ENDED:
+                self._alert(key, "warning", f"camera:{name}", f"camera {name!r}: "
+                            f"{camera.error}", "camera_ended", sticky=True)
+            elif camera.error:
+                self._alert(key, "warning", f"camera:{name}", f"camera {name!r}: "
+                            f"{camera.error}", "camera_fault")
+            else:
+                self._alerts.pop(key, None)
+
+    def _alert(self, key: tuple[str, ...], level: str, source: str, message: str, kind: str,
+               *, sticky: bool = False) -> None:
+        current = self._alerts.get(key)
+        if current is not None and current.message == message:
+            return  # the same alert: keep its time
+        self._alerts[key] = _Alert(level, source, message, kind, self.clock(), sticky)
+
+    def alerts(self) -> list[dict[str, Any]]:
+        """Current camera alerts, newest first (one-off faults expire)."""
+        now = self.clock()
+        for key, alert in list(self._alerts.items()):
+            if not alert.sticky and now - alert.at > self.alert_seconds:
+                del self._alerts[key]
+        return [alert.to_dict() for alert in sorted(self._alerts.values(),
+                                                    key=lambda a: (-a.at, a.source))]
+
+    def operator_capture(self) -> list[dict[str, Any]]:
+        """The operator view's ``capture`` entries: one per camera."""
+        out = []
+        for name, camera in self.coordinators.items():
+            entry = camera.operator_entry(camera.deck or self.decks[name])
+            entry["disagreements"] = self.fusions[name].disagreements
+            out.append(entry)
+        return out
+
+
+def _zone_of(event: CaptureEvent) -> Zone | None:
+    zone = getattr(event, "zone", None)
+    if isinstance(zone, Zone):
+        return zone
+    seat = getattr(event, "seat", None)
+    if isinstance(seat, int):
+        return Zone.at_seat(seat)
+    if getattr(event, "position", None) is not None:
+        return Zone(ZoneKind.BOARD)
+    return None
+
+
+# -- the real pipeline ----------------------------------------------------------------------
+
+
+def opencv_pipeline(engine: Any) -> Callable[[CameraConfigSection],
+                                             tuple[Callable[[], Frames],
+                                                   Callable[[], Tracker]]]:
+    """Frame sources and trackers from ``capture.camera`` (OpenCV); decks from ``engine``'s
+    camera deck registry (the service's database), a deck file, or the project's own."""
+
+    def make(camera: CameraConfigSection) -> tuple[Callable[[], Frames], Callable[[], Tracker]]:
+        from capture.camera import recognizer, source, tracker
+
+        config = source.CameraConfig(
+            name=camera.name, source=camera.source,
+            regions=tuple(source.Region(r.zone, r.rect) for r in camera.regions),
+            confirm_frames=camera.confirm_frames, drop_frames=camera.drop_frames,
+            threshold=camera.threshold, deck=camera.deck)
+
+        def open_source() -> Frames:
+            frames: Frames = source.FrameSource(config)
+            return frames
+
+        def make_tracker() -> Tracker:
+            deck = load_camera_deck(camera.deck, engine)
+            cards: Tracker = tracker.CardTracker(
+                config, recognizer.Recognizer(deck, threshold=camera.threshold))
+            return cards
+
+        return open_source, make_tracker
+
+    return make
+
+
+def load_camera_deck(name: str, engine: Any) -> Any:
+    """``default``: the project's own deck; an existing file: a saved deck; anything else: a
+    deck of the registry. Blocking (file or database reads).
+
+    :raises CameraDeckError: naming the deck, when it cannot be found or read.
+    """
+    from capture.camera.deck import CameraDeck, CameraDeckRegistry
+
+    if name == "default":
+        return CameraDeck.default()
+    path = Path(name).expanduser()
+    if path.suffix and path.is_file():
+        return CameraDeck.load(path)
+    return CameraDeckRegistry(engine).load(name)
+
+
+# -- the cleanup context --------------------------------------------------------------------
+
+
+class _CameraOnlyBridge(CaptureBridge):
+    """The capture bridge of a table that reads cards with cameras only: no reader, no RFID
+    deck (so no "no active deck" alert)."""
+
+    def _no_deck_alert(self) -> None:
+        pass
+
+
+CAMERAS_KEY = web.AppKey("cameras", CameraService)
+
+
+async def camera_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The configured cameras (nothing when none is configured); runs after ``capture_ctx``
+    and feeds the same capture bridge."""
+    config = app[CONFIG_KEY]
+    if not config.cameras:
+        yield
+        return
+    own_bridge: CaptureBridge | None = None
+    bridge = app.get(CAPTURE_KEY)
+    rfid_zones: frozenset[Zone] = frozenset()
+    if bridge is None:
+        own_bridge = bridge = _CameraOnlyBridge(
+            app[TABLE_KEY], app[LOG_KEY], readers=[], antenna_map=AntennaMap(()),
+            registry=None, table_name=config.table.name)
+        await bridge.start()
+        app[CAPTURE_KEY] = bridge
+    else:
+        rfid_zones = frozenset(
+            zone for _key, zone in antenna_map_of(config.readers, config.table.seats).entries)
+    service = CameraService(config.cameras, rfid_zones=rfid_zones, sink=bridge.capture.sink,
+                            table_log=app[LOG_KEY],
+                            make=opencv_pipeline(app[STORE_KEY].engine))
+    bridge.capture.sink = service.rfid  # RFID events pass through the fusion first
+    await service.start()
+    app[CAMERAS_KEY] = service
+    yield
+    await service.stop()
+    if own_bridge is not None:
+        with contextlib.suppress(Exception):
+            await own_bridge.stop()

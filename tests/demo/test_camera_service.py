@@ -1,0 +1,234 @@
+"""Cameras in the running service, end to end: a video file of a dealt hand -> the camera's
+frame source and tracker -> fusion with RFID -> the capture bridge -> table commands ->
+channels. Real files written with cv2.VideoWriter, cards drawn by the project
+(capture/camera/cardart.py), the real app on 127.0.0.1, a simulated RFID reader on a real
+pseudo-terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+from aiohttp import ClientSession
+from aiohttp.test_utils import TestServer
+
+from capture.camera.cardart import DEFAULT_STYLE, render_card
+from capture.simulator import SimulatedReader
+from engine.cards import Card
+from engine.log import CaptureRecord
+from overlay.app import create_app
+from overlay.camera_bridge import CAMERAS_KEY
+from overlay.config import parse_config
+from overlay.keys import STORE_KEY
+
+from .rig import PLAYERS, READER, TABLE, ServiceRig, register_deck
+
+CAMERA = "table-cam"
+FPS = 10
+CARD_WIDTH = 100
+SIZE = (1280, 720)
+FELT = (40, 110, 30)  # BGR
+# Where each zone lies in the picture: the card positions and the region watching them.
+SPOTS: Mapping[str, list[tuple[int, int]]] = {
+    "seat1": [(40, 40), (160, 40)], "seat4": [(460, 40), (580, 40)],
+    "seat7": [(880, 40), (1000, 40)],
+    "board": [(230 + i * 165, 420) for i in range(5)]}
+REGIONS = [{"zone": "seat 1", "rect": [20, 20, 300, 190]},
+           {"zone": "seat 4", "rect": [440, 20, 300, 190]},
+           {"zone": "seat 7", "rect": [860, 20, 300, 190]},
+           {"zone": "board", "rect": [200, 390, 880, 210]}]
+HOLE = {"seat1": ("As", "Ks"), "seat4": ("Qh", "Qd"), "seat7": ("7c", "2d")}
+BOARD_CARDS = ("Jh", "Th", "3s", "9h", "4d")
+
+
+def frame(cards: Mapping[str, Sequence[str]]) -> np.ndarray:
+    picture = np.empty((SIZE[1], SIZE[0], 3), np.uint8)
+    picture[:] = FELT
+    for zone, codes in cards.items():
+        for (x, y), code in zip(SPOTS[zone], codes, strict=False):
+            card = render_card(Card(code), DEFAULT_STYLE, width=CARD_WIDTH)
+            h, w = card.shape[:2]
+            picture[y:y + h, x:x + w] = card
+    return picture
+
+
+def write_video(path: Path, scenes: Sequence[tuple[int, Mapping[str, Sequence[str]]]]) -> Path:
+    """A video file: each scene is (frames, what lies where)."""
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), FPS, SIZE)
+    assert writer.isOpened()
+    try:
+        for count, cards in scenes:
+            picture = frame(cards)
+            for _ in range(count):
+                writer.write(picture)
+    finally:
+        writer.release()
+    return path
+
+
+def dealt_hand(path: Path, hole: Mapping[str, Sequence[str]] = HOLE) -> Path:
+    """Felt, then the hole cards, then the whole board as well (it waits for the betting)."""
+    return write_video(path, [(3, {}), (12, hole), (20, {**hole, "board": BOARD_CARDS})])
+
+
+def camera(source: Path | str, **extra: Any) -> dict[str, Any]:
+    return {"name": CAMERA, "source": str(source), "regions": REGIONS, "confirm_frames": 3,
+            "drop_frames": 5, **extra}
+
+
+def seat(view: dict[str, Any], number: int) -> dict[str, Any]:
+    return next(s for s in view["seats"] if s["seat"] == number)
+
+
+def camera_entry(view: dict[str, Any]) -> dict[str, Any] | None:
+    return next((entry for entry in view["operator"]["capture"]
+                 if entry["source"] == f"camera:{CAMERA}"), None)
+
+
+@contextlib.asynccontextmanager
+async def camera_rig(tmp_path: Path, cameras: list[dict[str, Any]], *,
+                     rfid: bool = False) -> AsyncIterator[ServiceRig]:
+    """The real app with ``cameras``; with ``rfid`` also a simulated reader on a pty."""
+    data = tmp_path / "data"
+    capture: dict[str, Any] = {"cameras": cameras}
+    sim: Any = None
+    if rfid:
+        register_deck(data)
+        sim = SimulatedReader(READER, scan_interval=0.05, heartbeat_interval=0.25)
+        link = tmp_path / "reader.tty"
+        await sim.open_pty(link)
+        capture["readers"] = [{"name": READER, "transport": "serial", "address": str(link),
+                               "antennas": {str(s): f"seat{s}" for s in range(1, 10)}
+                               | {"11": "board", "12": "muck", "13": "burn"}}]
+    config = parse_config({"table": {"name": TABLE, "seats": 9, "button": 1},
+                           "players": PLAYERS, "delay": {"seconds": 30},
+                           "channels": {"secure": {"enabled": True}},
+                           "capture": capture, "data_dir": str(data)})
+    server = TestServer(create_app(config), host="127.0.0.1")
+    await server.start_server()
+    try:
+        async with ClientSession() as session:
+            rig = ServiceRig(sim, server, session)
+            if rfid:
+                await rig.until(lambda: any(s["status"] == "ok"
+                                            for s in rig.bridge.operator_capture()),
+                                what="the reader online")
+            yield rig
+    finally:
+        await server.close()
+        if sim is not None:
+            await sim.close()
+
+
+async def play_to_showdown(rig: ServiceRig) -> None:
+    """Calls and checks; the board comes from capture as each betting round ends."""
+    for size in (3, 4, 5):
+        legal = rig.hand.legal_actions()
+        while legal is not None and len(rig.hand.board) < size:
+            await rig.ok("call" if legal.can_call else "check", seat=legal.seat)
+            legal = rig.hand.legal_actions()
+        await rig.until(lambda size=size: len(rig.hand.board) >= size,  # type: ignore[misc]
+                        timeout=10, what=f"{size} board cards from the camera")
+    legal = rig.hand.legal_actions()
+    while legal is not None:
+        await rig.ok("check", seat=legal.seat)
+        legal = rig.hand.legal_actions()
+
+
+async def test_a_camera_only_table_deals_a_hand_from_a_video_file(tmp_path: Path) -> None:
+    video = dealt_hand(tmp_path / "hand.avi")
+    async with camera_rig(tmp_path, [camera(video)]) as rig:
+        await rig.ok("next_hand")
+        secure = await rig.until_view(
+            "secure", lambda v: all(seat(v, n)["cards"] and None not in seat(v, n)["cards"]
+                                    for n in (1, 4, 7)), timeout=30, what="hole cards")
+        for number in (1, 4, 7):
+            assert sorted(seat(secure, number)["cards"]) == sorted(HOLE[f"seat{number}"])
+        venue = await rig.state("venue")
+        for number in (1, 4, 7):  # the public channel never sees a hole card
+            assert seat(venue, number)["cards"] == [None, None]
+        assert not any(f'"{code}"' in json.dumps(venue) for pair in HOLE.values()
+                       for code in pair)
+        await play_to_showdown(rig)
+        assert rig.hand.is_over
+        assert sorted(c.code for c in rig.hand.board[:3]) == sorted(BOARD_CARDS[:3])
+        assert [c.code for c in rig.hand.board[3:]] == list(BOARD_CARDS[3:])
+        # The camera's reads are in the log as secret capture records, from the camera.
+        records = [e for e in rig.app[STORE_KEY].iter_all()
+                   if isinstance(e.payload, CaptureRecord)]
+        reads = [e for e in records if e.kind == "capture.hole_cards_read"]
+        assert {e.payload.event.seat for e in reads} == {1, 4, 7}
+        for entry in reads:
+            assert entry.payload.event.source == CAMERA and str(entry.secrecy) == "secret"
+            assert 0 < entry.payload.event.confidence <= 1
+        # Health on the operator view: online at some frame rate, or the file has ended.
+        view = await rig.until_view("operator", lambda v: camera_entry(v) is not None,
+                                    what="the camera in the operator view")
+        entry = camera_entry(view)
+        assert entry is not None and entry["deck"] == "default" and entry["connects"] == 1
+        assert entry["status"] == "ok" or "ended" in entry["detail"]
+        service = rig.app[CAMERAS_KEY]
+        camera_ = service.coordinators[CAMERA]
+        assert camera_.processed > 0 and camera_.frames >= camera_.processed
+        assert rig.alerts(view, "no_deck") == []  # no RFID deck is needed without RFID
+
+
+async def test_a_camera_that_disagrees_with_rfid_alerts_and_rfid_wins(tmp_path: Path) -> None:
+    # The camera sees seat 1's ace of spades as ... the king of hearts: a camera/RFID
+    # disagreement. Seats 4 and 7 agree.
+    camera_hole = {**HOLE, "seat1": ("As", "Kh")}
+    video = write_video(tmp_path / "hand.avi", [(3, {}), (40, camera_hole)])
+    async with camera_rig(tmp_path, [camera(video)], rfid=True) as rig:
+        await rig.ok("next_hand")
+        for zone, cards in HOLE.items():
+            rig.place(int(zone[4:]), *cards)
+        view = await rig.until_view("operator", lambda v: rig.alerts(v, "camera_rfid_disagree"),
+                                    timeout=30, what="the disagreement alert")
+        [alert] = rig.alerts(view, "camera_rfid_disagree")
+        assert alert["source"] == f"camera:{CAMERA}" and "seat 1" in alert["message"]
+        assert "RFID's cards are used" in alert["message"]
+        assert not any(code in alert["message"] for code in ("As", "Ks", "Kh"))
+        secure = await rig.until_view(
+            "secure", lambda v: all(seat(v, n)["cards"] and None not in seat(v, n)["cards"]
+                                    for n in (1, 4, 7)), what="hole cards")
+        assert sorted(seat(secure, 1)["cards"]) == ["As", "Ks"]  # RFID wins
+        assert sorted(seat(secure, 4)["cards"]) == ["Qd", "Qh"]
+        await asyncio.sleep(0.3)  # the fault's log write
+        faults = [e for e in rig.app[STORE_KEY].iter_all()
+                  if e.kind == "capture.capture_fault"
+                  and e.payload.event.kind == "camera_rfid_disagree"]
+        [fault] = faults
+        assert str(fault.secrecy) == "secret"  # it names both readings
+        assert {c.code for c in fault.payload.event.cards} == {"As", "Ks", "Kh"}
+        assert camera_entry(view)["disagreements"] == 1  # type: ignore[index]
+        venue = await rig.state("venue")
+        assert '"Kh"' not in json.dumps(venue) and '"Ks"' not in json.dumps(venue)
+
+
+async def test_a_missing_video_file_is_retried_until_it_appears(tmp_path: Path) -> None:
+    video = tmp_path / "later.avi"
+    async with camera_rig(tmp_path, [camera(video)]) as rig:
+        view = await rig.until_view(
+            "operator", lambda v: rig.alerts(v, "camera_offline"), timeout=30,
+            what="the camera offline")
+        entry = camera_entry(view)
+        assert entry is not None and entry["status"] == "offline"
+        assert "there is no video file" in entry["detail"] and CAMERA in entry["detail"]
+        [alert] = rig.alerts(view, "camera_offline")
+        assert alert["level"] == "error" and "reconnecting" in alert["message"]
+        dealt_hand(tmp_path / "writing.avi").rename(video)  # appears whole
+        await rig.ok("next_hand")
+        await rig.until(lambda: all(rig.hand.hole_cards(s) and None not in
+                                    rig.hand.hole_cards(s) for s in (1, 4, 7)),
+                        timeout=40, what="hole cards after the file appeared")
+        view = await rig.state("operator")
+        assert rig.alerts(view, "camera_offline") == []
+        entry = camera_entry(view)
+        assert entry is not None and entry["connects"] == 1 and entry["error"] in (
+            None, "the video file ended; its zones keep their last cards")
