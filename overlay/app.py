@@ -22,6 +22,7 @@ from aiohttp import WSMsgType, web
 from engine.channels import ChannelSpec
 from engine.view import EquityCache, reducer_for
 from overlay.auth import Tokens, load_or_create_tokens, origin_allowed, presented_token
+from overlay.camera_bridge import CAMERAS_KEY, camera_ctx
 from overlay.capture_bridge import CAPTURE_KEY, capture_ctx
 from overlay.config import Config
 from overlay.deck_desk import is_deck_command
@@ -92,6 +93,7 @@ def create_app(config: Config, *, clock: Callable[[], float] = time.time,
     app.cleanup_ctx.append(table_ctx)
     app.cleanup_ctx.append(obs_ctx)
     app.cleanup_ctx.append(capture_ctx)
+    app.cleanup_ctx.append(camera_ctx)  # after capture_ctx: feeds its bridge
     app.cleanup_ctx.append(devices_ctx)
     app.on_shutdown.append(close_websockets)
     app.add_routes([
@@ -222,6 +224,10 @@ def device_report(app: web.Application) -> dict[str, Any]:
         readers = capture.operator_capture()
         decks = capture.operator_decks()
         alerts.extend(capture.alerts())
+    cameras = app.get(CAMERAS_KEY)
+    if cameras is not None:
+        readers.extend(cameras.operator_capture())
+        alerts.extend(cameras.alerts())
     return {"channels": channels, "pages": pages.summary(), "obs": obs_view,
             "capture": readers, "decks": decks, "alerts": alerts}
 

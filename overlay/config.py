@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 from engine.channels import ChannelSpec, channels_from_config
 from engine.errors import ConfigError
+from overlay.camera_config import CameraConfigSection, parse_cameras
 
 T = TypeVar("T")
 
@@ -122,6 +123,7 @@ class Config:
     delay: float = 900.0
     channels: tuple[ChannelSpec, ...] = ()
     readers: tuple[ReaderConfig, ...] = ()
+    cameras: tuple[CameraConfigSection, ...] = ()
     obs: ObsConfigSection = ObsConfigSection()
     tournament: TournamentConfigSection = TournamentConfigSection()
     database_url: str = ""
@@ -387,7 +389,7 @@ def _parse_channels(raw: Mapping[str, Any], delay: float) -> tuple[ChannelSpec, 
 
 def _parse_readers(raw: Mapping[str, Any]) -> tuple[ReaderConfig, ...]:
     capture = _section(raw, "capture")
-    _reject_unknown(capture, "capture", {"readers"})
+    _reject_unknown(capture, "capture", {"readers", "cameras"})
     readers = capture.get("readers", [])
     if not isinstance(readers, list):
         raise ConfigError("capture.readers", "expected a list of [[capture.readers]] tables")
@@ -468,6 +470,7 @@ def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Con
         delay=delay,
         channels=_parse_channels(raw, delay),
         readers=_parse_readers(raw),
+        cameras=parse_cameras(_section(raw, "capture"), seats=table.seats, base_dir=base_dir),
         obs=_parse_obs(raw),
         tournament=_parse_tournament(raw, table, len(players)),
         database_url=url,
