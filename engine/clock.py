@@ -172,9 +172,9 @@ class TournamentClock:
         return replace(self, running=True, anchor=max(now, self.anchor))
 
     def adjust(self, seconds: float, now: float | None = None) -> TournamentClock:
-        """Add ``seconds`` to the time left in the current period (negative: take time away;
-        past the period's end the clock moves on to the next one). ``now`` defaults to the
-        last anchor (a paused clock: the moment it stopped)."""
+        """Add ``seconds`` to the time left in the period running at ``now`` (negative: take
+        time away; past the period's end the clock moves on to the next one). ``now``
+        defaults to the last change (for a paused clock: the moment it stopped)."""
         base = self._at(self.anchor if now is None else now)
         return replace(base, into=base.into - seconds)._at(base.anchor)
 

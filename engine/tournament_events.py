@@ -69,7 +69,7 @@ class ClockAdjusted(Event):
     kind: ClassVar[str] = "clock_adjusted"
 
     seconds: float
-    at: float = 0.0
+    at: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +79,7 @@ class ClockLevelSet(Event):
     kind: ClassVar[str] = "clock_level_set"
 
     number: int
-    at: float = 0.0
+    at: float
 
 
 @dataclass(frozen=True, slots=True)
