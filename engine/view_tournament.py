@@ -34,21 +34,21 @@ are the table's name of him.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from engine.cards import Card
 from engine.clock import CLOCK_EVENTS, TournamentClock
 from engine.errors import FeltcastError
-from engine.events import HandEnded, HandStarted, HandVoided, PlayerEliminated, Street
+from engine.events import HandEnded, HandStarted, HandVoided, PlayerEliminated
 from engine.field import Field
 from engine.hand import Hand
 from engine.icm import MAX_PLAYERS, allin_outcomes, icm
 from engine.identity import Identity, PlayerIdentified
 from engine.payouts import PayoutTable, default_payouts
 from engine.pots import Pot
-from engine.stats import PlayerStats, session_stats, ticker_line
+from engine.stats import PlayerStats, hand_stats, ticker_line
 from engine.table_events import ClockCalled, PlayerSeated, SeatEmptied
 from engine.tournament import DEFAULT_STRUCTURE, Structure
 from engine.tournament_events import PlayerDisqualified, PrizeAwarded, StackCorrected
@@ -123,7 +123,7 @@ class TournamentState:
     stats: dict[str, PlayerStats] = field(default_factory=dict)
     """The session statistics by the table's name of a player (:mod:`engine.stats`)."""
     corrections: int = 0
-    current: tuple[tuple[int, int], dict[str, PlayerStats], str | None] | None = None
+    current: tuple[tuple[int, int, int], dict[str, PlayerStats], str | None] | None = None
     """The cached statistics and ticker line of the finished current hand."""
 
 
@@ -199,19 +199,23 @@ class TournamentView:
 
     def _hand_stats(self, state: TournamentState, hand: Hand,
                     ) -> tuple[dict[str, PlayerStats], str | None]:
-        """A finished hand's statistics and ticker line (cached while it stays the same: an
-        undo can take its end back)."""
-        key = (id(hand), len(hand.effective_events))
+        """A finished hand's statistics and ticker line (with its eliminations as this
+        channel knows them); cached while they stay the same (an undo can take the hand's
+        end back)."""
+        number = hand.hand_number
+        out = tuple(PlayerEliminated(o.seat, o.name, o.place, o.hand) for o in state.out
+                    if o.hand == number and o.eliminated and not o.disqualified)
+        key = (id(hand), len(hand.effective_events), len(out))
         if state.current is not None and state.current[0] == key:
             return state.current[1], state.current[2]
         counts: dict[str, PlayerStats] = {}
         ticker: str | None = None
-        if hand.is_over and hand.street is not Street.VOID:
+        if hand.is_over:
             events = hand.effective_events
             try:
-                counts = session_stats([events])
-                ticker = ticker_line(events)
-            except (FeltcastError, NotImplementedError):
+                counts = hand_stats(events)
+                ticker = ticker_line(events, out) or None
+            except (FeltcastError, ValueError):
                 pass  # statistics are commentary: a hand they cannot read never stops a view
         state.current = (key, counts, ticker)
         return counts, ticker
@@ -385,15 +389,8 @@ def _merge(stats: Mapping[str, PlayerStats], more: Mapping[str, PlayerStats],
     out = dict(stats)
     for name, counts in more.items():
         before = out.get(name)
-        out[name] = counts if before is None else _add(before, counts)
+        out[name] = counts if before is None else before + counts
     return out
-
-
-def _add(a: PlayerStats, b: PlayerStats) -> PlayerStats:
-    """Two players' counts added (the same player over more hands)."""
-    counts = {f.name: getattr(a, f.name) + getattr(b, f.name) for f in fields(PlayerStats)
-              if f.name != "name"}
-    return PlayerStats(a.name, **counts)
 
 
 def roster_change(payload: object) -> tuple[int, int | None] | None:

@@ -216,7 +216,8 @@ def test_statistics_and_ticker_after_the_hand() -> None:
     stats = view["tournament"]["stats"]
     assert stats is not None and set(stats) == {"1", "5"}
     assert stats["1"]["hands"] == 1 and stats["1"]["vpip"] == 1.0
-    assert view["tournament"]["ticker"].startswith("Hand 1: Ann wins")
+    ticker = view["tournament"]["ticker"]
+    assert ticker.startswith("Hand 1: Ann wins") and "Bo is out in 3rd" in ticker
 
 
 def test_allin_outcomes_only_where_the_channel_knows_every_hand() -> None:
