@@ -610,3 +610,15 @@ def test_names_are_text_never_markup(page: Page, harness: Harness, name: str) ->
     # No element came from the data: the only images are flags and photos the page made.
     assert page.locator("#stage img:not(.flag-img):not(.photo img)").count() == 0
     assert page.locator("#stage b").count() == 0
+
+
+def test_graphics_load_only_local_modules_and_styles() -> None:
+    static = Path(__file__).resolve().parents[2] / "static"
+    for name in GRAPHICS:
+        html = (static / f"{name}.html").read_text()
+        assert 'name="feltcast-version" content="dev"' in html  # the service stamps it
+        sources = re.findall(r'(?:src|href)="([^"]+)"', html)
+        assert f"/static/{name}.js" in sources and "/static/css/graphics.css" in sources
+        for source in sources:
+            assert source.startswith("/static/"), (name, source)
+            assert (static / source.removeprefix("/static/")).is_file(), (name, source)
