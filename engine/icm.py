@@ -231,6 +231,8 @@ def allin_outcomes(*, seats: Sequence[int], stacks: Sequence[int],
 
     merged: dict[tuple[tuple[int, ...], bool], list[Any]] = {}
     for pattern, count in zip(patterns, counts, strict=True):
+        if not count:
+            continue  # heads-up: a tie that no board makes
         rank = {seat: int(pattern[k]) for k, seat in enumerate(contenders)}
         final = list(stacks)
         winners: set[int] = set()

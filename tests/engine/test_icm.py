@@ -152,6 +152,15 @@ def test_heads_up_all_in_preflop_outcomes_are_the_exact_equity() -> None:
     assert sum(report.expected_equity) == pytest.approx(100)
 
 
+def test_outcomes_that_no_board_makes_are_left_out() -> None:
+    report = allin_outcomes(seats=(1, 2), stacks=(0, 0), start_stacks=(500, 500),
+                            pots=[Pot(1000, (1, 2))], hands={1: "AhAd", 2: "7c2s"},
+                            prizes=[70, 30], board="AsAc7d2h")  # quads: no tie is possible
+    assert [o.winners for o in report.outcomes] == [(1,)]
+    assert report.outcomes[0].probability == 1 and report.boards == 44
+    assert report.expected_equity == (70.0, 30.0) and report.chip_equity == (1.0, 0.0)
+
+
 def test_busts_in_one_outcome_are_ranked_by_start_stacks_r22() -> None:
     # River all-in: the flush beats both; both bust, the larger start stack finishes higher.
     report = allin_outcomes(seats=(1, 2, 3, 4), stacks=(0, 0, 1000, 500),
