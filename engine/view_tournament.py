@@ -41,7 +41,7 @@ from typing import Any
 from engine.cards import Card
 from engine.clock import CLOCK_EVENTS, TournamentClock
 from engine.errors import FeltcastError
-from engine.events import HandEnded, HandStarted, HandVoided, PlayerEliminated
+from engine.events import ActionTaken, HandEnded, HandStarted, HandVoided, PlayerEliminated
 from engine.field import Field
 from engine.hand import Hand
 from engine.icm import MAX_PLAYERS, allin_outcomes, icm
@@ -49,7 +49,7 @@ from engine.identity import Identity, PlayerIdentified
 from engine.payouts import PayoutTable, default_payouts
 from engine.pots import Pot
 from engine.stats import PlayerStats, hand_stats, ticker_line
-from engine.table_events import ClockCalled, PlayerSeated, SeatEmptied
+from engine.table_events import ClockCalled, ClockStopped, PlayerSeated, SeatEmptied
 from engine.tournament import DEFAULT_STRUCTURE, Structure
 from engine.tournament_events import PlayerDisqualified, PrizeAwarded, StackCorrected
 
@@ -153,6 +153,10 @@ class TournamentView:
                 pass  # the service logs only legal clock events; a bad log keeps the clock
         elif isinstance(payload, ClockCalled):
             state.action_clock = (payload.seat, time, payload.seconds)
+        elif isinstance(payload, ClockStopped) or (
+                isinstance(payload, ActionTaken) and state.action_clock is not None
+                and payload.seat == state.action_clock[0]):
+            state.action_clock = None  # withdrawn, or the player acted (R12)
         elif isinstance(payload, PlayerIdentified):
             state.identities[payload.seat] = Identity.of(payload)
         elif isinstance(payload, SeatEmptied):

@@ -16,7 +16,7 @@ from engine.identity import PlayerIdentified
 from engine.log import TableEvent
 from engine.payouts import PayoutTable, Standings
 from engine.table import Table
-from engine.table_events import ClockCalled, PlayerSeated, SeatEmptied
+from engine.table_events import ClockCalled, ClockStopped, PlayerSeated, SeatEmptied
 from engine.tournament import Break, Structure
 from engine.tournament_events import (
     ClockAdjusted,
@@ -205,9 +205,11 @@ def test_action_clock_ends_a_minute_and_ten_seconds_after_the_call_r12() -> None
         assert view["tournament"]["action_clock"] == {
             "seat": legal.seat, "ends_at": called_at + 70 + spec.delay,
             "countdown_at": called_at + 60 + spec.delay}
-    hand.fold()
-    view = last_view(SECURE, log_of([*events, *hand.events[len(hand.events) - 3:]]),
-                     structure=SHORT)
+    stopped = last_view(SECURE, log_of([*events, ClockStopped()]), structure=SHORT)
+    assert stopped["tournament"]["action_clock"] is None
+    before = len(hand.events)
+    hand.check_or_call()  # the player acts: the clock is off
+    view = last_view(SECURE, log_of([*events, *hand.events[before:]]), structure=SHORT)
     assert view["tournament"]["action_clock"] is None
 
 
