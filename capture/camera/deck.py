@@ -70,6 +70,16 @@ def index_features(patch: Image) -> Features:
     return np.stack([grey, red_green, yellow_blue]).astype(np.float32)
 
 
+TEMPLATE_BLUR = 1.0
+"""Gaussian sigma, in template pixels, that makes a calibration image look like a camera's
+view (a clear image is sharper than any frame; matching sharp templates to soft frames pulls
+a club towards a spade)."""
+
+
+def camera_blur(patch: Image) -> Image:
+    return np.asarray(cv2.GaussianBlur(patch, (0, 0), TEMPLATE_BLUR), dtype=np.uint8)
+
+
 def normalise(features: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     """Rows of ``(n, channels, ...)`` features made zero-mean per channel and unit length,
     so that a dot product is the normalised cross-correlation (light-level independent)."""
@@ -195,7 +205,8 @@ class CameraDeck:
                 "corners; the images must show each card face up and upright")
         width, height = patch_size(box)
         templates = np.stack([
-            index_features(warp_region(images[card], quads[card], box, (width, height)))
+            index_features(camera_blur(
+                warp_region(images[card], quads[card], box, (width, height))))
             for card in order])
         split = split_row(templates)
         rank, suit = normalise(templates[:, :, :split]), normalise(templates[:, :, split:])

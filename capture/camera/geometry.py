@@ -115,23 +115,25 @@ def find_card_quads(image: Image, params: OutlineParams = DEFAULT_OUTLINE) -> li
         area = cv2.contourArea(contour)
         if not min_area <= area <= max_area * 3:
             continue
-        # Two cards side by side make a card-shaped blob too: look inside every blob.
+        # Two cards side by side make a card-shaped blob too: look inside every blob. The
+        # parts count when at least two of them are cards, or when the blob as a whole is
+        # not one (edges inside one card, such as a court card's frame, can cut it up).
         parts = [part for part in _split(small, mask, contour, params)
-                 if cv2.contourArea(part) >= max(min_area, 0.2 * area)]
-        if len(parts) < 2:
-            quad = quad_from_contour(contour, params) if area <= max_area else None
+                 if max(min_area, 0.2 * area) <= cv2.contourArea(part) <= max_area]
+        found = []
+        for part in parts if len(parts) >= 2 else []:
+            quad = quad_from_contour(part, params)
             if quad is not None:
-                quads.append(np.asarray(quad / scale, dtype=np.float32))
-            continue
-        for part in parts:
-            if cv2.contourArea(part) <= max_area:
-                quad = quad_from_contour(part, params)
-                if quad is not None:
-                    # Sides on the blob's own outline are fitted to it (the cut frays
-                    # the part's outline near the index); the others stay where the cut is.
-                    quad = _refine(grow(quad, _CUT_GROWTH),
-                                   contour.reshape(-1, 2).astype(np.float32), tolerance=3.0)
-                    quads.append(np.asarray(quad / scale, dtype=np.float32))
+                # Sides on the blob's own outline are fitted to it (the cut frays the
+                # part's outline near the index); the others stay where the cut is.
+                found.append(_refine(grow(quad, _CUT_GROWTH),
+                                     contour.reshape(-1, 2).astype(np.float32),
+                                     tolerance=3.0))
+        if len(found) < 2:
+            whole = quad_from_contour(contour, params) if area <= max_area else None
+            if whole is not None:
+                found = [whole]
+        quads.extend(np.asarray(quad / scale, dtype=np.float32) for quad in found)
     return quads
 
 
