@@ -8,7 +8,7 @@ import math
 from collections.abc import Sequence
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.cards import FULL_DECK, Card
@@ -194,3 +194,33 @@ def test_allin_needs_the_cards_of_everyone_in_the_pot() -> None:
     with pytest.raises(InvalidInputError, match="seat 2 is in the pot but its two hole"):
         allin_outcomes(seats=(1, 2), stacks=(0, 0), start_stacks=(10, 10),
                        pots=[Pot(20, (1, 2))], hands={1: "AhAd"}, prizes=[1])
+
+
+@settings(max_examples=40)
+@given(st.data())
+def test_random_turn_all_ins_equal_the_board_by_board_count(data: st.DataObject) -> None:
+    players = data.draw(st.integers(2, 4))
+    deck = data.draw(st.permutations(FULL_DECK))
+    hands = {seat: deck[2 * k].code + deck[2 * k + 1].code
+             for k, seat in enumerate(range(1, players + 1))}
+    board = "".join(c.code for c in deck[2 * players:2 * players + 4])
+    put_in = [data.draw(st.integers(1, 40)) * 100 for _ in range(players)]
+    # Everyone all in for what he put in, except the one who put in most (he covers).
+    levels = sorted(set(put_in))
+    pots, below = [], 0
+    for level in levels:
+        seats = tuple(s for s in hands if put_in[s - 1] >= level)
+        pots.append(Pot(sum(min(c, level) - min(c, below) for c in put_in), seats))
+        below = level
+    behind = [0 if c < max(put_in) else 500 for c in put_in] + [2000]
+    seats = (*hands, 9)
+    start = [c + b for c, b in zip(put_in, behind, strict=False)] + [2000]
+    report = allin_outcomes(seats=seats, stacks=behind, start_stacks=start, pots=pots,
+                            hands=hands, prizes=[50, 30, 20, 10, 5], board=board)
+    want = board_by_board(hands, board, pots, dict(zip(seats, behind, strict=True)))
+    got: dict[tuple[int, ...], float] = {}
+    for o in report.outcomes:
+        got[o.stacks] = got.get(o.stacks, 0) + o.probability
+    assert got == pytest.approx({k: v / report.boards for k, v in want.items()}, abs=1e-12)
+    assert sum(report.expected_equity) == pytest.approx(sum([50, 30, 20, 10, 5][:len(seats)]))
+    assert sum(report.expected_stacks) == pytest.approx(sum(start))

@@ -171,3 +171,27 @@ def test_places_are_a_permutation_and_prizes_are_paid_once(groups: list[int],
         assert shared[place] >= 1
         place += shared[place]
     assert place == n + 1
+
+
+@given(st.data())
+def test_disqualified_players_leave_the_ranking_and_nobody_else_loses_a_place(
+        data: st.DataObject) -> None:
+    n = data.draw(st.integers(3, 10))
+    names = [f"P{k}" for k in range(n)]
+    prizes = (500, 300, 200, 100)
+    s = Standings.start(names, prizes)
+    order = data.draw(st.permutations(names))
+    dq = set(data.draw(st.lists(st.sampled_from(order[:-1]), max_size=3, unique=True)))
+    for hand, name in enumerate(order[:-1], 1):  # one bust a hand, or a disqualification
+        if name in dq:  # places already decided only move up
+            places = {f.name: f.place for f in s.finishes()}
+            s = s.disqualify(name)
+            after = {f.name: f.place for f in s.finishes()}
+            assert all(after[p] in (places[p], places[p] - 1) for p in after if p in places)
+        else:
+            s = s.bust(hand, {name: 100})
+    finishes = s.finishes()
+    assert {f.name for f in finishes} == set(names) - dq
+    assert sorted(f.place for f in finishes) == list(range(1, n - len(dq) + 1))
+    assert sum(f.prize for f in finishes) == sum(prizes[:n - len(dq)])
+    assert all(s.finish_of(name) is None for name in dq)
