@@ -3,6 +3,7 @@
 // ?hold= seconds, if set); a bust-out shows the finishing place and prize.
 //   ?seat=N or ?player=NAME (display or full name, any case)  ?channel=delayed  ?token=
 //   ?hold=S (slide out after S seconds; default: stay)
+//   ?stats=1 (a line of the player's session statistics: hands, VPIP, PFR, 3-bet, AF, WTSD)
 import { setText, toggle } from "./js/dom.js";
 import { bigBlindsText, chips, fieldPosition, money, numberParam, onObsVisible, ordinal,
   shownName, startGraphic, syncFlag, syncPhoto, tournamentOf } from "./js/tournament.js";
@@ -15,6 +16,7 @@ const wanted = {
   seat: seatParam !== null && /^\d+$/.test(seatParam) ? Number(seatParam) : null,
   player: query.get("player"),
   hold: numberParam(query, "hold", 0, 0, 3600),
+  stats: query.get("stats") === "1",
 };
 const shown = { key: null, expired: false, timer: null };
 
@@ -39,6 +41,21 @@ function findPlayer(tournament) {
     return out ? { out } : null;
   }
   return null;
+}
+
+const pct = (value) => (typeof value === "number" ? `${Math.round(value * 100)}%` : null);
+
+/** "40 hands · VPIP 25% · PFR 20% · 3-bet 5% · AF 2.5 · WTSD 30%" (unknowns left out). */
+export function statsLine(stats) {
+  if (!stats || typeof stats.hands !== "number" || stats.hands <= 0) return "";
+  const parts = [`${stats.hands} ${stats.hands === 1 ? "hand" : "hands"}`];
+  const add = (label, text) => { if (text !== null) parts.push(`${label} ${text}`); };
+  add("VPIP", pct(stats.vpip));
+  add("PFR", pct(stats.pfr));
+  add("3-bet", pct(stats.three_bet));
+  add("AF", typeof stats.af === "number" ? stats.af.toFixed(1) : null);
+  add("WTSD", pct(stats.wtsd));
+  return parts.join(" · ");
 }
 
 /** Slide in for a new player (replaying the entrance), stay, or slide out. */
@@ -93,6 +110,8 @@ export function render(view) {
     setText($("position-label"), "Position");
     setText($("position"), fieldPosition(player, tournament.field));
     setText($("prize"), player.prize_so_far ? money(player.prize_so_far, currency) : "");
+    const stats = tournament.stats ? tournament.stats[String(player.seat)] : null;
+    setText($("stats"), wanted.stats ? statsLine(stats) : "");
   } else {
     const out = found.out;
     setText($("status"), "Eliminated");
@@ -102,8 +121,10 @@ export function render(view) {
     setText($("position-label"), "Hand");
     setText($("position"), typeof out.hand === "number" ? String(out.hand) : "");
     setText($("prize"), out.prize ? money(out.prize, currency) : "");
+    setText($("stats"), "");
   }
   $("prize-fact").hidden = $("prize").textContent === "";
+  $("stats").hidden = $("stats").textContent === "";
   const key = found.player ? `seat-${found.player.seat}-${found.player.name}`
     : `out-${found.out.place}`;
   slide(key);

@@ -62,7 +62,7 @@ def texts(page: Page, selector: str) -> list[str]:
 
 def settle_and_shoot(page: Page, path: Path) -> None:
     """A screenshot after the entrance animations, transparent as OBS composites it."""
-    page.wait_for_timeout(800)
+    page.wait_for_timeout(600)
     page.screenshot(path=str(path), omit_background=True)
 
 
@@ -172,7 +172,9 @@ def third_is_gone(page: Page) -> None:
 def test_lowerthird_by_seat(page: Page, harness: Harness, artifacts: Path) -> None:
     view = tournament_view()
     view["tournament"]["players"][0]["prize_so_far"] = 4000
-    open_graphic(page, harness, "lowerthird", view, query="&seat=4")
+    view["tournament"]["stats"] = {"4": {"hands": 40, "vpip": 0.25, "pfr": 0.2,
+                                         "three_bet": 0.05, "af": 2.5, "wtsd": None}}
+    open_graphic(page, harness, "lowerthird", view, query="&seat=4&stats=1")
     third_is_shown(page)
     expect(page.locator("#name")).to_have_text("Rast")
     expect(page.locator("#full-name")).to_have_text("Rast Andersson")
@@ -182,6 +184,9 @@ def test_lowerthird_by_seat(page: Page, harness: Harness, artifacts: Path) -> No
     expect(page.locator("#position")).to_have_text("1st of 7")
     expect(page.locator("#prize")).to_have_text("€4,000")
     expect(page.locator("#flag img")).to_have_attribute("src", "/static/flags/se.svg")
+    # ?stats=1: the session statistics (an unknown one is left out, never shown as 0).
+    expect(page.locator("#stats")).to_have_text(
+        "40 hands · VPIP 25% · PFR 20% · 3-bet 5% · AF 2.5")
     # The photo is loaded from the server (a same-origin path) and drawn, not the initials.
     page.wait_for_function("document.querySelector('#photo img').naturalWidth > 0")
     expect(page.locator("#photo")).not_to_have_class(re.compile(r"no-photo"))
@@ -218,6 +223,7 @@ def test_lowerthird_by_name_falls_back_to_initials_and_code(page: Page, harness:
     expect(page.locator("#flag .flag-code")).to_be_visible()
     expect(page.locator("#position")).to_have_text("3rd of 7")
     expect(page.locator("#prize-fact")).to_be_hidden()  # no prize yet: nothing, never "0"
+    expect(page.locator("#stats")).to_be_hidden()  # no ?stats=1
     # Off-site photos and malformed codes are never requested at all.
     mira.update(photo="http://203.0.113.7/x.jpg", country="de\"><img")
     harness.push_snapshot("delayed", view, 2)
@@ -265,7 +271,7 @@ def bust_hidden(page: Page, timeout: float = 5000) -> None:
 
 def test_elimination_shows_then_hides(page: Page, harness: Harness, artifacts: Path) -> None:
     view = tournament_view()
-    open_graphic(page, harness, "elimination", view, revision=3, query="&seconds=1.5")
+    open_graphic(page, harness, "elimination", view, revision=3, query="&seconds=1.2")
     # Bust-outs known at the first paint are history: nothing is shown.
     page.wait_for_timeout(300)
     bust_hidden(page, timeout=100)
@@ -421,7 +427,7 @@ def test_clock_counts_down_locally(page: Page, harness: Harness, artifacts: Path
     # 734.2 s left at the view's as_of, which is now on the delayed channel's clock.
     expect(page.locator("#time")).to_have_text(re.compile(r"^12:(0[5-9]|1[0-5])$"))
     first = clock_seconds(page.locator("#time").inner_text())
-    page.wait_for_timeout(2100)
+    page.wait_for_timeout(1500)
     second = clock_seconds(page.locator("#time").inner_text())
     assert 1 <= first - second <= 6, (first, second)  # it counts with no message arriving
     settle_and_shoot(page, artifacts / "clock.png")
