@@ -1,7 +1,8 @@
 """``python -m bench.bench_icm``: ICM for ten players with every all-in outcome, timed.
 
 A ten-handed final table; four players are all in on the flop (a main pot and two side pots;
-two of them hold the same ace-king, so some outcomes split).
+two of them hold the same ace-king, so some outcomes split), and the same all-in before the
+flop.
 For each payout scenario it times, as the median of ``--repeat`` runs after a warm-up:
 
 * **icm**: Feltcast's prize equity (:func:`engine.icm.icm_batch`) of every outcome of the
@@ -56,6 +57,7 @@ class Scenario:
     what: str
     prizes: tuple[int, ...]
     peer: bool = True
+    board: str = BOARD
 
 
 SCENARIOS = (
@@ -64,6 +66,8 @@ SCENARIOS = (
              (3400, 2200, 1700, 1300, 900, 500)),
     Scenario("C", "all 10 places paid (a custom table)",
              (2800, 1800, 1300, 1000, 800, 700, 600, 500, 300, 200), peer=False),
+    Scenario("D", "6 places paid, the same all-in before the flop",
+             (3400, 2200, 1700, 1300, 900, 500), board=""),
 )
 
 
@@ -98,7 +102,7 @@ def timed(call: Callable[[], Any], repeat: int) -> tuple[float, Any]:
 def run(scenario: Scenario, repeat: int, peer_repeat: int) -> dict[str, Any]:
     def allin() -> Any:
         return allin_outcomes(seats=SEATS, stacks=STACKS, start_stacks=START, pots=POTS,
-                              hands=HANDS, prizes=scenario.prizes, board=BOARD)
+                              hands=HANDS, prizes=scenario.prizes, board=scenario.board)
 
     allin()  # warm-up (tables, layer indexes)
     allin_s, report = timed(allin, repeat)
@@ -106,6 +110,7 @@ def run(scenario: Scenario, repeat: int, peer_repeat: int) -> dict[str, Any]:
     icm_s, ours = timed(lambda: icm_batch(rows, scenario.prizes), repeat)
     row: dict[str, Any] = {
         "scenario": scenario.name, "what": scenario.what, "players": len(SEATS),
+        "board": scenario.board or "pre-flop",
         "paid": len(scenario.prizes), "outcomes": len(report.outcomes),
         "boards": report.boards, "icm_ms": icm_s * 1000, "allin_ms": allin_s * 1000,
         "target_ms": TARGET_MS, "met": icm_s * 1000 <= TARGET_MS, "peer": None,
@@ -136,10 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()[0]
     rows = [run(s, max(1, args.repeat), max(1, args.peer_repeat))
             for s in SCENARIOS if s.name in wanted]
-    print(f"ICM, {len(SEATS)} players, a four-way all-in on the flop {BOARD} "
+    print(f"ICM, {len(SEATS)} players, a four-way all-in (flop {BOARD}) "
           f"(load {load_before:.1f} on {os.cpu_count()} cpus)")
     for row in rows:
-        line = (f"{row['scenario']}: {row['what']}: {row['outcomes']} outcomes; ICM "
+        line = (f"{row['scenario']}: {row['what']}: {row['outcomes']} outcomes over "
+                f"{row['boards']:,} boards; ICM "
                 f"{row['icm_ms']:.2f} ms (target <= {TARGET_MS:.0f} ms: "
                 f"{'met' if row['met'] else 'MISSED'}); whole all-in with the exact board count "
                 f"{row['allin_ms']:.2f} ms")

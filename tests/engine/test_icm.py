@@ -6,17 +6,18 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.cards import FULL_DECK, Card
+from engine.cards import FULL_DECK, Card, parse_cards
 from engine.equity import equity
 from engine.errors import InvalidInputError, PlayerCountError
 from engine.evaluator import evaluate
 from engine.hand import Hand
-from engine.icm import allin_for_hand, allin_outcomes, icm
+from engine.icm import _showdowns, _showdowns_by_board, allin_for_hand, allin_outcomes, icm
 from engine.pots import Pot
 
 
@@ -224,3 +225,30 @@ def test_random_turn_all_ins_equal_the_board_by_board_count(data: st.DataObject)
     assert got == pytest.approx({k: v / report.boards for k, v in want.items()}, abs=1e-12)
     assert sum(report.expected_equity) == pytest.approx(sum([50, 30, 20, 10, 5][:len(seats)]))
     assert sum(report.expected_stacks) == pytest.approx(sum(start))
+
+
+def _patterns(result: tuple[Any, list[int], int]) -> tuple[dict[tuple[int, ...], int], int]:
+    pats, counts, boards = result
+    return {tuple(p): c for p, c in zip(pats.tolist(), counts, strict=True) if c}, boards
+
+
+@settings(max_examples=40)
+@given(st.data())
+def test_board_classes_count_like_every_board_evaluated(data: st.DataObject) -> None:
+    """The fast count (rank multisets, then flush corrections) against every board dealt."""
+    deck = data.draw(st.permutations(FULL_DECK))
+    players = data.draw(st.integers(3, 6))
+    on_board = data.draw(st.sampled_from([3, 4, 5]))
+    cards = [tuple(deck[2 * k:2 * k + 2]) for k in range(players)]
+    board = tuple(deck[2 * players:2 * players + on_board])
+    dead = tuple(deck[2 * players + on_board:2 * players + on_board + data.draw(
+        st.integers(0, 3))])
+    assert _patterns(_showdowns(cards, board, dead)) == _patterns(
+        _showdowns_by_board(cards, board, dead))
+
+
+def test_a_three_way_all_in_before_the_flop_counts_every_board() -> None:
+    cards = [parse_cards("AhKh"), parse_cards("QsQc"), parse_cards("9d8d")]
+    fast = _patterns(_showdowns(cards, (), ()))
+    assert fast == _patterns(_showdowns_by_board(cards, (), ()))
+    assert fast[1] == math.comb(46, 5) == sum(fast[0].values())
