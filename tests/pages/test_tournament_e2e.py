@@ -112,6 +112,32 @@ def test_graphics_on_the_real_service(browser: Browser, service: Service) -> Non
         if not clock["running"] and isinstance(clock["remaining"], float | int):
             whole = int(-(-clock["remaining"] // 1))
             expect(level.locator("#time")).to_have_text(f"{whole // 60}:{whole % 60:02d}")
+        # The operator starts the clock: it runs on every page, counting locally; taking a
+        # minute away and pausing reach the page as they happen.
+        assert command(service, "start_clock")["ok"]
+        expect(level.locator("#state")).to_have_text("")
+        first = clock_seconds(level.locator("#time").inner_text())
+        level.wait_for_timeout(1300)
+        assert 1 <= first - clock_seconds(level.locator("#time").inner_text()) <= 4
+        assert command(service, "adjust_clock", seconds=-60)["ok"]
+        expect(level.locator("#time")).to_have_text(re.compile(
+            "^(" + "|".join(f"{t // 60}:{t % 60:02d}" for t in range(first - 66, first - 59))
+            + ")$"))
+        assert command(service, "pause_clock")["ok"]
+        expect(level.locator("#state")).to_have_text("Paused")
+        paused = level.locator("#time").inner_text()
+        level.wait_for_timeout(1100)
+        expect(level.locator("#time")).to_have_text(paused)
+        assert command(service, "resume_clock")["ok"]
+        expect(level.locator("#state")).to_have_text("")
+        # The player's identity from the console reaches the lower third and the leaderboard.
+        assert command(service, "set_player", seat=4, name="Rast Andersson",
+                       display_name="Rast", country="SE")["ok"]
+        expect(third.locator("#full-name")).to_have_text("Rast Andersson")
+        expect(third.locator("#flag img")).to_have_attribute("src", "/static/flags/se.svg")
+        expect(board.locator(".row[data-seat='4'] .flag img")).to_have_attribute(
+            "src", "/static/flags/se.svg")
+        third.wait_for_function("() => document.querySelector('#flag img').naturalWidth > 0")
         # A hand starts and the floor calls the clock on the player to act (R12): the overlay
         # on the venue channel (no delay) shows it on that player, counting down from 1:10.
         overlay = watch(browser, probe, f"{service.base}/overlay?channel=venue")
@@ -192,8 +218,8 @@ def test_bust_outs_reach_each_channel_when_it_shows_them(browser: Browser,
         delayed.wait_for_function("() => window.shown.length === 2", timeout=15000)
         shown_venue = venue.evaluate("window.shown")
         shown_delayed = delayed.evaluate("window.shown")
-        assert [key for key, _ in shown_venue] == ["3|Yuki Tanaka", "2|Rast"]
-        assert [key for key, _ in shown_delayed] == ["3|Yuki Tanaka", "2|Rast"]
+        assert [key for key, _ in shown_venue] == ["3|Yuki Tanaka", "2|Rast Andersson"]
+        assert [key for key, _ in shown_delayed] == ["3|Yuki Tanaka", "2|Rast Andersson"]
         # Venue is live; the delayed channel shows the first bust-out no earlier than its delay
         # after the hand was played.
         assert shown_venue[0][1] / 1000 < done + DELAY
