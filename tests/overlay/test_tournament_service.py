@@ -303,3 +303,34 @@ async def test_clock_prizes_and_identities_survive_a_restart(
     # The desk came back too: the clock resumes where it stood.
     await ok(second, "resume_clock")
     assert (await tournament(second))["clock"]["remaining"] == 525.0
+
+
+async def test_a_level_that_ended_while_the_service_was_down_is_logged_at_the_start(
+        aiohttp_client: Any, tmp_path: Path, clock: FakeClock) -> None:
+    config = config_for(tmp_path)
+    first = await aiohttp_client(create_app(config, clock=clock))
+    await ok(first, "start_clock")
+    await first.close()
+    clock.now += 10 * 60 + 30  # level 1 ended while nothing ran
+    second = await aiohttp_client(create_app(config, clock=clock))
+    c = (await tournament(second))["clock"]
+    assert (c["level"], c["running"], c["remaining"], c["as_of"]) == (2, True, 600.0, T0 + 600)
+    await ok(second, "next_hand")
+    assert second.server.app[TABLE_KEY].hand.big_blind == 100
+
+
+async def test_hand_events_do_not_patch_the_clock(client: TestClient, clock: FakeClock) -> None:
+    await ok(client, "start_clock")
+    subscription = client.server.app[HUBS_KEY]["venue"].subscribe()
+    snapshot = await subscription.get()
+    assert snapshot.type == "snapshot"
+    clock.now += 5
+    await ok(client, "next_hand")
+    clock.now += 5
+    await fold_around(client)
+    patches = []
+    while (message := subscription.get_nowait()) is not None:
+        patches.append(message.data["patch"])
+    subscription.close()
+    assert len(patches) > 5
+    assert all("clock" not in (p.get("tournament") or {}) for p in patches)
