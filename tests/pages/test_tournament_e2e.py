@@ -154,9 +154,9 @@ def test_graphics_on_the_real_service(browser: Browser, service: Service) -> Non
             re.compile(r"^1:(0\d|10)$"))
         expect(overlay.locator(f".player[data-seat='{seat['seat']}']")).to_have_class(
             re.compile(r"\bon-clock\b"))
-        first = overlay.locator("#action-clock-time").inner_text()
+        called = overlay.locator("#action-clock-time").inner_text()
         overlay.wait_for_timeout(1500)
-        assert overlay.locator("#action-clock-time").inner_text() != first
+        assert overlay.locator("#action-clock-time").inner_text() != called
         pages["overlay"] = overlay
         # The delayed channel's overlay shows the same clock only once its delay has passed,
         # counting the same seconds (the service puts the delay into the clock's times).
