@@ -295,6 +295,8 @@ class StyleResult:
     seconds: float
     """Time spent in the recogniser (not in drawing scenes)."""
     mistakes: tuple[Mistake, ...] = ()
+    by_size: tuple[tuple[str, Score], ...] = ()
+    """The score split by frame size (``"1920x1080"``, ``"1280x720"``)."""
 
     @property
     def passed(self) -> bool:
@@ -304,6 +306,7 @@ class StyleResult:
         return {"style": self.style, "heldout": self.heldout, "scenes": self.scenes,
                 **self.score.to_dict(), "passed": self.passed,
                 "recognizer_seconds": round(self.seconds, 3),
+                "by_size": {size: score.to_dict() for size, score in self.by_size},
                 "mistakes": [m.to_dict() for m in self.mistakes]}
 
 
@@ -355,6 +358,7 @@ def evaluate_style(style: CardStyle, scenes: int, *, seed: int = 0,
     deck = calibrate_style(style)
     recognizer = Recognizer(deck) if threshold is None else Recognizer(deck, threshold=threshold)
     total = Score()
+    by_size: dict[str, Score] = {}
     mistakes: list[Mistake] = []
     seconds = 0.0
     for done, scene in enumerate(generate_scenes(style, scenes, seed=seed, sizes=sizes,
@@ -363,14 +367,17 @@ def evaluate_style(style: CardStyle, scenes: int, *, seed: int = 0,
         detections: list[Detection] = list(recognizer.detect(scene.image))
         seconds += time.perf_counter() - started
         outcome = match(detections, scene.truths)
-        total = total + Score.of(outcome, scene.truths)
+        score = Score.of(outcome, scene.truths)
+        total = total + score
+        size = f"{scene.image.shape[1]}x{scene.image.shape[0]}"
+        by_size[size] = by_size.get(size, Score()) + score
         mistakes.extend(_mistakes(scene, detections, outcome))
         if on_scene is not None:
             on_scene(scene, detections, outcome)
         if progress is not None:
             progress(style.name, done, scenes)
     return StyleResult(style.name, style.name in HELDOUT_STYLES, scenes, total, seconds,
-                       tuple(mistakes))
+                       tuple(mistakes), tuple(sorted(by_size.items(), reverse=True)))
 
 
 def evaluate(styles: Iterable[str], scenes: int, *, seed: int = 0,

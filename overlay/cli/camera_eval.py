@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
-    from capture.camera.evaluate import DetectHook, Detection, Outcome, Report
+    from capture.camera.evaluate import DetectHook, Detection, Outcome, Report, StyleResult
     from capture.camera.synth import Scene
 
 DEFAULT_SCENES = 30
@@ -115,7 +115,8 @@ def print_table(report: Report, out: TextIO) -> None:
     from capture.camera.evaluate import PRECISION_TARGET, RECALL_TARGET
 
     header = (f"{'style':<20} {'set':<8} {'scenes':>6} {'cards':>6} {'precision':>10} "
-              f"{'recall':>8} {'wrong':>6} {'missed':>7} {'unknown':>8} {'fps':>6}  result")
+              f"{'recall':>8} {'1080p':>7} {'720p':>7} {'wrong':>6} {'missed':>7} "
+              f"{'unknown':>8} {'fps':>6}  result")
     print(header, file=out)
     print("-" * len(header), file=out)
     for result in report.results:
@@ -123,13 +124,14 @@ def print_table(report: Report, out: TextIO) -> None:
         fps = result.scenes / result.seconds if result.seconds > 0 else 0.0
         print(f"{result.style:<20} {'heldout' if result.heldout else 'dev':<8} "
               f"{result.scenes:>6} {score.visible:>6} {score.precision:>9.2%} "
-              f"{score.recall:>8.2%} {score.false_positives:>6} "
+              f"{score.recall:>8.2%} {_recall(result, '1920x1080'):>7} "
+              f"{_recall(result, '1280x720'):>7} {score.false_positives:>6} "
               f"{score.visible - score.found:>7} {score.unknown:>8} {fps:>6.1f}  "
               f"{'ok' if result.passed else 'MISSED TARGET'}", file=out)
     total = report.total
     print("-" * len(header), file=out)
     print(f"{'all styles':<20} {'':<8} {sum(r.scenes for r in report.results):>6} "
-          f"{total.visible:>6} {total.precision:>9.2%} {total.recall:>8.2%} "
+          f"{total.visible:>6} {total.precision:>9.2%} {total.recall:>8.2%} {'':>7} {'':>7} "
           f"{total.false_positives:>6} {total.visible - total.found:>7} {total.unknown:>8}",
           file=out)
     print(f"targets: precision >= {PRECISION_TARGET:.1%}, recall >= {RECALL_TARGET:.0%} "
@@ -139,6 +141,14 @@ def print_table(report: Report, out: TextIO) -> None:
     else:
         missed = ", ".join(r.style for r in report.results if not r.passed)
         print(f"FAIL: {missed} missed a target", file=out)
+
+
+def _recall(result: StyleResult, size: str) -> str:
+    """Recall on frames of one size, e.g. ``'87.5%'`` (``-`` when there were none)."""
+    for name, score in result.by_size:
+        if name == size and score.visible:
+            return f"{score.recall:.1%}"
+    return "-"
 
 
 def _failure_saver(folder: Path, heldout: bool) -> DetectHook:

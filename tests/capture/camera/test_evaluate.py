@@ -193,6 +193,8 @@ def test_eval_command_json_and_exit_status() -> None:
     report = json.loads(done.stdout)
     (style,) = report["styles"]
     assert style["style"] == "feltcast" and style["scenes"] == 1 and not style["heldout"]
+    assert list(style["by_size"]) == ["1920x1080"]  # scene 0 is full HD, scene 1 720p
+    assert style["by_size"]["1920x1080"]["visible"] == style["visible"] > 0
     assert report["targets"] == {"precision": PRECISION_TARGET, "recall": RECALL_TARGET}
     assert done.returncode == (0 if report["passed"] else 1)
     assert "feltcast: scene 1/1" in done.stderr
