@@ -55,7 +55,14 @@ function updateEliminated(node, out, currency) {
 }
 
 const rows = new KeyedList($("rows"), createRow);
-const settings = { rows: Infinity, showOut: true };
+const query = new URLSearchParams(location.search);
+const settings = {
+  rows: numberParam(query, "rows", Infinity, 1),
+  showOut: query.get("out") !== "0",
+};
+// Rows that fit the 1080-pixel stage under the panel's header; players in play come first,
+// the eliminated fill what is left (the best places first).
+const MAX_ROWS = 12;
 
 /** The one render function: first paint and every update. */
 export function render(view) {
@@ -78,12 +85,13 @@ export function render(view) {
   const players = (Array.isArray(tournament.players) ? tournament.players : [])
     .filter((player) => player && typeof player.seat === "number")
     .sort((a, b) => (a.rank ?? Infinity) - (b.rank ?? Infinity) || b.stack - a.stack)
-    .slice(0, settings.rows);
+    .slice(0, Math.min(settings.rows, MAX_ROWS));
   const names = new Set(players.map((player) => player.name));
   const out = (settings.showOut && Array.isArray(tournament.eliminations)
     ? tournament.eliminations : [])
     .filter((entry) => entry && typeof entry.place === "number" && !names.has(entry.name))
-    .sort((a, b) => a.place - b.place);
+    .sort((a, b) => a.place - b.place)
+    .slice(0, MAX_ROWS - players.length);
   const leaderShare = Math.max(0, ...players.map((player) => player.share || 0));
   const items = [...players.map((player) => ({ key: `seat-${player.seat}`, player })),
     ...out.map((entry) => ({ key: `place-${entry.place}`, out: entry }))];
@@ -93,6 +101,4 @@ export function render(view) {
   stage.dataset.channel = view.channel ? view.channel.name : "";
 }
 
-const { query } = startGraphic("leaderboard", render);
-settings.rows = numberParam(query, "rows", Infinity, 1);
-settings.showOut = query.get("out") !== "0";
+startGraphic("leaderboard", render);

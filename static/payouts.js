@@ -8,6 +8,10 @@ import { money, ordinal, startGraphic, tournamentOf } from "./js/tournament.js";
 
 const $ = (id) => document.getElementById(id);
 
+// Places that fit the stage: ten a column, two columns. Beyond them the summary still names
+// the next place out and its prize.
+const MAX_PLACES = 20;
+
 function createPlace() {
   return el("li", { class: "place-row" },
     el("span", { class: "place" }),
@@ -74,7 +78,8 @@ export function render(view) {
   setText($("next"), next);
   toggle(stage, "bubble", label === "Bubble");
   toggle(stage, "two-columns", rows.length > 10);
-  places.sync(rows, (row) => row.place, (node, row) => updatePlace(node, row, context));
+  places.sync(rows.slice(0, MAX_PLACES), (row) => row.place,
+    (node, row) => updatePlace(node, row, context));
   stage.dataset.places = String(rows.length);
 }
 

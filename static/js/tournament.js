@@ -21,16 +21,6 @@ export function ordinal(place) {
   return `${place}${suffix}`;
 }
 
-/** 1250000 → "1.25M", 734000 → "734K", 950 → "950" (for tight spaces). */
-export function compactChips(amount) {
-  if (amount === null || amount === undefined) return "";
-  const abs = Math.abs(amount);
-  const scaled = (value, unit) => `${Number(value.toPrecision(3))}${unit}`;
-  if (abs >= 1e6) return scaled(amount / 1e6, "M");
-  if (abs >= 1e4) return scaled(amount / 1e3, "K");
-  return chips(amount);
-}
-
 /** 20 → "20.0 BB", 142.3 → "142 BB" (one decimal below 100). */
 export function bigBlindsText(value) {
   if (typeof value !== "number" || !Number.isFinite(value)) return "";

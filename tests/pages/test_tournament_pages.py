@@ -628,3 +628,33 @@ def test_graphics_load_only_local_modules_and_styles() -> None:
         for source in sources:
             assert source.startswith("/static/"), (name, source)
             assert (static / source.removeprefix("/static/")).is_file(), (name, source)
+
+
+def test_big_fields_fit_the_stage(page: Page, harness: Harness, artifacts: Path) -> None:
+    view = tournament_view()
+    tour = view["tournament"]
+    extra = [{**tour["players"][-1], "seat": 10 + n, "name": f"Player {n}",
+              "display_name": f"Player {n}", "rank": 8 + n, "stack": 1000 - n}
+             for n in range(3)]
+    tour["players"] += extra  # ten in play
+    tour["eliminations"] += [{"place": 11 + n, "name": f"Out {n}", "display_name": f"Out {n}",
+                              "country": None, "prize": 0, "hand": 5} for n in range(5)]
+    tour["payouts"]["places"] = [{"place": n, "prize": 3000 - n * 50, "name": None}
+                                 for n in range(1, 31)]
+    open_graphic(page, harness, "leaderboard", view)
+    # Ten players and the best two of eight eliminated: twelve rows, inside the stage.
+    expect(page.locator(".row")).to_have_count(12)
+    expect(page.locator(".row.out .rank")).to_have_text(["8th", "9th"])
+    page.wait_for_timeout(600)
+    box = page.locator("#board").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 1080, box
+    open_graphic(page, harness, "payouts", view, revision=2)
+    # Thirty places paid: the first twenty in two columns; the summary names the next out.
+    expect(page.locator(".place-row")).to_have_count(20)
+    expect(page.locator("#stage")).to_have_class(re.compile(r"\btwo-columns\b"))
+    page.wait_for_timeout(600)
+    box = page.locator("#payouts").bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 1080 and box["x"] >= 0, box
+    assert box["x"] + box["width"] <= 1920, box
+    expect(page.locator("#next")).to_have_text("7th · €2,650")
+    page.screenshot(path=str(artifacts / "payouts-two-columns.png"), omit_background=True)
