@@ -3,7 +3,8 @@
 * :func:`probe_footage`: size, frame rate, frame count and audio of a video file (OpenCV,
   refined by ``ffprobe`` when present);
 * :class:`FfmpegWriter`: frames piped straight into ffmpeg's H.264 encoder (libx264, yuv420p,
-  ``+faststart``), with the footage's audio and the hand chapters muxed in: one pass;
+  ``+faststart``, preset :data:`DEFAULT_PRESET`), with the footage's audio and the hand
+  chapters muxed in: one pass;
 * :class:`OpenCVWriter`: ``cv2.VideoWriter`` (MPEG-4 Part 2 in mp4), used when ffmpeg is
   missing, or with :func:`reencode_h264` afterwards (``--via-opencv``: the two-pass way);
 * :class:`AlphaWriter`: the graphics alone with transparency: a PNG sequence, then ProRes 4444
@@ -32,6 +33,7 @@ import numpy as np
 from engine.errors import FeltcastError, InvalidInputError
 
 __all__ = [
+    "DEFAULT_PRESET",
     "AlphaWriter",
     "EncodeError",
     "FfmpegWriter",
@@ -44,6 +46,10 @@ __all__ = [
     "probe_footage",
     "reencode_h264",
 ]
+
+DEFAULT_PRESET = "superfast"
+"""x264 preset: 1080p30 faster than real time on two cores (``veryfast`` costs ~1.7x the CPU
+for ~15% smaller files; see bench/bench_video.py)."""
 
 #: Audio codecs an mp4 carries as they are (anything else is re-encoded to AAC).
 MP4_AUDIO = frozenset({"aac", "mp3", "ac3", "eac3", "alac", "opus", "flac"})
@@ -203,7 +209,7 @@ class FfmpegWriter:
 
     def __init__(self, ffmpeg: str, path: Path, fps: float, size: tuple[int, int], *,
                  rate: str = "", audio_from: Path | None = None, audio: str | None = None,
-                 chapters: Path | None = None, preset: str = "veryfast",
+                 chapters: Path | None = None, preset: str = DEFAULT_PRESET,
                  crf: int = 18) -> None:
         self.path = path
         self.frames = 0
@@ -267,7 +273,7 @@ class FfmpegWriter:
 
 def reencode_h264(ffmpeg: str, source: Path, out: Path, *, audio_from: Path | None = None,
                   audio: str | None = None, chapters: Path | None = None,
-                  preset: str = "veryfast", crf: int = 18) -> None:
+                  preset: str = DEFAULT_PRESET, crf: int = 18) -> None:
     """Re-encode ``source`` (e.g. OpenCV's mp4) to H.264 at ``out``, with the footage's audio
     and the chapters muxed in."""
     command = [ffmpeg, "-hide_banner", "-loglevel", "error", "-y", "-i", str(source)]

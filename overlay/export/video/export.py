@@ -30,6 +30,7 @@ from engine.log import TableEvent
 from overlay.export.hands import DEFAULT_TABLE, HandRecord, iso_utc, read_hands
 from overlay.export.video.clips import Clip, clips_for, edl, ffmetadata, write_csv
 from overlay.export.video.encode import (
+    DEFAULT_PRESET,
     AlphaWriter,
     FfmpegWriter,
     FootageInfo,
@@ -115,7 +116,7 @@ class ExportOptions:
     table_name: str = DEFAULT_TABLE
     ffmpeg: str | None = None
     """The ffmpeg program, or None: OpenCV's mp4 only, no H.264, no ProRes."""
-    preset: str = "veryfast"
+    preset: str = DEFAULT_PRESET
     crf: int = 18
     via_opencv: bool = False
     """Write with ``cv2.VideoWriter`` first, then re-encode with ffmpeg (two passes)."""
@@ -218,6 +219,8 @@ def export_footage(source: LogSource, footage: Path, out: Path, spec: SyncSpec,
     :raises EncodeError: the writer failed.
     """
     options = options or ExportOptions()
+    if out.resolve() == footage.resolve():
+        raise InvalidInputError(f"--out {out} is the footage itself: write somewhere else")
     info = probe_footage(footage, options.ffmpeg)
     sync = resolve_sync(source, spec, info, options.table_name)
     clips = clips_for(_hands(source, options.table_name), sync, info.frames)
