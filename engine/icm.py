@@ -33,10 +33,8 @@ import numpy.typing as npt
 
 from engine import _tables as t
 from engine.cards import Card, ensure_distinct, parse_cards
-from engine.equity import _combos as _index_combos
-from engine.equity import _hand_key, _suit_mask, _weighted_multisets, equity
+from engine.equity import _combos, _hand_key, _suit_mask, _weighted_multisets, equity
 from engine.errors import InvalidBoardError, InvalidInputError, PlayerCountError
-from engine.evaluator import evaluate_batch
 from engine.pots import Pot, split_pot
 
 if TYPE_CHECKING:
@@ -324,23 +322,6 @@ def _r22(out: list[int], start_stacks: Sequence[int]) -> list[list[int]]:
     return [groups[stack] for stack in sorted(groups, reverse=True)]
 
 
-_CHUNK = 1 << 18
-
-
-@cache
-def _combos(n: int, k: int) -> npt.NDArray[np.int8]:
-    """Every k-subset of range(n) (n < 128), shape (C(n, k), k): built in numpy, a first
-    element at a time, from the subsets of what follows it."""
-    if k == 0:
-        return np.zeros((1, 0), dtype=np.int8)
-    parts = []
-    for first in range(n - k + 1):
-        rest = _combos(n - first - 1, k - 1) + np.int8(first + 1)
-        parts.append(np.concatenate([np.full((len(rest), 1), first, dtype=np.int8), rest],
-                                    axis=1))
-    return np.concatenate(parts) if parts else np.zeros((0, k), dtype=np.int8)
-
-
 def _showdowns(cards: list[tuple[Card, ...]], board: tuple[Card, ...],
                dead: tuple[Card, ...]) -> tuple[npt.NDArray[np.int64], list[int], int]:
     """The showdown patterns over every remaining board: for each, every contender's number
@@ -402,7 +383,7 @@ def _board_classes(cards: Sequence[tuple[Card, ...]], board: tuple[Card, ...],
         powers = np.array([5 ** c.rank for c in suited], dtype=np.int64)
         bits = np.array([1 << c.rank for c in suited], dtype=np.int64)
         for k in range(first, min(to_come, len(suited)) + 1):
-            picks = _index_combos(len(suited), k)
+            picks = _combos(len(suited), k)
             s_keys = powers[picks].sum(axis=1)
             s_masks = np.bitwise_or.reduce(bits[picks], axis=1) if k else np.zeros(
                 len(picks), dtype=np.int64)
@@ -421,29 +402,3 @@ def _board_classes(cards: Sequence[tuple[Card, ...]], board: tuple[Card, ...],
                          np.take(rank_only.reshape(len(cards), -1), changed, axis=1)]
             seg_weights += [w, -w]
     return np.concatenate(segments, axis=1), np.concatenate(seg_weights)
-
-
-def _showdowns_by_board(cards: list[tuple[Card, ...]], board: tuple[Card, ...],
-                        dead: tuple[Card, ...]) -> tuple[npt.NDArray[np.int64], list[int], int]:
-    """:func:`_showdowns` the plain way, every board evaluated (the tests' reference)."""
-    m = len(cards)
-    used = {c for group in (*cards, board, dead) for c in group}
-    avail = np.array([i for i in range(52) if Card.from_index(i) not in used], dtype=np.int8)
-    combos = avail[_combos(len(avail), 5 - len(board))]
-    fixed = np.array([c.index for c in board], dtype=np.int8)
-    tally: dict[int, int] = {}
-    weights = np.array([m**k for k in range(m)], dtype=np.int64)
-    for start in range(0, len(combos), _CHUNK):
-        chunk = combos[start:start + _CHUNK]
-        rows = len(chunk)
-        strengths = np.empty((rows, m), dtype=np.int64)
-        for k, hand in enumerate(cards):
-            own = np.array([c.index for c in hand] + list(fixed), dtype=np.int8)
-            full = np.concatenate([np.broadcast_to(own, (rows, len(own))), chunk], axis=1)
-            strengths[:, k] = evaluate_batch(full, check=False)
-        better = (strengths[:, None, :] > strengths[:, :, None]).sum(axis=2)
-        codes, counts = np.unique(better @ weights, return_counts=True)  # one int a pattern
-        for code, count in zip(codes.tolist(), counts.tolist(), strict=True):
-            tally[code] = tally.get(code, 0) + count
-    pats = np.array([[code // m**k % m for k in range(m)] for code in tally], dtype=np.int64)
-    return pats.reshape(len(tally), m), list(tally.values()), len(combos)

@@ -8,6 +8,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,9 +17,9 @@ from hypothesis import strategies as st
 from engine.cards import FULL_DECK, Card, parse_cards
 from engine.equity import equity
 from engine.errors import InvalidInputError, PlayerCountError
-from engine.evaluator import evaluate
+from engine.evaluator import evaluate, evaluate_batch
 from engine.hand import Hand
-from engine.icm import _showdowns, _showdowns_by_board, allin_for_hand, allin_outcomes, icm
+from engine.icm import _showdowns, allin_for_hand, allin_outcomes, icm
 from engine.pots import Pot
 
 
@@ -225,6 +227,34 @@ def test_random_turn_all_ins_equal_the_board_by_board_count(data: st.DataObject)
     assert got == pytest.approx({k: v / report.boards for k, v in want.items()}, abs=1e-12)
     assert sum(report.expected_equity) == pytest.approx(sum([50, 30, 20, 10, 5][:len(seats)]))
     assert sum(report.expected_stacks) == pytest.approx(sum(start))
+
+
+def _showdowns_by_board(cards: list[tuple[Card, ...]], board: tuple[Card, ...],
+                        dead: tuple[Card, ...]) -> tuple[npt.NDArray[np.int64], list[int], int]:
+    """:func:`engine.icm._showdowns` the plain way: every board dealt and evaluated."""
+    m = len(cards)
+    used = {c for group in (*cards, board, dead) for c in group}
+    avail = np.array([i for i in range(52) if Card.from_index(i) not in used], dtype=np.int8)
+    k = 5 - len(board)
+    combos = avail[np.array(list(itertools.combinations(range(len(avail)), k)),
+                            dtype=np.intp).reshape(math.comb(len(avail), k), k)]
+    fixed = np.array([c.index for c in board], dtype=np.int8)
+    tally: dict[int, int] = {}
+    weights = np.array([m**k for k in range(m)], dtype=np.int64)
+    for start in range(0, len(combos), 1 << 18):
+        chunk = combos[start:start + (1 << 18)]
+        rows = len(chunk)
+        strengths = np.empty((rows, m), dtype=np.int64)
+        for k, hand in enumerate(cards):
+            own = np.array([c.index for c in hand] + list(fixed), dtype=np.int8)
+            full = np.concatenate([np.broadcast_to(own, (rows, len(own))), chunk], axis=1)
+            strengths[:, k] = evaluate_batch(full, check=False)
+        better = (strengths[:, None, :] > strengths[:, :, None]).sum(axis=2)
+        codes, counts = np.unique(better @ weights, return_counts=True)  # one int a pattern
+        for code, count in zip(codes.tolist(), counts.tolist(), strict=True):
+            tally[code] = tally.get(code, 0) + count
+    pats = np.array([[code // m**k % m for k in range(m)] for code in tally], dtype=np.int64)
+    return pats.reshape(len(tally), m), list(tally.values()), len(combos)
 
 
 def _patterns(result: tuple[Any, list[int], int]) -> tuple[dict[tuple[int, ...], int], int]:
