@@ -110,6 +110,8 @@ def hand_stats(events: Sequence[Event]) -> dict[str, PlayerStats]:
     counts = {seat: dict.fromkeys(_COUNTS, 0) for seat in started.seats}
     vpip: set[int] = set()
     pfr: set[int] = set()
+    chances: set[int] = set()
+    three_bets: set[int] = set()
     folded: set[int] = set()
     flop_seen: set[int] = set()
     raises = 0  # pre-flop raises so far (the big blind is the first bet)
@@ -124,14 +126,14 @@ def hand_stats(events: Sequence[Event]) -> dict[str, PlayerStats]:
                 folded.add(seat)
             if preflop:
                 if raises == 1 and event.rule not in ("R11", "R12"):
-                    counts[seat]["three_bet_chances"] += 1
+                    chances.add(seat)  # he acts facing exactly one raise
                 if kind in (ActionKind.CALL, ActionKind.BET, ActionKind.RAISE):
                     vpip.add(seat)
                 if kind in (ActionKind.BET, ActionKind.RAISE):
                     pfr.add(seat)
                     raises += 1
                     if raises == 2:
-                        counts[seat]["three_bets"] += 1
+                        three_bets.add(seat)
             elif kind in (ActionKind.BET, ActionKind.RAISE):
                 counts[seat]["aggressive"] += 1
             elif kind is ActionKind.CALL:
@@ -142,6 +144,8 @@ def hand_stats(events: Sequence[Event]) -> dict[str, PlayerStats]:
         c["hands"] = 1
         c["vpip_hands"] = int(seat in vpip)
         c["pfr_hands"] = int(seat in pfr)
+        c["three_bet_chances"] = int(seat in chances)
+        c["three_bets"] = int(seat in three_bets)
         c["saw_flop"] = int(seat in flop_seen)
         c["showdowns"] = int(showdown and seat in live and seat in flop_seen)
     return {names[seat]: PlayerStats(names[seat], **c) for seat, c in counts.items()}
