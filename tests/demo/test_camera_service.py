@@ -15,7 +15,7 @@ from typing import Any
 
 import cv2
 import numpy as np
-from aiohttp import ClientSession
+from aiohttp import ClientSession, web
 from aiohttp.test_utils import TestServer
 
 from capture.camera.cardart import DEFAULT_STYLE, render_card
@@ -58,9 +58,10 @@ def frame(cards: Mapping[str, Sequence[str]]) -> np.ndarray:
     return picture
 
 
-def write_video(path: Path, scenes: Sequence[tuple[int, Mapping[str, Sequence[str]]]]) -> Path:
+def write_video(path: Path, scenes: Sequence[tuple[int, Mapping[str, Sequence[str]]]], *,
+                fps: int = FPS) -> Path:
     """A video file: each scene is (frames, what lies where)."""
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), FPS, SIZE)
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), fps, SIZE)
     assert writer.isOpened()
     try:
         for count, cards in scenes:
@@ -232,3 +233,95 @@ async def test_a_missing_video_file_is_retried_until_it_appears(tmp_path: Path) 
         entry = camera_entry(view)
         assert entry is not None and entry["connects"] == 1 and entry["error"] in (
             None, "the video file ended; its zones keep their last cards")
+
+
+async def test_recognition_slower_than_the_source_skips_frames_never_queues(
+        tmp_path: Path) -> None:
+    # A file recorded at 250 frames per second: far more than recognition keeps up with.
+    video = write_video(tmp_path / "fast.avi", [(150, HOLE)], fps=250)
+    async with camera_rig(tmp_path, [camera(video)]) as rig:
+        camera_ = rig.app[CAMERAS_KEY].coordinators[CAMERA]
+        await rig.until(lambda: camera_.state == "ended", timeout=30, what="the file played")
+        assert camera_.frames == 150
+        assert camera_.dropped > 0
+        # Every frame was recognised or skipped: at most the last one or two were neither
+        # (waiting, or being recognised when the file ended). Nothing queued up.
+        assert camera_.frames - 2 <= camera_.processed + camera_.dropped <= camera_.frames
+        await rig.until(lambda: set(rig.bridge._seats) == {1, 4, 7}, timeout=10,
+                        what="the hole cards read from the frames that were recognised")
+
+
+class MjpegCamera:
+    """A live network camera on 127.0.0.1: an MJPEG stream over HTTP (what many IP cameras
+    serve), showing ``cards``; ``cut()`` drops the stream and refuses connections until
+    ``restore()``."""
+
+    def __init__(self, cards: Mapping[str, Sequence[str]]) -> None:
+        ok, jpeg = cv2.imencode(".jpg", frame(cards))
+        assert ok
+        self.jpeg = jpeg.tobytes()
+        self.up = asyncio.Event()
+        self.up.set()
+        self.connections = 0
+        self.server = TestServer(self._app(), host="127.0.0.1")
+
+    def _app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_get("/stream.mjpg", self._stream)
+        return app
+
+    async def _stream(self, request: web.Request) -> web.StreamResponse:
+        if not self.up.is_set():
+            raise web.HTTPServiceUnavailable()
+        self.connections += 1
+        response = web.StreamResponse(headers={
+            "Content-Type": "multipart/x-mixed-replace; boundary=frame"})
+        await response.prepare(request)
+        part = (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
+                + str(len(self.jpeg)).encode() + b"\r\n\r\n" + self.jpeg + b"\r\n")
+        while self.up.is_set():
+            await response.write(part)
+            await asyncio.sleep(0.05)
+        request.transport.close()  # type: ignore[union-attr]  # the camera went away
+        return response
+
+    @property
+    def url(self) -> str:
+        return str(self.server.make_url("/stream.mjpg"))
+
+    def cut(self) -> None:
+        self.up.clear()
+
+    def restore(self) -> None:
+        self.up.set()
+
+
+async def test_a_live_stream_that_drops_is_reconnected(tmp_path: Path) -> None:
+    stream = MjpegCamera(HOLE)
+    await stream.server.start_server()
+    try:
+        async with camera_rig(tmp_path, [camera(stream.url)]) as rig:
+            await rig.ok("next_hand")
+            await rig.until(lambda: all(rig.hand.hole_cards(s) and None not in
+                                        rig.hand.hole_cards(s) for s in (1, 4, 7)),
+                            timeout=30, what="hole cards from the stream")
+            entry = camera_entry(await rig.until_view(
+                "operator", lambda v: (camera_entry(v) or {}).get("status") == "ok",
+                what="the camera online"))
+            assert entry is not None and entry["fps"] > 0 and entry["connects"] == 1
+            stream.cut()
+            view = await rig.until_view("operator", lambda v: rig.alerts(v, "camera_offline"),
+                                        timeout=30, what="the camera offline")
+            entry = camera_entry(view)
+            assert entry is not None and entry["status"] == "offline"
+            assert "reconnecting" in entry["detail"]
+            # Its zones are frozen: the hand keeps its cards, nothing was removed.
+            assert set(rig.bridge._seats) == {1, 4, 7}
+            stream.restore()
+            view = await rig.until_view(
+                "operator", lambda v: (camera_entry(v) or {}).get("status") == "ok"
+                and not rig.alerts(v, "camera_offline"), timeout=40, what="reconnected")
+            assert camera_entry(view)["connects"] == 2  # type: ignore[index]
+            assert stream.connections >= 2
+    finally:
+        await stream.server.close()
