@@ -51,9 +51,9 @@ DEFAULT_THRESHOLD = 0.7
 """Score below which a card's code is unknown."""
 SHIFT = 3
 """Largest shift, in template pixels, between a patch and a template (outline error)."""
-FIT_FLOOR = 0.45
+FIT_FLOOR = 0.6
 """A best correlation below this is no index at all; the score falls to 0 there ..."""
-FIT_FULL = 0.7
+FIT_FULL = 0.9
 """... and is not reduced above this."""
 
 _CARDS = tuple(Card.from_index(i) for i in range(52))
@@ -91,10 +91,19 @@ class Detection:
 
 @dataclass(frozen=True, slots=True)
 class _Read:
-    """The correlations of one index patch with every card's rank and suit rows."""
+    """The correlations of one index patch with every card's rank and suit rows, ``(52,)``
+    each, at the shift where the best card fits best (every card is judged at that one
+    shift: letting the runner-up slide on its own flatters it)."""
 
     rank: npt.NDArray[np.float32]
     suit: npt.NDArray[np.float32]
+
+    @classmethod
+    def at_best_shift(cls, rank: npt.NDArray[np.float32], suit: npt.NDArray[np.float32]
+                      ) -> _Read:
+        """From ``(shifts, 52)`` correlations."""
+        shift = int(np.argmax(rank + suit)) // rank.shape[1]
+        return cls(rank[shift], suit[shift])
 
     @property
     def fit(self) -> float:
@@ -188,7 +197,7 @@ class Recognizer:
         split = self.deck.split
         rank = _correlate(normalise(windows[:, :, :split]), self._rank_t)
         suit = _correlate(normalise(windows[:, :, split:]), self._suit_t)
-        return _Read(rank, suit)
+        return _Read.at_best_shift(rank, suit)
 
     def _decide(self, read: _Read) -> tuple[str, float]:
         best = int(np.argmax(read.rank + read.suit))
@@ -212,11 +221,9 @@ for larger ones, which only costs time at this size)."""
 
 def _correlate(windows: npt.NDArray[np.float32], templates_t: npt.NDArray[np.float32]
                ) -> npt.NDArray[np.float32]:
-    """The best correlation over all shifts with each template: ``(52,)``."""
-    best = np.full(templates_t.shape[1], -1.0, dtype=np.float32)
-    for start in range(0, windows.shape[0], _BLOCK):
-        np.maximum(best, (windows[start:start + _BLOCK] @ templates_t).max(axis=0), out=best)
-    return best
+    """The correlation of every shifted window with every template: ``(shifts, 52)``."""
+    return np.concatenate([windows[start:start + _BLOCK] @ templates_t
+                           for start in range(0, windows.shape[0], _BLOCK)])
 
 
 def _margin(scores: npt.NDArray[np.float32], best: int, others: npt.NDArray[np.bool_],
@@ -225,8 +232,10 @@ def _margin(scores: npt.NDArray[np.float32], best: int, others: npt.NDArray[np.b
     template, 0.5 halfway, 0 (or less, clipped) at the runner-up."""
     candidates = np.flatnonzero(others)
     runner = int(candidates[np.argmax(scores[candidates])])
-    gap = max(1e-3, 1.0 - float(similarity[best, runner]))
-    # On the line between the two templates, scores differ by up to (1 - similarity).
+    # On the line between the two templates, scores differ by up to (1 - similarity). A
+    # patch that fits its best template poorly (1 - score) is that far off the line, and
+    # its margin means that much less.
+    gap = max(1e-3, 1.0 - float(similarity[best, runner]), 1.0 - float(scores[best]))
     value = 0.5 + 0.5 * (float(scores[best]) - float(scores[runner])) / gap
     return float(np.clip(value, 0.0, 1.0))
 

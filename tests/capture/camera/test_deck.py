@@ -1,0 +1,138 @@
+"""Camera decks: calibration from one image per card, files, the registry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sqlalchemy import create_engine
+
+from capture.camera.cardart import STYLES, render_card
+from capture.camera.deck import CameraDeck, CameraDeckRegistry
+from engine.cards import Card
+from engine.errors import CameraDeckError
+
+from .conftest import card_corners, felt, place
+
+ALL = [Card.from_index(i) for i in range(52)]
+
+
+def renders(style: str) -> dict[Card, np.ndarray]:
+    return {card: render_card(card, STYLES[style]) for card in ALL}
+
+
+@pytest.fixture(scope="module")
+def studio() -> CameraDeck:
+    return CameraDeck.calibrate(renders("studio-4c"), "studio")
+
+
+def test_calibration_finds_the_index_in_the_top_left_corner(studio: CameraDeck) -> None:
+    from capture.camera.cardart import index_box
+
+    x, y, w, h = index_box(STYLES["studio-4c"])  # the renderer's own box, in 250 px
+    u0, v0, u1, v1 = studio.box
+    # The learnt box holds the drawn index (to a few pixels) and not much more.
+    assert u0 * 250 <= x + 4 and v0 * 350 <= y + 4
+    assert u1 * 250 >= x + w - 8 and v1 * 350 >= y + h - 8
+    assert (u1 - u0) < 0.3 and (v1 - v0) < 0.35
+    assert studio.templates.shape[:2] == (52, 3)
+    assert 4 <= studio.split <= studio.templates.shape[2] - 4
+    assert studio.separation < 0.97
+
+
+def test_calibration_from_photos_of_cards_lying_on_felt() -> None:
+    """A photo (card on a darker surface, a little turned) works like a scan."""
+    photos = {}
+    for card in ALL:
+        image = felt(360, 440, seed=card.index)
+        place(image, card, card_corners((180, 220), 230, 4.0), STYLES["feltcast"])
+        photos[card] = image
+    deck = CameraDeck.calibrate(photos, "photographed")
+    scanned = CameraDeck.default()
+    assert np.allclose(deck.box, scanned.box, atol=0.03)
+
+
+def test_calibration_names_the_missing_cards() -> None:
+    images = renders("feltcast")
+    del images[Card("Ah")], images[Card("2c")]
+    with pytest.raises(CameraDeckError, match=r"no image for 2 of the 52 cards \(Ah, 2c\)"):
+        CameraDeck.calibrate(images, "short")
+
+
+def test_two_images_of_one_card_are_refused_by_file_name() -> None:
+    images = renders("feltcast")
+    images[Card("Kd")] = images[Card("Qs")]
+    sources = {card: f"{card}.png" for card in ALL}
+    with pytest.raises(CameraDeckError, match=r"Qs \(Qs.png\) and Kd \(Kd.png\) show the same"):
+        CameraDeck.calibrate(images, "dup", sources=sources)
+
+
+def test_grey_images_and_blank_names_are_refused() -> None:
+    images = renders("feltcast")
+    with pytest.raises(CameraDeckError, match="needs a name"):
+        CameraDeck.calibrate(images, "  ")
+    images[Card("5h")] = np.zeros((350, 250), np.uint8)
+    with pytest.raises(CameraDeckError, match="5h is not a colour image"):
+        CameraDeck.calibrate(images, "grey")
+
+
+def test_blank_cards_have_no_index() -> None:
+    blank = {card: np.full((350, 250, 3), 250, np.uint8) for card in ALL}
+    with pytest.raises(CameraDeckError, match="no index"):
+        CameraDeck.calibrate(blank, "blank")
+
+
+def test_save_and_load_round_trip(tmp_path: Path, studio: CameraDeck) -> None:
+    path = studio.save(tmp_path / "decks" / "studio")
+    assert path.name == "studio.npz"
+    loaded = CameraDeck.load(path)
+    assert loaded.name == "studio" and loaded.box == studio.box
+    assert loaded.split == studio.split and loaded.separation == studio.separation
+    assert np.array_equal(loaded.templates, studio.templates)
+    assert not list((tmp_path / "decks").glob("*.part"))
+
+
+def test_loading_a_missing_or_foreign_file_says_so(tmp_path: Path) -> None:
+    with pytest.raises(CameraDeckError, match="there is no camera deck file"):
+        CameraDeck.load(tmp_path / "nope.npz")
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a deck")
+    with pytest.raises(CameraDeckError, match="is not a Feltcast camera deck"):
+        CameraDeck.load(junk)
+    foreign = tmp_path / "foreign.npz"
+    np.savez(foreign, something=np.zeros(3))
+    with pytest.raises(CameraDeckError, match="is not a Feltcast camera deck"):
+        CameraDeck.load(foreign)
+
+
+def test_the_default_deck_is_the_projects_own_and_made_once() -> None:
+    assert CameraDeck.default() is CameraDeck.default()
+    assert CameraDeck.default().name == "default"
+
+
+def test_registry_stores_loads_lists_and_retires(tmp_path: Path, studio: CameraDeck) -> None:
+    engine = create_engine(f"sqlite:///{tmp_path / 'feltcast.db'}")
+    try:
+        registry = CameraDeckRegistry(engine)
+        info = registry.save(studio)
+        assert info.name == "studio" and not info.retired
+        assert np.array_equal(registry.load("studio").templates, studio.templates)
+        assert registry.load("default") is CameraDeck.default()
+        with pytest.raises(CameraDeckError, match="already exists"):
+            registry.save(studio)
+        registry.save(studio, replace=True)
+        assert [d.name for d in registry.decks()] == ["studio"]
+        registry.retire("studio")
+        with pytest.raises(CameraDeckError, match="is retired"):
+            registry.load("studio")
+        with pytest.raises(CameraDeckError, match="no camera deck called 'blue'"):
+            registry.load("blue")
+        renamed = CameraDeck("default", studio.box, studio.templates, studio.split,
+                             studio.separation)
+        with pytest.raises(CameraDeckError, match="project's own deck"):
+            registry.save(renamed)
+        # A second registry on the same database sees the same decks (it is stored).
+        assert [d.retired for d in CameraDeckRegistry(engine).decks()] == [True]
+    finally:
+        engine.dispose()
