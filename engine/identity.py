@@ -57,20 +57,27 @@ class PlayerIdentified(Event):
     country: str | None = None
     photo: str | None = None
 
-    def __post_init__(self) -> None:
-        if not 1 <= self.seat <= 10:
-            raise InvalidInputError(f"seat {self.seat} does not exist (1-10)")
-        for label, value in (("name", self.name), ("display name", self.display_name)):
-            if not value.strip():
-                raise InvalidInputError(f"seat {self.seat}: the {label} is empty")
+    @classmethod
+    def checked(cls, seat: int, name: str, display_name: str, country: str | None = None,
+                photo: str | None = None) -> PlayerIdentified:
+        """The event for a new identity, its values checked (names stripped, the country in
+        upper case). Events read back from a log are taken as they are.
+
+        :raises InvalidInputError: a seat outside 1-10, an empty or too long name, a country
+            that is not two letters, a photo that is not a path under ``/media/``.
+        """
+        if not 1 <= seat <= 10:
+            raise InvalidInputError(f"seat {seat} does not exist (1-10)")
+        name, display_name = name.strip(), display_name.strip()
+        for label, value in (("name", name), ("display name", display_name)):
+            if not value:
+                raise InvalidInputError(f"seat {seat}: the {label} is empty")
             if len(value) > MAX_NAME:
-                raise InvalidInputError(f"seat {self.seat}: the {label} is longer than "
+                raise InvalidInputError(f"seat {seat}: the {label} is longer than "
                                         f"{MAX_NAME} characters")
-        if check_country(self.country) != self.country:
-            raise InvalidInputError(f"seat {self.seat}: country {self.country!r} is not an "
-                                    "upper-case two-letter code")
-        if self.photo is not None and not self.photo.startswith("/media/"):
-            raise InvalidInputError(f"seat {self.seat}: a photo is a path under /media/")
+        if photo is not None and not photo.startswith("/media/"):
+            raise InvalidInputError(f"seat {seat}: a photo is a path under /media/")
+        return cls(seat, name, display_name, check_country(country), photo)
 
 
 @dataclass(frozen=True, slots=True)

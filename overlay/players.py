@@ -273,7 +273,7 @@ class PlayerDirectory:
                 and not photos.exists(photo):
             raise InvalidInputError(f"there is no uploaded photo {photo!r} (upload it with "
                                     "POST /api/players/{seat}/photo)")
-        return PlayerIdentified(seat, name, display, country, photo)
+        return PlayerIdentified.checked(seat, name, display, country, photo)
 
     def from_csv(self, rows: Sequence[CsvPlayer],
                  photo_urls: Mapping[int, str] | None = None) -> list[PlayerIdentified]:
@@ -284,6 +284,6 @@ class PlayerDirectory:
         for row in rows:
             current = self.identities.get(row.seat)
             photo = urls.get(row.seat, current.photo if current else None)
-            events.append(PlayerIdentified(row.seat, row.name, row.display_name, row.country,
-                                           photo))
+            events.append(PlayerIdentified.checked(row.seat, row.name, row.display_name,
+                                                   row.country, photo))
         return events
