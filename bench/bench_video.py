@@ -83,7 +83,7 @@ def log_entries(seconds: float) -> list[Any]:
     if not files:
         raise SystemExit(f"no PHH hands under {PHH_DATA}")
     out: list[TableEvent] = []
-    now, number = 0.5, 0
+    now, number = min(0.5, seconds / 4), 0
     while not out or now < seconds:
         history = phh.load(files[number % len(files)])
         number += 1

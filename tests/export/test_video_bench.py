@@ -29,7 +29,7 @@ def test_bench_video_runs_and_reports_every_figure() -> None:
                          "feltcast_alpha_short", "ffmpeg_png_overlay_short",
                          "ffmpeg_drawtext_short"}
     assert runs["feltcast_short"]["frames"] == 15 and runs["feltcast_long"]["frames"] == 60
-    assert runs["feltcast_long"]["pictures"] > runs["feltcast_short"]["pictures"] >= 1
+    assert runs["feltcast_long"]["pictures"] >= runs["feltcast_short"]["pictures"] >= 1
     assert all(run["seconds"] > 0 and run["realtime"] > 0 for run in runs.values())
     assert set(report["ratios"]) == {"feltcast_via_opencv_short", "feltcast_alpha_short",
                                      "ffmpeg_png_overlay_short", "ffmpeg_drawtext_short"}
