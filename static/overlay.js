@@ -151,7 +151,9 @@ const shown = { view: null };
 function renderLevelClock() {
   const view = shown.view;
   const tournament = tournamentOf(view);
-  const clock = tournament ? tournament.clock : null;
+  // A clock the floor has not started yet is no news on air: the table level's end, if any.
+  const clock = tournament && tournament.clock && tournament.clock.started !== false
+    ? tournament.clock : null;
   // The tournament's times are the server's (delay included), the table level's log time.
   const now = wallNow(channel);
   const remaining = clock ? clockRemaining(clock, now)

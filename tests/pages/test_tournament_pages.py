@@ -528,6 +528,13 @@ def test_overlay_clock_bug_and_action_clock(page: Page, harness: Harness,
     expect(page.locator("#ante")).to_be_hidden()
     page.wait_for_timeout(300)
     page.screenshot(path=str(artifacts / "overlay-break.png"), omit_background=True)
+    # A clock not started yet is not shown on air (the table level's end is, if known).
+    harness.push_patch("delayed", {"tournament": {"clock": {
+        "is_break": False, "running": False, "started": False, "remaining": 1200.0,
+        "as_of": None}}})
+    expect(page.locator("#level-clock")).to_have_text(re.compile(r"^12:(2[4-9]|3[0-4])$"))
+    harness.push_patch("delayed", {"table": {"level": {"ends_at": None}}})
+    expect(page.locator("#level-clock")).to_have_text("")
     # The next hand: the level is back.
     harness.push_patch("delayed", {"table": {"street": "preflop"},
                                    "tournament": {"clock": {"is_break": False}}})
