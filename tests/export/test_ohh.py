@@ -6,6 +6,7 @@ starting stack less what he put in plus what he won is his finishing stack."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from overlay.export.hands import HandRecord, read_hands
 from overlay.export.ohh import SPEC_VERSION, ohh_object, ohh_text
 from overlay.export.phh import skip_reason
 from overlay.export.pokerstars import hand_id
+from tests.engine.randomhands import play, random_setup
 from tests.export.conftest import needs_data, record_of, televised
 from tests.export.session import TABLE_NAME
 from tests.log.hands import random_log
@@ -139,3 +141,10 @@ def test_random_logged_hands(seed: int) -> None:
 @pytest.mark.parametrize("path", list(televised(20)), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_televised_hands(path: Path) -> None:
     check(record_of(phh.replay(phh.load(path))))
+
+
+@settings(max_examples=40)
+@given(seed=st.integers(0, 1_000_000))
+def test_random_hands_of_every_ante_mode(seed: int) -> None:
+    rng = random.Random(seed)  # tests/engine/randomhands.py: every ante mode of R4
+    check(record_of(play(random_setup(rng), rng)))

@@ -3,6 +3,7 @@ replays there to the finishing stacks the engine logged; Feltcast's extras are u
 
 from __future__ import annotations
 
+import random
 import tomllib
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from engine.errors import HandHistoryError
 from engine.hand import Hand
 from overlay.export.hands import HandRecord, read_hands
 from overlay.export.phh import phh_text, skip_reason
+from tests.engine.randomhands import play, random_setup
 from tests.export.conftest import chip_divmod, needs_data, record_of, televised
 from tests.export.session import PLAYERS, TABLE_NAME
 from tests.log.hands import random_log
@@ -124,3 +126,16 @@ def test_televised_hands_through_the_log_and_back(path: Path) -> None:
     if original.finishing_stacks is not None:
         assert list(hand.stacks) == list(original.finishing_stacks)
     assert again.players == original.players or not original.players
+
+
+@settings(max_examples=40)
+@given(seed=st.integers(0, 1_000_000))
+def test_random_hands_of_every_ante_mode_replay_in_pokerkit(seed: int) -> None:
+    # tests/engine/randomhands.py: 2-10 players, stacks shorter than a blind to deep, every
+    # ante mode of R4 (live antes too), played with random legal actions.
+    rng = random.Random(seed)
+    setup = random_setup(rng)
+    hand = play(setup, rng)
+    text = phh_text(record_of(hand))
+    assert pokerkit_stacks(text) == list(hand.stacks)
+    assert tomllib.loads(text)["antes"] == list(setup.antes)
