@@ -63,6 +63,7 @@ ALERT_SECONDS = 120.0
 """How long a one-off camera fault (a disagreement with RFID) stays among the alerts."""
 FPS_WINDOW_S = 2.0
 """Frames per second are measured over this many seconds."""
+_RECOGNITION_FAILED = "recognition failed"
 
 
 class Frames(Protocol):
@@ -147,7 +148,6 @@ class CameraCoordinator:
         self.state = CameraState.CONNECTING
         self.error = ""
         """The last error (why the camera is offline), empty while all is well."""
-        self.deck = ""
         self.connects = 0
         self.frames = 0
         self.processed = 0
@@ -174,13 +174,16 @@ class CameraCoordinator:
                         self._tracker = await loop.run_in_executor(self._worker,
                                                                    self._make_tracker)
                     source = await loop.run_in_executor(self._reader, self._open)
-                except (FeltcastError, OSError) as error:
-                    self._go_down(str(error))
+                except Exception as error:  # never a dead camera task: offline, retried
+                    if not isinstance(error, FeltcastError | OSError):
+                        _log.exception("camera %s cannot start", self.name)
+                    self._go_down(str(error) or type(error).__name__)
                     await asyncio.sleep(self.timing.backoff(failures))
                     failures += 1
                     continue
                 self.connects += 1
                 self._go_up()
+                before = self.frames
                 try:
                     ended = await self._stream(source)
                 finally:
@@ -191,7 +194,7 @@ class CameraCoordinator:
                     _log.info("camera %s: %s", self.name, self.error)
                     self._changed()
                     return
-                failures = 0 if self.frames else failures + 1
+                failures = 0 if self.frames > before else failures + 1
                 self._go_down("the source stopped delivering frames")
                 await asyncio.sleep(self.timing.backoff(failures))
         finally:
@@ -270,9 +273,12 @@ class CameraCoordinator:
                 events = await loop.run_in_executor(self._worker, tracker.update, frame, t)
             except Exception as error:  # a bug must not stop the camera: say so, carry on
                 _log.exception("camera %s: recognition failed", self.name)
-                self.error = f"recognition failed: {error}"
+                self.error = f"{_RECOGNITION_FAILED}: {error}"
                 self._changed()
                 continue
+            if self.error.startswith(_RECOGNITION_FAILED):
+                self.error = ""  # it works again
+                self._changed()
             self.processed += 1
             self._done_rate.tick(self.clock())
             if events:
@@ -356,7 +362,6 @@ class CameraService:
         self._alerts: dict[tuple[str, ...], _Alert] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self._writes: set[asyncio.Future[Any]] = set()
-        self.changes = 0
 
     async def start(self) -> None:
         self._tasks = [asyncio.create_task(c.run(), name=f"camera-{c.name}")
@@ -419,7 +424,6 @@ class CameraService:
     # -- the operator's view --------------------------------------------------------------
 
     def _on_change(self) -> None:
-        self.changes += 1
         for name, camera in self.coordinators.items():
             key = ("camera", name)
             if camera.state is CameraState.OFFLINE:
@@ -455,7 +459,7 @@ class CameraService:
         """The operator view's ``capture`` entries: one per camera."""
         out = []
         for name, camera in self.coordinators.items():
-            entry = camera.operator_entry(camera.deck or self.decks[name])
+            entry = camera.operator_entry(self.decks[name])
             entry["disagreements"] = self.fusions[name].disagreements
             out.append(entry)
         return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
@@ -19,6 +20,7 @@ from aiohttp import ClientSession, web
 from aiohttp.test_utils import TestServer
 
 from capture.camera.cardart import DEFAULT_STYLE, render_card
+from capture.camera.deck import CameraDeck, CameraDeckRegistry
 from capture.simulator import SimulatedReader
 from engine.cards import Card
 from engine.log import CaptureRecord
@@ -325,3 +327,22 @@ async def test_a_live_stream_that_drops_is_reconnected(tmp_path: Path) -> None:
             assert stream.connections >= 2
     finally:
         await stream.server.close()
+
+
+async def test_a_camera_waits_for_its_deck_to_be_registered(tmp_path: Path) -> None:
+    video = write_video(tmp_path / "hand.avi", [(3, {}), (80, HOLE)])
+    async with camera_rig(tmp_path, [camera(video, deck="House 2")]) as rig:
+        view = await rig.until_view("operator", lambda v: rig.alerts(v, "camera_offline"),
+                                    timeout=30, what="the camera offline")
+        entry = camera_entry(view)
+        assert entry is not None and entry["deck"] == "House 2"
+        assert "there is no camera deck called 'House 2'" in entry["detail"]
+        assert rig.app[CAMERAS_KEY].coordinators[CAMERA].connects == 0  # the file waits
+        # The deck is registered (as `feltcast camera calibrate` does) in the database.
+        registry = CameraDeckRegistry(rig.app[STORE_KEY].engine)
+        await asyncio.to_thread(registry.save,
+                                dataclasses.replace(CameraDeck.default(), name="House 2"))
+        await rig.until(lambda: set(rig.bridge._seats) == {1, 4, 7}, timeout=30,
+                        what="hole cards read with the registered deck")
+        await rig.until_view("operator", lambda v: not rig.alerts(v, "camera_offline"),
+                             what="the alert cleared")
