@@ -130,6 +130,7 @@ class TableService:
         self._devices = ""
         self.tournament = TournamentDesk(config, self.table)
         self._boundary_timer: asyncio.TimerHandle | None = None
+        self._armed_period: int | None = None
 
     # --- start-up --------------------------------------------------------------------------
 
@@ -392,9 +393,11 @@ class TableService:
         if self._boundary_timer is not None:
             self._boundary_timer.cancel()
             self._boundary_timer = None
-        seconds = self.tournament.next_boundary(self.clock())
+        now = self.clock()
+        seconds = self.tournament.next_boundary(now)
         if seconds is None:
             return
+        self._armed_period = self.tournament.clock.position(now)[0]
         loop = asyncio.get_running_loop()
         self._boundary_timer = loop.call_later(seconds + 0.05, self._boundary_soon)
 
@@ -405,14 +408,18 @@ class TableService:
     async def cross_boundary(self) -> None:
         """The clock entered a new period: log the level due (also at the end of a break, so
         the graphics leave the break), then time the next boundary."""
-        async with self._lock:
-            now = self.clock()
-            desk = self.tournament
-            if desk.clock.running:
-                due = desk.clock.level_at(now).number
-                events: list[Event] = self._levels_due(now) or [desk.level_event(due, now)]
-                self.table.set_level(due)
-                await self._append(events, source="clock")
+        try:
+            async with self._lock:
+                now = self.clock()
+                desk = self.tournament
+                period = desk.clock.position(now)[0]
+                if desk.clock.running and period != self._armed_period:
+                    due = desk.clock.level_at(now).number
+                    events: list[Event] = self._levels_due(now) or [desk.level_event(due, now)]
+                    self.table.set_level(due)
+                    await self._append(events, source="clock")
+        except Exception:  # the clock keeps its time in the log; the next boundary retries
+            _log.exception("the tournament clock's new level could not be logged")
         self._arm_boundary()
 
     # --- the clock (R12) -------------------------------------------------------------------

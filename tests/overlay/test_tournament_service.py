@@ -4,6 +4,7 @@ with places and prizes (R22, R23), restart survival and the delayed channel."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from pathlib import Path
 from typing import Any
@@ -334,3 +335,19 @@ async def test_hand_events_do_not_patch_the_clock(client: TestClient, clock: Fak
     subscription.close()
     assert len(patches) > 5
     assert all("clock" not in (p.get("tournament") or {}) for p in patches)
+
+
+async def test_the_boundary_timer_logs_the_new_level_by_itself(
+        client: TestClient, clock: FakeClock) -> None:
+    await ok(client, "start_clock")
+    clock.now = T0 + 600 - 0.1  # a tenth of a second before level 2
+    await ok(client, "set_player", seat=1, country="DE")  # any command re-arms the timer
+    clock.now = T0 + 600 + 0.2
+    for _ in range(50):  # the timer fires about 0.15 s after the command
+        await asyncio.sleep(0.02)
+        if (await tournament(client))["clock"]["level"] == 2:
+            break
+    c = (await tournament(client))["clock"]
+    assert (c["level"], c["remaining"], c["as_of"]) == (2, 600.0, T0 + 600)
+    kinds = [e.kind for e in client.server.app[STORE_KEY].read(0)]
+    assert kinds.count("level_started") == 2  # the seed's level 1, then level 2 once
