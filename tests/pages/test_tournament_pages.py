@@ -665,3 +665,53 @@ def test_big_fields_fit_the_stage(page: Page, harness: Harness, artifacts: Path)
     assert box["x"] + box["width"] <= 1920, box
     expect(page.locator("#next")).to_have_text("7th · €2,650")
     page.screenshot(path=str(artifacts / "payouts-two-columns.png"), omit_background=True)
+
+
+def test_shared_formats(page: Page, harness: Harness) -> None:
+    open_graphic(page, harness, "clock", tournament_view())
+    results = page.evaluate("""async () => {
+        const t = await import('/static/js/tournament.js');
+        const ordinals = [];
+        for (let n = 1; n <= 125; n++) ordinals.push(t.ordinal(n));
+        return {
+            ordinals,
+            money: [t.money(30000, 'EUR'), t.money(1500, 'USD'), t.money(250, 'GBP'),
+                    t.money(100, null), t.money(null, 'EUR'), t.money(5, 'XYZW')],
+            bb: [t.bigBlindsText(20), t.bigBlindsText(99.94), t.bigBlindsText(142.3),
+                 t.bigBlindsText(null)],
+            share: [t.shareText(0.2413), t.shareText(1), t.shareText(null)],
+            initials: [t.initials('Ann Smith'), t.initials('Rast'),
+                       t.initials(' Jean  de la Fontaine '), t.initials('Łukasz Żak'),
+                       t.initials(''), t.initials(null)],
+            codes: [t.countryCode('DE'), t.countryCode('de'), t.countryCode('DEU'),
+                    t.countryCode('D"'), t.countryCode(null)],
+            paths: [t.localPath('/media/players/a.jpg'), t.localPath('//evil.example/x.jpg'),
+                    t.localPath('http://evil.example/x.jpg'), t.localPath('/a\\\\b'),
+                    t.localPath(7)],
+            level: [t.levelRemaining({remaining: 100, running: true, as_of: 1000}, 1030.5),
+                    t.levelRemaining({remaining: 100, running: false, as_of: 1000}, 1030),
+                    t.levelRemaining({remaining: 10, running: true, as_of: 1000}, 2000),
+                    t.levelRemaining({remaining: 100, running: true, as_of: 1000}, 990),
+                    t.levelRemaining({remaining: null, running: true, as_of: 1000}, 1000),
+                    t.levelRemaining(null, 1000)],
+            action: [t.actionClockRemaining({seat: 1, ends_at: 1070}, 1000),
+                     t.actionClockFinal({seat: 1, ends_at: 1070}, 1059),
+                     t.actionClockFinal({seat: 1, ends_at: 1070}, 1060),
+                     t.actionClockFinal({seat: 1, ends_at: 1070, countdown_at: 1065}, 1062),
+                     t.actionClockRemaining(null, 1000)],
+        };
+    }""")
+
+    def ordinal(n: int) -> str:
+        suffix = "th" if n % 100 in (11, 12, 13) else {1: "st", 2: "nd", 3: "rd"}.get(
+            n % 10, "th")
+        return f"{n}{suffix}"
+    assert results["ordinals"] == [ordinal(n) for n in range(1, 126)]
+    assert results["money"] == ["€30,000", "$1,500", "£250", "100", "", "5 XYZW"]
+    assert results["bb"] == ["20.0 BB", "99.9 BB", "142 BB", ""]
+    assert results["share"] == ["24.1%", "100.0%", ""]
+    assert results["initials"] == ["AS", "RA", "JF", "ŁŻ", "", ""]
+    assert results["codes"] == ["DE", None, None, None, None]
+    assert results["paths"] == ["/media/players/a.jpg", None, None, None, None]
+    assert results["level"] == [69.5, 100, 0, 100, None, None]
+    assert results["action"] == [70, False, True, False, None]
