@@ -167,7 +167,11 @@ class TournamentDesk:
 
     def standings(self) -> Standings:
         prizes = self.settings.prizes(self.entrants())
-        names = list(dict.fromkeys([*self._seen, *self.table.names.values()]))
+        # Still in: the players at the table; out: the busted and disqualified. A player who
+        # left his seat without busting (moved to another table) is neither.
+        out = [name for op, value in self._ops
+               for name in (value[1] if op == "bust" else (value,))]
+        names = list(dict.fromkeys([*self.table.names.values(), *out]))
         standings = Standings.start(names, prizes)
         for op, value in self._ops:
             if op == "bust":

@@ -351,3 +351,13 @@ async def test_the_boundary_timer_logs_the_new_level_by_itself(
     assert (c["level"], c["remaining"], c["as_of"]) == (2, 600.0, T0 + 600)
     kinds = [e.kind for e in client.server.app[STORE_KEY].read(0)]
     assert kinds.count("level_started") == 2  # the seed's level 1, then level 2 once
+
+
+async def test_a_player_who_leaves_his_seat_takes_no_place(client: TestClient) -> None:
+    await ok(client, "empty_seat", seat=7)  # Cy moves to another table: not out, not in
+    await all_in_preflop(client, {1: ["Ah", "As"], 4: ["7c", "2d"]},
+                         ["Kd", "Qh", "4s", "5c", "9h"])
+    t = await tournament(client)
+    assert [(e["place"], e["name"], e["prize"]) for e in t["eliminations"]] == [
+        (2, "Bo", 300)]
+    assert [p["name"] for p in t["payouts"]["places"]] == ["Ann", "Bo"]
