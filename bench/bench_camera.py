@@ -13,9 +13,14 @@ from PyPI (the open-source ones are scripts in repositories), so this is the hon
 baseline. Both are also scored (precision and recall of the card codes) so that speed is not
 bought with wrong reads.
 
+Two rates are reported: wall-clock frames per second, and frames per CPU second of the pinned
+core (``time.process_time``). On a shared machine other processes take turns on that core, so
+the wall figure understates what one core does; the target is judged on the CPU figure, and
+the load average is recorded beside it.
+
 Prints a JSON report on stdout (a summary on stderr); writes it to
 ``bench/results/camera-<UTC time>.json`` unless ``--no-save``. Exit status 1 if the
-recogniser's frames per second are below ``--target``.
+recogniser's frames per CPU second are below ``--target``.
 """
 
 from __future__ import annotations
@@ -75,19 +80,22 @@ def frames(count: int, seed: int) -> list[Scene]:
 
 
 def time_frames(detect: Callable[[np.ndarray], Sequence[Any]], scenes: Sequence[Scene],
-                passes: int) -> tuple[list[float], Score]:
-    """Per-frame seconds over ``passes`` passes, and the score of the first pass."""
+                passes: int) -> tuple[list[float], float, Score]:
+    """Per-frame wall seconds over ``passes`` passes, the CPU seconds they took, and the
+    score of the first pass."""
     detect(scenes[0].image)  # warm-up: lazy tables, first-call allocations
     seconds: list[float] = []
+    cpu = 0.0
     score = Score()
     for k in range(passes):
         for scene in scenes:
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.process_time()
             found = detect(scene.image)
             seconds.append(time.perf_counter() - start)
+            cpu += time.process_time() - start_cpu
             if k == 0:
                 score = score + Score.of(match(list(found), scene.truths), scene.truths)
-    return seconds, score
+    return seconds, cpu, score
 
 
 class TemplatePeer:
@@ -133,12 +141,13 @@ class TemplatePeer:
         return found
 
 
-def summary(seconds: Sequence[float], score: Score) -> dict[str, Any]:
+def summary(seconds: Sequence[float], cpu: float, score: Score) -> dict[str, Any]:
     total = sum(seconds)
     ordered = sorted(seconds)
     return {
         "frames": len(seconds),
         "fps": len(seconds) / total if total > 0 else 0.0,
+        "cpu_fps": len(seconds) / cpu if cpu > 0 else 0.0,
         "median_ms": 1e3 * statistics.median(seconds),
         "p95_ms": 1e3 * ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))],
         "max_ms": 1e3 * ordered[-1],
@@ -170,21 +179,24 @@ def main(argv: list[str] | None = None) -> int:
           file=sys.stderr)
     scenes = frames(args.frames, args.seed)
     recognizer = Recognizer(CameraDeck.default())
-    ours_s, ours_score = time_frames(recognizer.detect, scenes, args.passes)
-    ours = summary(ours_s, ours_score)
-    print(f"feltcast recogniser: {ours['fps']:.1f} fps (median {ours['median_ms']:.1f} ms)",
-          file=sys.stderr)
+    ours_s, ours_cpu, ours_score = time_frames(recognizer.detect, scenes, args.passes)
+    ours = summary(ours_s, ours_cpu, ours_score)
+    print(f"feltcast recogniser: {ours['fps']:.1f} fps wall, {ours['cpu_fps']:.1f} per CPU "
+          f"second (median {ours['median_ms']:.1f} ms)", file=sys.stderr)
 
     peer_scenes = scenes[:max(1, min(args.peer_frames, len(scenes)))]
     widths = [s.applied["card_width"] for s in peer_scenes]
     peer = TemplatePeer(statistics.median(widths))
-    peer_s, peer_score = time_frames(peer.detect, peer_scenes, 1)
-    theirs = summary(peer_s, peer_score)
-    print(f"template matching:   {theirs['fps']:.2f} fps "
-          f"(median {theirs['median_ms']:.0f} ms)", file=sys.stderr)
-    ratio = ours["fps"] / theirs["fps"] if theirs["fps"] > 0 else float("inf")
-    print(f"ratio: {ratio:.0f}x; target >= {args.target:g} fps: "
-          f"{'ok' if ours['fps'] >= args.target else 'MISSED'}", file=sys.stderr)
+    peer_s, peer_cpu, peer_score = time_frames(peer.detect, peer_scenes, 1)
+    theirs = summary(peer_s, peer_cpu, peer_score)
+    print(f"template matching:   {theirs['fps']:.2f} fps wall, {theirs['cpu_fps']:.2f} per "
+          f"CPU second (median {theirs['median_ms']:.0f} ms)", file=sys.stderr)
+    ratio = ours["cpu_fps"] / theirs["cpu_fps"] if theirs["cpu_fps"] > 0 else float("inf")
+    passed = ours["cpu_fps"] >= args.target
+    load = os.getloadavg()
+    print(f"ratio: {ratio:.0f}x; target >= {args.target:g} frames per CPU second: "
+          f"{'ok' if passed else 'MISSED'} (load average {load[0]:.1f} on "
+          f"{os.cpu_count()} CPUs: wall fps is lower when the core is shared)", file=sys.stderr)
 
     report = {
         "benchmark": "camera: board-camera frames per second at 1920x1080 on one core",
@@ -194,11 +206,11 @@ def main(argv: list[str] | None = None) -> int:
         "feltcast": ours,
         "peers": {"opencv-template-matching": {**theirs, "ratio": ratio}},
         "target_fps": args.target,
-        "passed": ours["fps"] >= args.target,
+        "target_on": "cpu_fps: frames per CPU second of the one pinned core",
+        "passed": passed,
         "versions": {"opencv": cv2.__version__, "numpy": np.__version__,
                      "python": platform.python_version()},
-        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
-                    "load": os.getloadavg()},
+        "machine": {"platform": platform.platform(), "cpus": os.cpu_count(), "load": load},
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     print(json.dumps(report, indent=2))
