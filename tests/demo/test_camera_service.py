@@ -346,3 +346,28 @@ async def test_a_camera_waits_for_its_deck_to_be_registered(tmp_path: Path) -> N
                         what="hole cards read with the registered deck")
         await rig.until_view("operator", lambda v: not rig.alerts(v, "camera_offline"),
                              what="the alert cleared")
+
+
+async def test_with_policy_agree_only_what_camera_and_rfid_both_read_is_dealt(
+        tmp_path: Path) -> None:
+    camera_hole = {**HOLE, "seat4": ("Qh", "Qc")}  # seat 4: the camera reads Qc, RFID Qd
+    video = write_video(tmp_path / "hand.avi", [(3, {}), (60, camera_hole)])
+    async with camera_rig(tmp_path, [camera(video, fusion="agree")], rfid=True) as rig:
+        await rig.ok("next_hand")
+        for zone, cards in HOLE.items():
+            rig.place(int(zone[4:]), *cards)
+        await rig.until(lambda: all(rig.hand.hole_cards(s) and None not in
+                                    rig.hand.hole_cards(s) for s in (1, 7)),
+                        timeout=30, what="the seats both sources agree on")
+        view = await rig.until_view("operator", lambda v: rig.alerts(v, "camera_rfid_disagree"),
+                                    what="the disagreement at seat 4")
+        [alert] = rig.alerts(view, "camera_rfid_disagree")
+        assert "seat 4" in alert["message"] and "neither is shown" in alert["message"]
+        await asyncio.sleep(0.5)
+        assert None in (rig.hand.hole_cards(4) or (None,))  # neither reading was dealt
+        operator = await rig.state("operator")
+        assert {"target": "seat", "seat": 4, "count": 2} in operator["operator"]["cards_needed"]
+        # Only agreed reads reached the service (and its log): none of seat 4's.
+        reads = [e.payload.event for e in rig.app[STORE_KEY].iter_all()
+                 if e.kind == "capture.hole_cards_read"]
+        assert {event.seat for event in reads} == {1, 7}
