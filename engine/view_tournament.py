@@ -34,6 +34,7 @@ are the table's name of him.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -110,8 +111,7 @@ class TournamentState:
     """What one channel knows of the tournament (mutable, owned by one reducer)."""
 
     clock: TournamentClock
-    clock_at: float | None = None
-    """Log time of the last clock event released (None: none yet)."""
+    """The tournament clock replayed from the clock events this channel released."""
     action_clock: tuple[int, float, float] | None = None
     """R12: (seat, called at (log time), seconds)."""
     identities: dict[int, Identity] = field(default_factory=dict)
@@ -122,7 +122,6 @@ class TournamentState:
     ticker: str | None = None
     stats: dict[str, PlayerStats] = field(default_factory=dict)
     """The session statistics by the table's name of a player (:mod:`engine.stats`)."""
-    corrections: int = 0
     current: tuple[tuple[int, int, int], dict[str, PlayerStats], str | None] | None = None
     """The cached statistics and ticker line of the finished current hand."""
 
@@ -146,11 +145,9 @@ class TournamentView:
         """Take one released payload logged at ``time`` (anything not about the tournament
         is ignored)."""
         if isinstance(payload, CLOCK_EVENTS):
-            try:
+            # The service logs only legal clock events; a bad log keeps the clock as it was.
+            with suppress(FeltcastError):
                 state.clock = state.clock.apply(payload)
-                state.clock_at = time
-            except FeltcastError:
-                pass  # the service logs only legal clock events; a bad log keeps the clock
         elif isinstance(payload, ClockCalled):
             state.action_clock = (payload.seat, time, payload.seconds)
         elif isinstance(payload, ClockStopped) or (
@@ -188,8 +185,6 @@ class TournamentView:
                 state.out.append(entry)
             entry.disqualified, entry.prize = True, 0
             state.identities.pop(payload.seat, None)
-        elif isinstance(payload, StackCorrected):
-            state.corrections += 1
         elif isinstance(payload, HandEnded | HandVoided):
             state.action_clock = None
 
