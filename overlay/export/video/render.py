@@ -22,9 +22,9 @@ import cv2
 import numpy as np
 from PIL import Image, ImageChops, ImageDraw
 
+from engine.errors import InvalidInputError
 from overlay.export.video.draw import (
     COLORS,
-    RGBA,
     card_image,
     fit_text,
     font,
@@ -161,7 +161,8 @@ class OverlayRenderer:
 
     def __init__(self, width: int, height: int) -> None:
         if width < 16 or height < 16:
-            raise ValueError(f"frames of {width}x{height} are too small to draw graphics on")
+            raise InvalidInputError(f"frames of {width}x{height} are too small to draw the "
+                                    f"graphics on (16x16 at least)")
         self.width, self.height = width, height
         self.scale = min(width / STAGE[0], height / STAGE[1])
         self.ox = (width - STAGE[0] * self.scale) / 2
@@ -592,7 +593,3 @@ def _clip(image: Image.Image, *, radius_mask: Image.Image | None = None) -> Imag
     out.putalpha(ImageChops.multiply(image.getchannel("A"), radius_mask))
     return out
 
-
-def colour_of(name: str) -> RGBA:
-    """A colour token by name (for tests that look for the overlay's colours in frames)."""
-    return COLORS[name]
