@@ -6,7 +6,8 @@ table's log entries (e.g. :meth:`overlay.store.EventStore.iter_all`) and yields 
 
 * a hand is its ``hand_started`` entry, every entry up to its last hand event, and the
   eliminations it caused (R22); capture records, device reports, clock calls and level
-  changes logged *during* the hand are among its entries (full information, in order);
+  changes logged *during* the hand are among its entries (full information, in order),
+  except what no output may ever carry: burn cards (R19, secrecy ``never``);
 * the engine hand is :meth:`engine.hand.Hand.replay` of the hand's events, so undone actions
   are gone (:attr:`~engine.hand.Hand.effective_events`) exactly as on the live table, burn cards
   are never part of it (R19), and a misdeal leaves a void hand (R13: :attr:`HandRecord.is_void`,
@@ -46,6 +47,7 @@ from engine.events import (
     PlayerEliminated,
     PlayerRestricted,
     PotAwarded,
+    Secrecy,
     Street,
     StreetStarted,
 )
@@ -195,11 +197,12 @@ class _Reader:
             self.started = payload
             self.entries, self.events = [entry], [payload]
         elif isinstance(payload, HAND_EVENTS) and self.started is not None:
-            self.entries.extend(self.pending)
-            self.pending = []
-            self.entries.append(entry)
             assert isinstance(payload, Event)
             self.events.append(payload)
+            if entry.secrecy is not Secrecy.NEVER:  # R19: burn cards leave in no export
+                self.entries.extend(self.pending)
+                self.pending = []
+                self.entries.append(entry)
         elif (isinstance(payload, PlayerEliminated) and self.started is not None
               and payload.hand_number == self.started.hand_number):
             self.entries.extend(self.pending)
@@ -207,7 +210,7 @@ class _Reader:
             self.entries.append(entry)
         elif isinstance(payload, BETWEEN_HANDS):
             done = self.close()
-        elif self.started is not None:
+        elif self.started is not None and entry.secrecy is not Secrecy.NEVER:
             self.pending.append(entry)
         if isinstance(payload, LevelStarted):
             self.levels[payload.number] = payload

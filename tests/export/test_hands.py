@@ -19,6 +19,7 @@ from engine.events import (
     HandEnded,
     HandStarted,
     HoleCardsDealt,
+    Secrecy,
     Street,
 )
 from engine.hand import Hand
@@ -58,7 +59,7 @@ def test_stacks_chain_from_hand_to_hand(session_hands: list[HandRecord]) -> None
 
 
 def test_undone_actions_are_gone_and_times_come_from_the_log(
-        session_hands: list[HandRecord]) -> None:
+        session_hands: list[HandRecord], session_dir: Path) -> None:
     first = session_hands[0]
     assert any(isinstance(e.payload, ActionUndone) for e in first.entries)
     raises = [e.to for e in first.hand.effective_events
@@ -68,9 +69,25 @@ def test_undone_actions_are_gone_and_times_come_from_the_log(
     assert first.started_at == first.entries[0].time > T0
     assert first.ended_at == first.entries[-1].time > first.started_at
     assert iso_utc(T0) == "2026-11-30T10:53:20.000Z"
-    # the hand's entries are consecutive log entries
-    seqs = [e.seq for e in first.entries]
-    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+    # the hand's entries are its stretch of the log, less the burn cards (R19)
+    store = open_store(data_dir=session_dir)
+    try:
+        stretch = [e for e in store.iter_all() if first.first_seq <= e.seq <= first.last_seq]
+    finally:
+        store.close()
+    assert list(first.entries) == [e for e in stretch if e.secrecy is not Secrecy.NEVER]
+
+
+def test_burn_cards_are_in_no_hand_record() -> None:
+    log = random_log(8, 10)  # a burn card before every board card (R19)
+    burns = {e.seq for e in log if e.secrecy is Secrecy.NEVER}
+    assert burns
+    records = list(read_hands(log))
+    kept = {e.seq for r in records for e in r.entries}
+    assert not kept & burns
+    for record in records:  # everything else of the hand's stretch is there
+        stretch = {e.seq for e in log if record.first_seq <= e.seq <= record.last_seq}
+        assert stretch - burns == {e.seq for e in record.entries}
 
 
 def test_void_hand_is_marked_with_its_reason(session_hands: list[HandRecord]) -> None:
