@@ -19,6 +19,7 @@ from overlay.store import open_store
 from tests.export.session import TABLE_NAME
 from tests.export.test_ohh import VALIDATOR
 from tests.export.test_phh_export import pokerkit_stacks
+from tests.pg import PostgresServer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -140,3 +141,23 @@ def test_export_is_listed_with_its_formats() -> None:
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0
     assert "{phh,pokerstars,ohh}" in done.stdout and "--hands RANGE" in done.stdout
+
+
+def test_a_postgresql_log_exports_the_same(session_dir: Path, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    source = open_store(data_dir=session_dir)
+    with PostgresServer() as server:
+        url = server.create_database()
+        target = open_store(url)
+        try:
+            target.append(list(source.iter_all()))
+        finally:
+            target.close()
+            source.close()
+        done = in_process(capsys, "--format", "phh", "--url", url, "--out", tmp_path / "pg")
+    assert done.returncode == 0, done.stderr
+    in_process(capsys, "--format", "phh", "--data-dir", session_dir, "--out", tmp_path / "lite")
+    pg = sorted((tmp_path / "pg").iterdir())
+    assert len(pg) == 4
+    assert [p.read_bytes() for p in pg] == [
+        p.read_bytes() for p in sorted((tmp_path / "lite").iterdir())]
