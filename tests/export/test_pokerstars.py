@@ -16,6 +16,7 @@ from engine import phh
 from engine.cards import Card, parse_cards
 from engine.errors import HandHistoryError
 from engine.events import AntePosted, BlindPosted
+from engine.hand import Hand
 from overlay.export.hands import HandRecord, read_hands
 from overlay.export.phh import phh_text, skip_reason
 from overlay.export.pokerstars import SEPARATOR, hand_id, pokerstars_text, roman
@@ -209,3 +210,18 @@ def test_random_hands_of_every_ante_mode_parse_back(seed: int) -> None:
     if short_forced_bet(record):
         return
     same_hand(record, text)
+
+
+def test_absent_players_and_the_clock() -> None:
+    hand = Hand.start(seats=(2, 4, 7), names=("Ann", "Bo", "Cy"), stacks=(500, 800, 300),
+                      blinds=(10, 20, 0), big_blind=20, button=7, absent=(7,))
+    for seat, cards in ((2, "AhKh"), (4, "QdQs"), (7, "2c7d")):
+        hand.deal_hole(seat, cards)  # Cy is absent: folded when the action reaches him (R11)
+    hand.raise_to(60)  # Ann
+    hand.expire_clock()  # Bo's clock runs out: he folds (R12)
+    record = record_of(hand)
+    lines = pokerstars_text(record).splitlines()
+    assert "Seat 7: Cy (300 in chips) is sitting out" in lines
+    assert lines.index("Cy: folds") < lines.index("Ann: raises 40 to 60")
+    assert lines[lines.index("Bo: folds") - 1] == "Bo has timed out"
+    same_hand(record, pokerstars_text(record))
