@@ -564,44 +564,62 @@ FIRST_PAINT = {
 }
 
 
-@pytest.mark.parametrize("name", ["leaderboard", "lowerthird", "payouts", "clock"])
-def test_graphic_rehydrates_after_the_server_comes_back(page: Page, harness: Harness,
-                                                        probe: Probe, name: str) -> None:
+REHYDRATED = ("leaderboard", "lowerthird", "payouts", "clock")
+
+
+def tab(page: Page, probe: Probe) -> Page:
+    """Another tab in the test's browser context, watched like the fixture's page."""
+    extra = page.context.new_page()
+    extra.on("console", lambda m: probe.console_errors.append(m.text)
+             if m.type == "error" else None)
+    extra.on("pageerror", lambda error: probe.page_errors.append(str(error)))
+    extra.on("request", lambda r: probe.requests.append(r.url))
+    return extra
+
+
+def test_graphics_rehydrate_after_the_server_comes_back(page: Page, harness: Harness,
+                                                        probe: Probe) -> None:
     probe.allow_websocket_errors = True  # Chromium logs each refused reconnect
     view = tournament_view()
-    query = "&seat=4" if name == "lowerthird" else ""
-    open_graphic(page, harness, name, view, revision=20, query=query)
-    selector, text = FIRST_PAINT[name]
-    expect(page.locator(selector).first).to_have_text(text)
+    harness.set_view("delayed", view, revision=20)
+    tabs = {name: page if name == REHYDRATED[0] else tab(page, probe) for name in REHYDRATED}
+    for name, graphic in tabs.items():
+        graphic.goto(f"{harness.base}/{name}?channel=delayed"
+                     + ("&seat=4" if name == "lowerthird" else ""))
+    for name, graphic in tabs.items():
+        expect(graphic.locator("html")).to_have_attribute("data-revision", "20")
+        selector, text = FIRST_PAINT[name]
+        expect(graphic.locator(selector).first).to_have_text(text)
     harness.stop_server()
-    expect(page.locator("html")).to_have_attribute("data-connection", "offline")
+    for graphic in tabs.values():
+        expect(graphic.locator("html")).to_have_attribute("data-connection", "offline")
     page.wait_for_timeout(600)
     # The last graphics stay on screen while the server is away.
-    expect(page.locator(selector).first).to_have_text(text)
-    expect(page.locator("body")).not_to_contain_text("disconnect", ignore_case=True)
+    for name, graphic in tabs.items():
+        selector, text = FIRST_PAINT[name]
+        expect(graphic.locator(selector).first).to_have_text(text)
+        expect(graphic.locator("body")).not_to_contain_text("disconnect", ignore_case=True)
     # It comes back with the tournament moved on: Rast busted in 7th, the clock in level 6.
     moved = eliminated(view, 4, 7, 5000, 50)
     moved["tournament"]["clock"].update(level=6, small_blind=500, big_blind=1000)
     harness.set_view("delayed", moved, revision=31)
     harness.restart_server()
-    expect(page.locator("html")).to_have_attribute("data-revision", "31", timeout=15000)
-    assert harness.hellos_on("delayed")[-1].message["resume"] == 20
-    assert harness.hellos_on("delayed")[-1].message["page"] == name
-    if name == "leaderboard":
-        expect(page.locator(".row:not(.out) .name").first).to_have_text("Ashton")
-        expect(page.locator(".row.out .name").first).to_have_text("Rast")
-    elif name == "lowerthird":
-        expect(page.locator("#third")).not_to_have_class(re.compile(r"\bshown\b"))
-    elif name == "payouts":
-        expect(page.locator(".place-row.next .place")).to_have_text("6th")
-        expect(page.locator(".place-row[data-place='7'] .who")).to_have_text("Rast Andersson")
-    else:
-        expect(page.locator("#level")).to_have_text("Level 6")
-        expect(page.locator("#blinds")).to_have_text("500 / 1,000")
+    for graphic in tabs.values():
+        expect(graphic.locator("html")).to_have_attribute("data-revision", "31", timeout=15000)
+    resumed = {hello.message["page"]: hello.message["resume"]
+               for hello in harness.hellos_on("delayed")[len(REHYDRATED):]}
+    assert resumed == {name: 20 for name in REHYDRATED}
+    board, third, payouts, clock = (tabs[name] for name in REHYDRATED)
+    expect(board.locator(".row:not(.out) .name").first).to_have_text("Ashton")
+    expect(board.locator(".row.out .name").first).to_have_text("Rast")
+    expect(third.locator("#third")).not_to_have_class(re.compile(r"\bshown\b"))
+    expect(payouts.locator(".place-row.next .place")).to_have_text("6th")
+    expect(payouts.locator(".place-row[data-place='7'] .who")).to_have_text("Rast Andersson")
+    expect(clock.locator("#level")).to_have_text("Level 6")
+    expect(clock.locator("#blinds")).to_have_text("500 / 1,000")
 
 
-@pytest.mark.parametrize("name", GRAPHICS)
-def test_names_are_text_never_markup(page: Page, harness: Harness, name: str) -> None:
+def test_names_are_text_never_markup(page: Page, harness: Harness) -> None:
     view = tournament_view()
     tour = view["tournament"]
     for player in tour["players"]:
@@ -611,18 +629,19 @@ def test_names_are_text_never_markup(page: Page, harness: Harness, name: str) ->
     tour["payouts"]["places"][8]["name"] = EVIL
     tour["payouts"]["currency"] = "<b>"
     view["table"]["name"] = "<b>bold</b>"
-    query = "&seat=4" if name == "lowerthird" else "&seconds=30"
-    open_graphic(page, harness, name, view, query=query)
-    if name == "elimination":  # shown only once a bust-out arrives
-        busted = eliminated(view, 1, 7, 5000, 42)
-        harness.push_snapshot("delayed", busted, 2)
-        expect(page.locator("#bust")).to_have_class(re.compile(r"\bshown\b"))
-    # The clock shows no names; its prize pool carries the "<b>" currency as text.
-    expect(page.locator("#stage")).to_contain_text("100,000 <b>" if name == "clock" else EVIL)
-    assert page.evaluate("window.pwned") is None
-    # No element came from the data: the only images are flags and photos the page made.
-    assert page.locator("#stage img:not(.flag-img):not(.photo img)").count() == 0
-    assert page.locator("#stage b").count() == 0
+    for revision, name in enumerate(GRAPHICS, 1):
+        query = "&seat=4" if name == "lowerthird" else "&seconds=30"
+        open_graphic(page, harness, name, view, revision=revision * 10, query=query)
+        if name == "elimination":  # shown only once a bust-out arrives
+            harness.push_snapshot("delayed", eliminated(view, 1, 7, 5000, 42), 51)
+            expect(page.locator("#bust")).to_have_class(re.compile(r"\bshown\b"))
+        # The clock shows no names; its prize pool carries the "<b>" currency as text.
+        expect(page.locator("#stage")).to_contain_text(
+            "100,000 <b>" if name == "clock" else EVIL)
+        assert page.evaluate("window.pwned") is None, name
+        # No element came from the data: the only images are flags and photos the page made.
+        assert page.locator("#stage img:not(.flag-img):not(.photo img)").count() == 0, name
+        assert page.locator("#stage b").count() == 0, name
 
 
 def test_graphics_load_only_local_modules_and_styles() -> None:
