@@ -141,6 +141,8 @@ class CardTracker:
             candidate = state.cards.setdefault(card, _Candidate())
             candidate.streak += 1
             candidate.missing = 0
+            candidate.confirmed = candidate.confirmed or (
+                candidate.streak >= self.config.confirm_frames)
             candidate.scores.append(detection.score)
             del candidate.scores[:-16]
             candidate.x = detection.centre[0]
@@ -173,9 +175,6 @@ class CardTracker:
     def _arrivals(self, state: _RegionState, t: float, duplicated: set[Card],
                   faults: dict[Hashable, CaptureFault]) -> list[CaptureEvent]:
         k = self.config.confirm_frames
-        for candidate in state.cards.values():
-            if candidate.streak >= k:
-                candidate.confirmed = True
         present = {card: c for card, c in state.cards.items()
                    if c.confirmed and card not in duplicated}
         zone = state.region.zone

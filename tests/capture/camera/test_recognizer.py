@@ -1,0 +1,115 @@
+"""The recognizer: every card of a deck read right, never a guess where it cannot read."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from capture.camera.cardart import STYLES, render_card
+from capture.camera.deck import CameraDeck
+from capture.camera.recognizer import DEFAULT_THRESHOLD, Detection, Recognizer
+from engine.cards import Card
+
+from .conftest import felt, same_card_corners, scene
+
+ALL = [Card.from_index(i) for i in range(52)]
+
+
+def grid(style: str = "feltcast", width: float = 120) -> tuple[np.ndarray, list[np.ndarray]]:
+    """All 52 cards on one 1080p frame, alternately upright and upside down, a little
+    turned."""
+    cards = []
+    for i, card in enumerate(ALL):
+        row, column = divmod(i, 13)
+        angle = (180 if (row + column) % 2 else 0) + (i % 7 - 3) * 2
+        cards.append((card, (80 + column * 145, 130 + row * 255), width, angle))
+    return scene(cards, size=(1920, 1080), style=STYLES[style])
+
+
+@pytest.mark.parametrize("style", ["feltcast", "studio-4c"])
+def test_every_card_of_a_development_deck_is_read(style: str) -> None:
+    """All 52 cards, 120 px wide (a board camera's view), upright and upside down."""
+    deck = (CameraDeck.default() if style == "feltcast" else
+            CameraDeck.calibrate({c: render_card(c, STYLES[style]) for c in ALL}, style))
+    image, corners = grid(style)
+    detections = Recognizer(deck).detect(image)
+    assert len(detections) == 52
+    found = {d.code: d for d in detections}
+    wrong = [d.code for d in detections if d.code is not None and d.code not in
+             {c.code for c in ALL}]
+    assert not wrong
+    read = [card for card in ALL if card.code in found]
+    assert len(read) >= 50, f"unread: {sorted(set(ALL) - set(read))}"
+    for card in read:
+        detection = found[card.code]
+        assert detection.score >= DEFAULT_THRESHOLD
+        assert same_card_corners(detection.quad, corners[card.index], 8.0)
+
+
+def test_a_face_down_card_is_found_but_never_named(default_deck: CameraDeck) -> None:
+    image, _ = scene([(None, (400, 300), 160, 20), (Card("Ah"), (800, 300), 160, -10)])
+    back, ace = Recognizer(default_deck).detect(image)
+    assert back.code is None and back.score < DEFAULT_THRESHOLD
+    assert ace.code == "Ah"
+
+
+def test_a_card_of_another_deck_is_unknown_rather_than_a_guess() -> None:
+    """Cards drawn in another style than the deck in use: unknown or right, never wrong."""
+    deck = CameraDeck.calibrate({c: render_card(c, STYLES["studio-4c"]) for c in ALL},
+                                "studio")
+    image, _ = grid("club-classic")
+    detections = Recognizer(deck).detect(image)
+    truth = {c.code for c in ALL}
+    assert all(d.code is None or d.code in truth for d in detections)
+
+
+def test_a_covered_index_gives_no_code(default_deck: CameraDeck) -> None:
+    image, (corners,) = scene([(Card("9h"), (500, 350), 200, 0)])
+    # Cover both index corners with felt-coloured tape.
+    for x, y in (corners[0], corners[2]):
+        x0, y0 = int(min(x, corners[1][0] if x < 500 else x) - 5), int(y - 5)
+        cx, cy = int(x), int(y)
+        image[max(0, cy - 75):cy + 75, max(0, cx - 45):cx + 45] = (40, 105, 30)
+        del x0, y0
+    detections = Recognizer(default_deck).detect(image)
+    assert all(d.code is None for d in detections)
+
+
+def test_roi_limits_the_search_and_quads_stay_in_full_image_pixels(
+        default_deck: CameraDeck) -> None:
+    image, corners = scene([(Card("Kd"), (300, 360), 150, 0), (Card("2s"), (900, 360), 150, 5)])
+    recognizer = Recognizer(default_deck)
+    (only,) = recognizer.detect(image, roi=(700, 150, 450, 420))
+    assert only.code == "2s"
+    assert same_card_corners(only.quad, corners[1], 4.0)
+    assert recognizer.detect(image, roi=(1200, 0, 4, 4)) == []
+
+
+def test_detections_come_left_to_right(default_deck: CameraDeck) -> None:
+    image, _ = scene([(Card(code), (150 + 200 * i, 360), 140, 0)
+                      for i, code in enumerate(["Qc", "3d", "Th", "7s", "As"])])
+    assert [d.code for d in Recognizer(default_deck).detect(image)] == [
+        "Qc", "3d", "Th", "7s", "As"]
+
+
+def test_empty_felt_has_no_detections(default_deck: CameraDeck) -> None:
+    assert Recognizer(default_deck).detect(felt()) == []
+
+
+def test_to_dict_is_the_cli_json_shape() -> None:
+    detection = Detection("Ah", ((1.0, 2.0), (3.04, 2.0), (3.0, 6.0), (1.0, 6.0)), 0.97123)
+    data = detection.to_dict()
+    assert data == {"code": "Ah", "quad": [[1.0, 2.0], [3.0, 2.0], [3.0, 6.0], [1.0, 6.0]],
+                    "score": 0.971}
+    assert json.loads(json.dumps(data)) == data
+    assert Detection(None, detection.quad, 0.2).to_dict()["code"] is None
+    assert detection.card == Card("Ah") and detection.centre == pytest.approx((2.01, 4.0))
+
+
+def test_bad_arguments_are_refused(default_deck: CameraDeck) -> None:
+    with pytest.raises(ValueError, match="threshold"):
+        Recognizer(default_deck, threshold=0.0)
+    with pytest.raises(ValueError, match="BGR"):
+        Recognizer(default_deck).detect(np.zeros((100, 100), np.uint8))
