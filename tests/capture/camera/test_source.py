@@ -84,7 +84,7 @@ def test_missing_and_unreadable_files_name_the_camera(tmp_path: Path) -> None:
         FrameSource(CameraConfig("board", str(tmp_path / "none.avi"))).open()
     text = tmp_path / "notes.avi"
     text.write_text("not a video")
-    with pytest.raises(CameraError, match="camera 'board': the video file .* cannot be read"):
+    with pytest.raises(CameraError, match=r"camera 'board': the video file .* cannot be read"):
         FrameSource(CameraConfig("board", str(text))).open()
 
 
