@@ -280,3 +280,16 @@ def test_renderer_draws_only_inside_its_tiles() -> None:
     alpha = layer.bgra[:, :, 3] > 0
     assert not np.any(changed & ~alpha)
     assert np.count_nonzero(changed) > 1000
+
+
+@needs_ffmpeg
+def test_footage_of_odd_size_is_padded_for_h264(log_dir: Path, tmp_path: Path) -> None:
+    footage = tmp_path / "odd.mkv"  # FFV1 keeps odd sides (OpenCV's mp4v would round down)
+    subprocess.run([str(FFMPEG), "-v", "error", "-f", "lavfi", "-i",
+                    f"testsrc=size=323x181:rate={FPS:g}", "-frames:v", "36", "-c:v", "ffv1",
+                    str(footage)], check=True)
+    assert (probe_footage(footage).width, probe_footage(footage).height) == (323, 181)
+    result = run_export(log_dir, footage, tmp_path / "odd-out.mp4")
+    video = probe(result.out)["streams"][0]
+    assert (video["width"], video["height"]) == (324, 182)  # yuv420p needs even sides
+    assert int(video["nb_read_frames"]) == 36

@@ -197,8 +197,11 @@ def _audio_args(audio: str | None, stream: str) -> list[str]:
     return ["-map", f"{stream}:a:0?", *codec]
 
 
-def _h264_args(preset: str, crf: int) -> list[str]:
-    return ["-c:v", "libx264", "-preset", preset, "-crf", str(crf), "-pix_fmt", "yuv420p",
+def _h264_args(preset: str, crf: int, size: tuple[int, int] | None = None) -> list[str]:
+    # yuv420p needs even sides: footage of odd size gets one black row or column.
+    pad = ["-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"] if size is None or size[0] % 2 \
+        or size[1] % 2 else []
+    return [*pad, "-c:v", "libx264", "-preset", preset, "-crf", str(crf), "-pix_fmt", "yuv420p",
             "-movflags", "+faststart"]
 
 
@@ -227,7 +230,7 @@ class FfmpegWriter:
             command += ["-f", "ffmetadata", "-i", str(chapters)]
             mapping += ["-map_chapters", str(inputs)]
             inputs += 1
-        command += [*mapping, *_h264_args(preset, crf), str(path)]
+        command += [*mapping, *_h264_args(preset, crf, size), str(path)]
         self.command = command
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                         stderr=self._log)
