@@ -125,6 +125,7 @@ export function render(view) {
   }
   $("prize-fact").hidden = $("prize").textContent === "";
   $("stats").hidden = $("stats").textContent === "";
+  toggle(third, "with-stats", !$("stats").hidden); // (no :has(): OBS's older Chromium)
   const key = found.player ? `seat-${found.player.seat}-${found.player.name}`
     : `out-${found.out.place}`;
   slide(key);

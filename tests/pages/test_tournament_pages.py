@@ -187,6 +187,7 @@ def test_lowerthird_by_seat(page: Page, harness: Harness, artifacts: Path) -> No
     # ?stats=1: the session statistics (an unknown one is left out, never shown as 0).
     expect(page.locator("#stats")).to_have_text(
         "40 hands · VPIP 25% · PFR 20% · 3-bet 5% · AF 2.5")
+    expect(page.locator("#third")).to_have_class(re.compile(r"\bwith-stats\b"))
     # The photo is loaded from the server (a same-origin path) and drawn, not the initials.
     page.wait_for_function("document.querySelector('#photo img').naturalWidth > 0")
     expect(page.locator("#photo")).not_to_have_class(re.compile(r"no-photo"))
