@@ -23,6 +23,7 @@ those).
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -280,10 +281,23 @@ class Mistake:
     """The code read (false positive) or the card missed."""
     truth: str | None
     """For a false positive: the card under the detection, if any (IoU >= 0.5)."""
+    card: CardTruth | None = None
+    """The card concerned (missed, or under a false positive), for where and how it lay."""
+    score: float | None = None
+    """The detection's score (false positives, misses read as unknown)."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"scene_seed": self.scene_seed, "size": list(self.size), "kind": self.kind,
-                "code": self.code, "truth": self.truth}
+        data: dict[str, Any] = {"scene_seed": self.scene_seed, "size": list(self.size),
+                                "kind": self.kind, "code": self.code, "truth": self.truth}
+        if self.score is not None:
+            data["score"] = round(self.score, 3)
+        if self.card is not None:
+            (x0, y0), (x1, y1) = self.card.quad[0], self.card.quad[1]
+            data |= {"group": self.card.group,
+                     "corners_visible": list(self.card.corners_visible),
+                     "width_px": round(math.hypot(x1 - x0, y1 - y0), 1),
+                     "angle": round(math.degrees(math.atan2(y1 - y0, x1 - x0)), 1)}
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,7 +385,7 @@ def evaluate_style(style: CardStyle, scenes: int, *, seed: int = 0,
         total = total + score
         size = f"{scene.image.shape[1]}x{scene.image.shape[0]}"
         by_size[size] = by_size.get(size, Score()) + score
-        mistakes.extend(_mistakes(scene, detections, outcome))
+        mistakes.extend(mistakes_in(scene, detections, outcome))
         if on_scene is not None:
             on_scene(scene, detections, outcome)
         if progress is not None:
@@ -393,18 +407,23 @@ def evaluate(styles: Iterable[str], scenes: int, *, seed: int = 0,
     return Report(results, seed, scenes)
 
 
-def _mistakes(scene: Scene, detections: Sequence[Detection],
+def mistakes_in(scene: Scene, detections: Sequence[Detection],
               outcome: Outcome) -> list[Mistake]:
+    """The false positives and misses of one scored scene, with the cards concerned."""
     size = (scene.image.shape[1], scene.image.shape[0])
     found: list[Mistake] = []
     for d in outcome.false_positives:
-        under = [t.code for t in scene.truths
-                 if quad_iou(detections[d].quad, t.quad) >= IOU_MATCH]
+        under = [t for t in scene.truths if quad_iou(detections[d].quad, t.quad) >= IOU_MATCH]
         found.append(Mistake(scene.seed, size, "false-positive", detections[d].code,
-                             under[0] if under else None))
+                             under[0].code if under else None, under[0] if under else None,
+                             detections[d].score))
     for t in outcome.missed:
-        kind = "missed-unknown" if t in outcome.missed_as_unknown else "missed"
-        found.append(Mistake(scene.seed, size, kind, scene.truths[t].code, None))
+        truth = scene.truths[t]
+        scores = [detections[d].score for d in outcome.unknown
+                  if quad_iou(detections[d].quad, truth.quad) >= IOU_MATCH]
+        kind = "missed-unknown" if scores else "missed"
+        found.append(Mistake(scene.seed, size, kind, truth.code, None, truth,
+                             max(scores) if scores else None))
     return found
 
 

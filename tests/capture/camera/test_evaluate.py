@@ -14,19 +14,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capture.camera.cardart import DEV_STYLES, HELDOUT_STYLES
+from capture.camera.cardart import DEFAULT_STYLE, DEV_STYLES, HELDOUT_STYLES
 from capture.camera.evaluate import (
     PRECISION_TARGET,
     RECALL_TARGET,
     Score,
     evaluate,
     match,
+    mistakes_in,
     quad_area,
     quad_iou,
     score_scene,
 )
 from capture.camera.recognizer import Detection
-from capture.camera.synth import CardTruth
+from capture.camera.synth import CardTruth, Placement, Scene, render_table
+from engine.cards import Card
 from overlay.cli.camera_eval import resolve_styles
 
 SQUARE = ((0.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 10.0))
@@ -154,6 +156,28 @@ def test_scores_add_up() -> None:
                      found=198).meets_targets()
     assert Score(true_positives=950, visible=1000, found=950).meets_targets()
     assert not Score(true_positives=949, visible=1000, found=949).meets_targets()
+
+
+def test_mistakes_name_the_card_and_how_it_lay() -> None:
+    placements = [Placement(Card("Ah"), (200.0, 200.0), 100.0, 0.0),
+                  Placement(Card("Kd"), (400.0, 200.0), 100.0, 30.0, "hole"),
+                  Placement(Card("Qs"), (600.0, 200.0), 100.0, 0.0)]
+    image, truths = render_table((800, 400), placements, DEFAULT_STYLE)
+    scene = Scene(image, truths, DEFAULT_STYLE.name, 9)
+    detections = [Detection("Ad", truths[0].quad, 0.81),  # wrong card
+                  Detection(None, truths[1].quad, 0.3),  # seen, not named
+                  Detection("Qs", truths[2].quad, 0.99)]  # right
+    outcome = match(detections, truths)
+    wrong, missed, unknown = (m.to_dict() for m in mistakes_in(scene, detections, outcome))
+    assert wrong["kind"] == "false-positive" and (wrong["code"], wrong["truth"]) == ("Ad", "Ah")
+    assert wrong["score"] == 0.81 and wrong["group"] == "board"
+    assert (missed["kind"], missed["code"], missed["angle"]) == ("missed", "Ah", 0.0)
+    assert "score" not in missed  # nothing was seen there but the wrong read
+    assert unknown["kind"] == "missed-unknown" and unknown["code"] == "Kd"
+    assert unknown["group"] == "hole" and unknown["score"] == 0.3
+    assert unknown["angle"] == pytest.approx(30.0, abs=0.5)
+    assert unknown["width_px"] == pytest.approx(100.0, abs=1.0)
+    assert unknown["corners_visible"] == [True, True] and unknown["size"] == [800, 400]
 
 
 def test_style_names_on_the_command_line() -> None:
