@@ -124,6 +124,9 @@ class TournamentState:
     """The session statistics by the table's name of a player (:mod:`engine.stats`)."""
     current: tuple[tuple[int, int, int], dict[str, PlayerStats], str | None] | None = None
     """The cached statistics and ticker line of the finished current hand."""
+    version: int = 0
+    """Counts the tournament events taken (the drawn standing is cached by it)."""
+    memo: tuple[Any, dict[str, Any]] | None = None
 
 
 class TournamentView:
@@ -144,6 +147,8 @@ class TournamentView:
     def apply(self, state: TournamentState, payload: Any, time: float) -> None:
         """Take one released payload logged at ``time`` (anything not about the tournament
         is ignored)."""
+        if isinstance(payload, _STANDING_EVENTS):
+            state.version += 1
         if isinstance(payload, CLOCK_EVENTS):
             # The service logs only legal clock events; a bad log keeps the clock as it was.
             with suppress(FeltcastError):
@@ -235,29 +240,45 @@ class TournamentView:
         """The ``tournament`` object. ``now`` is the log time of the last released item,
         ``stacks`` the seated players (seat -> (table name, chips)) as of the last finished
         hand, ``big_blind`` and ``level_number`` the table's level."""
-        settings = self.settings
         alive = {seat: v for seat, v in stacks.items() if v[1] > 0}
+        over = hand is not None and hand.is_over
+        # Everything but the clocks and the all-in changes only with the roster, the level
+        # or a tournament event: drawn once per change and shared by the views until then
+        # (views are never mutated: the hub diffs and serialises them).
+        key = (state.version, tuple(sorted(alive.items())), big_blind,
+               (id(hand), len(hand.effective_events)) if over and hand is not None else None)
+        if state.memo is None or state.memo[0] != key:
+            state.memo = (key, self._standing(state, alive, big_blind,
+                                              hand if over else None))
+        view = dict(state.memo[1])
+        view.update(clock=self._clock(state, now, level_number),
+                    action_clock=self._action_clock(state), allin=allin)
+        return view
+
+    def _standing(self, state: TournamentState, alive: Mapping[int, tuple[str, int]],
+                  big_blind: int | None, hand: Hand | None) -> dict[str, Any]:
+        """The parts of the object that follow the roster and the tournament's events."""
+        settings = self.settings
         entrants = settings.entrants or max(len(state.seen), len(alive) + len(
             [o for o in state.out if not o.disqualified]))
         prizes = settings.prizes(entrants)
         remaining = len(alive)
-        players = self._players(state, alive, big_blind, prizes)
         stats, ticker = state.stats, state.ticker
-        if hand is not None and hand.is_over:
+        if hand is not None:
             counts, line = self._hand_stats(state, hand)
             stats, ticker = _merge(stats, counts), line or ticker
         return {
             "name": settings.name or None,
-            "clock": self._clock(state, now, level_number),
-            "action_clock": self._action_clock(state),
+            "clock": None,
+            "action_clock": None,
             "field": Field.of({s: v[1] for s, v in alive.items()}, big_blind=big_blind or 0,
                               entrants=entrants or None).to_dict(),
-            "players": players,
+            "players": self._players(state, alive, big_blind, prizes),
             "eliminations": [self._elimination(o) for o in state.out
                              if o.eliminated and not o.disqualified],
             "payouts": self._payouts(state, prizes, alive),
             "icm": _icm(alive, prizes[:remaining]) if prizes and remaining else None,
-            "allin": allin,
+            "allin": None,
             "stats": _stats_view(stats, alive),
             "ticker": ticker,
         }
@@ -343,6 +364,11 @@ class TournamentView:
 
 
 # --- helpers ------------------------------------------------------------------------------
+
+
+_STANDING_EVENTS = (PlayerIdentified, SeatEmptied, PlayerSeated, HandStarted, PlayerEliminated,
+                    PrizeAwarded, PlayerDisqualified, StackCorrected, HandEnded, HandVoided)
+"""Events that change the drawn standing (names, places, prizes, statistics)."""
 
 
 def _level(level: Any) -> dict[str, Any] | None:
