@@ -25,6 +25,7 @@ from engine.tournament_events import (
     ClockStarted,
     PrizeAwarded,
 )
+from engine.view import TableViewReducer
 from engine.view_tournament import TournamentSettings
 from tests.engine.viewkit import (
     DELAYED,
@@ -34,6 +35,7 @@ from tests.engine.viewkit import (
     fold,
     last_view,
     log_of,
+    released,
     shape_errors,
 )
 from tests.log.hands import random_log
@@ -274,3 +276,18 @@ def test_the_delayed_channel_never_shows_an_elimination_before_its_delay(
         known = sum(1 for e in entries if e.time <= as_of
                     and isinstance(e.payload, PlayerEliminated))
         assert len(view["tournament"]["eliminations"]) <= known
+
+
+@settings(max_examples=6)
+@given(seed=st.integers(0, 10_000))
+def test_the_cached_standing_is_what_a_fresh_drawing_gives(seed: int) -> None:
+    entries = random_log(seed, 6)
+    pool = TournamentSettings(prize_pool=1000)
+    reducer = TableViewReducer(SECURE, structure=SHORT, tournament=pool)
+    state = reducer.initial()
+    for item in released(SECURE, entries):
+        state = reducer.apply(state, item)
+        cached = reducer.snapshot(state)["tournament"]
+        assert state.tournament is not None
+        state.tournament.memo = None  # forget the drawing: draw it again from the state
+        assert reducer.snapshot(state)["tournament"] == cached
