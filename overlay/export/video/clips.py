@@ -69,7 +69,9 @@ def clips_for(records: Iterable[HandRecord], sync: Sync, frames: int) -> list[Cl
     out = []
     for record in records:
         first, last = sync.frame_of(record.started_at), sync.frame_of(record.ended_at)
-        if last < 0 or first >= frames:
+        if first >= frames:
+            break  # hands come in log order: the rest are after the footage too
+        if last < 0:
             continue
         clipped = first < 0 or last >= frames
         out.append(Clip(record.number, max(0, first), min(frames - 1, max(first, last)),

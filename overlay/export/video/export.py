@@ -27,7 +27,7 @@ import numpy as np
 from engine import phh
 from engine.errors import InvalidInputError
 from engine.log import TableEvent
-from overlay.export.hands import DEFAULT_TABLE, HandRecord, iso_utc, read_hands
+from overlay.export.hands import DEFAULT_TABLE, iso_utc, read_hands
 from overlay.export.video.clips import Clip, clips_for, edl, ffmetadata, write_csv
 from overlay.export.video.encode import (
     DEFAULT_PRESET,
@@ -207,10 +207,6 @@ def _clip_files(clips: list[Clip], fps: float, frames: int, out: Path, *, title:
     return [csv_path, chapters, edl_path], chapters
 
 
-def _hands(source: LogSource, table_name: str) -> list[HandRecord]:
-    return list(read_hands(source(), table=table_name))
-
-
 def export_footage(source: LogSource, footage: Path, out: Path, spec: SyncSpec,
                    options: ExportOptions | None = None) -> ExportResult:
     """Burn the graphics into ``footage`` (or, with ``options.alpha``, write them alone).
@@ -223,7 +219,8 @@ def export_footage(source: LogSource, footage: Path, out: Path, spec: SyncSpec,
         raise InvalidInputError(f"--out {out} is the footage itself: write somewhere else")
     info = probe_footage(footage, options.ffmpeg)
     sync = resolve_sync(source, spec, info, options.table_name)
-    clips = clips_for(_hands(source, options.table_name), sync, info.frames)
+    # Streamed: one hand in memory at a time, whatever the log's length.
+    clips = clips_for(read_hands(source(), table=options.table_name), sync, info.frames)
     if not clips:
         raise InvalidInputError(
             f"no hand of the log is in the footage ({_when(sync.start)} to "
