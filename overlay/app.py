@@ -44,7 +44,7 @@ from overlay.players_web import add_player_routes
 from overlay.store import EventStore, open_store
 from overlay.table_service import TableService, build_table
 from overlay.tasks import cancel_and_wait
-from overlay.tournament_desk import settings_from_config
+from overlay.tournament_desk import settings_from_config, tournament_config
 from overlay.web_errors import error_middleware, error_payload, json_error
 
 _log = logging.getLogger(__name__)
@@ -389,6 +389,7 @@ async def api_config(request: web.Request) -> web.Response:
         "table": {"name": table.name, "seats": table.seats, "ante_mode": table.ante_mode,
                   "chip_unit": table.chip_unit, "level_minutes": table.level_minutes},
         "delay": config.delay,
+        "tournament": tournament_config(config),
         "channels": [{"name": spec.name, "filter": str(spec.filter), "delay": spec.delay,
                       "enabled": spec.enabled, "requires_token": spec.requires_token,
                       "audience": spec.audience}

@@ -48,7 +48,7 @@ from overlay.players import PhotoStore, PlayerDirectory
 _log = logging.getLogger(__name__)
 
 __all__ = ["TOURNAMENT_COMMANDS", "TournamentDesk", "settings_from_config",
-           "structure_from_config"]
+           "structure_from_config", "tournament_config"]
 
 #: Command type -> the fields it needs (beyond ``id`` and ``type``).
 TOURNAMENT_COMMANDS: Mapping[str, tuple[str, ...]] = {
@@ -94,6 +94,27 @@ def settings_from_config(config: Config) -> TournamentSettings:
     return TournamentSettings(name=section.name or config.table.name,
                               entrants=section.entrants, prize_pool=section.prize_pool,
                               currency=section.currency, payouts=payouts)
+
+
+def tournament_config(config: Config) -> dict[str, Any]:
+    """What ``GET /api/config`` tells pages and tools of the tournament: its name, field,
+    prizes and the whole structure (levels with their minutes, breaks)."""
+    from overlay.table_service import build_table
+
+    settings = settings_from_config(config)
+    structure = build_table(config).structure
+    entrants = config.tournament.entrants or len(config.players)
+    return {
+        "name": settings.name or None, "entrants": entrants or None,
+        "prize_pool": config.tournament.prize_pool or None,
+        "currency": settings.currency or None,
+        "prizes": list(settings.prizes(max(entrants, 2))),
+        "levels": [{"level": lv.number, "small_blind": lv.small_blind,
+                    "big_blind": lv.big_blind, "ante": lv.ante, "minutes": lv.minutes}
+                   for lv in structure.levels],
+        "breaks": [{"after_level": b.after_level, "minutes": b.minutes, "name": b.name}
+                   for b in structure.breaks],
+    }
 
 
 class TournamentDesk:

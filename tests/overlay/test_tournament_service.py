@@ -361,3 +361,13 @@ async def test_a_player_who_leaves_his_seat_takes_no_place(client: TestClient) -
     assert [(e["place"], e["name"], e["prize"]) for e in t["eliminations"]] == [
         (2, "Bo", 300)]
     assert [p["name"] for p in t["payouts"]["places"]] == ["Ann", "Bo"]
+
+
+async def test_the_structure_and_prizes_are_in_the_public_config(client: TestClient) -> None:
+    config = (await (await client.get("/api/config")).json())["tournament"]
+    assert config["name"] == "Main Event" and config["currency"] == "EUR"
+    assert config["prizes"] == [700, 300] and config["entrants"] == 3
+    assert [lv["big_blind"] for lv in config["levels"]] == [50, 100, 200]
+    assert config["levels"][0] == {"level": 1, "small_blind": 25, "big_blind": 50, "ante": 0,
+                                   "minutes": 10}
+    assert config["breaks"] == [{"after_level": 2, "minutes": 5, "name": "Dinner"}]
