@@ -99,7 +99,7 @@ def run_eval(styles: list[str], scenes: int, seed: int, out: TextIO, err: TextIO
     on_scene = None
     if failures is not None:
         failures.mkdir(parents=True, exist_ok=True)
-        on_scene = _failure_saver(failures, heldout_failures)
+        on_scene = failure_saver(failures, heldout_failures)
     report = evaluate(styles, scenes, seed=seed, threshold=threshold, progress=progress,
                       on_scene=on_scene)
     if as_json:
@@ -151,7 +151,9 @@ def _recall(result: StyleResult, size: str) -> str:
     return "-"
 
 
-def _failure_saver(folder: Path, heldout: bool) -> DetectHook:
+def failure_saver(folder: Path, heldout: bool) -> DetectHook:
+    """A hook writing each scene with a mistake to ``folder`` as ``<style>-<seed>.jpg``,
+    annotated; held-out styles' scenes only when ``heldout``."""
     import cv2
 
     from capture.camera.cardart import HELDOUT_STYLES

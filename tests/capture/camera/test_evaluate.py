@@ -9,7 +9,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -29,7 +32,7 @@ from capture.camera.evaluate import (
 from capture.camera.recognizer import Detection
 from capture.camera.synth import CardTruth, Placement, Scene, render_table
 from engine.cards import Card
-from overlay.cli.camera_eval import resolve_styles
+from overlay.cli.camera_eval import failure_saver, resolve_styles
 
 SQUARE = ((0.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 10.0))
 
@@ -178,6 +181,50 @@ def test_mistakes_name_the_card_and_how_it_lay() -> None:
     assert unknown["angle"] == pytest.approx(30.0, abs=0.5)
     assert unknown["width_px"] == pytest.approx(100.0, abs=1.0)
     assert unknown["corners_visible"] == [True, True] and unknown["size"] == [800, 400]
+
+
+@settings(max_examples=40)
+@given(st.lists(st.tuples(st.sampled_from(["Ah", "Kd", "Qs", None]), st.integers(0, 2),
+                          st.floats(-6, 6)), max_size=6))
+def test_score_invariants(reads: list[tuple[str | None, int, float]]) -> None:
+    """Whatever is read: the counts add up, and a right read added never lowers recall."""
+    truths = [truth("Ah"), truth("Kd", shifted(SQUARE, 30)),
+              truth("Qs", shifted(SQUARE, 60), visible=(False, False))]
+    detections = [Detection(code, shifted(truths[i].quad, dx), 0.9) for code, i, dx in reads]
+    score = score_scene(detections, truths)
+    assert 0.0 <= score.precision <= 1.0 and 0.0 <= score.recall <= 1.0
+    assert score.true_positives + score.false_positives + score.unknown == len(detections)
+    assert score.found <= score.visible == 2 and score.hidden == 1
+    assert score.true_positives <= len(truths)
+    better = score_scene([*detections, Detection("Kd", truths[1].quad, 0.9)], truths)
+    assert better.recall >= score.recall
+
+
+def test_annotated_failures_are_saved_for_development_styles_only(tmp_path: Path) -> None:
+    placements = [Placement(Card("Ah"), (200.0, 200.0), 100.0, 0.0),
+                  Placement(Card("Kd"), (400.0, 200.0), 100.0, 0.0)]
+    image, truths = render_table((600, 400), placements, DEFAULT_STYLE)
+    detections = [Detection("Ah", truths[0].quad, 0.97), Detection("Kc", truths[1].quad, 0.8)]
+    outcome = match(detections, truths)
+    dev = Scene(image, truths, "feltcast", 3)
+    held = Scene(image, truths, HELDOUT_STYLES[0], 4)
+    save = failure_saver(tmp_path, False)
+    save(dev, detections, outcome)
+    save(held, detections, outcome)
+    save(Scene(image, truths, "studio-4c", 5), detections[:1], match(detections[:1], truths[:1]))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["feltcast-3.jpg"]  # no mistake, no file
+    drawn = cv2.imread(str(tmp_path / "feltcast-3.jpg"))
+    assert drawn.shape == image.shape
+    # The right read is outlined in green, the wrong one in magenta.
+    x0, y0 = (round(v) for v in truths[0].quad[0])
+    green = drawn[y0 - 1:y0 + 2, x0 + 20:x0 + 60].reshape(-1, 3).astype(int)
+    assert any(g > 150 and b < 90 and r < 90 for b, g, r in green)
+    x1, y1 = (round(v) for v in truths[1].quad[0])
+    magenta = drawn[y1 - 1:y1 + 2, x1 + 20:x1 + 60].reshape(-1, 3).astype(int)
+    assert any(b > 170 and r > 170 and g < 90 for b, g, r in magenta)
+    failure_saver(tmp_path, True)(held, detections, outcome)
+    assert (tmp_path / f"{HELDOUT_STYLES[0]}-4.jpg").is_file()
+    assert not np.array_equal(drawn, image)
 
 
 def test_style_names_on_the_command_line() -> None:
