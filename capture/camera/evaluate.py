@@ -350,7 +350,7 @@ class Report:
 Progress = Callable[[str, int, int], None]
 """Called as ``progress(style, scenes_done, scenes_total)``."""
 
-DetectHook = Callable[[Scene, list[Detection], Outcome], None]
+DetectHook = Callable[[Scene, Sequence[Detection], Outcome], None]
 
 
 def calibrate_style(style: CardStyle, *, width: int = 250) -> CameraDeck:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -159,7 +160,7 @@ def failure_saver(folder: Path, heldout: bool) -> DetectHook:
     from capture.camera.cardart import HELDOUT_STYLES
     from capture.camera.evaluate import annotate
 
-    def save(scene: Scene, detections: list[Detection], outcome: Outcome) -> None:
+    def save(scene: Scene, detections: Sequence[Detection], outcome: Outcome) -> None:
         if scene.style in HELDOUT_STYLES and not heldout:
             return
         if not outcome.false_positives and not outcome.missed:

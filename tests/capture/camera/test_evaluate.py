@@ -214,7 +214,7 @@ def test_annotated_failures_are_saved_for_development_styles_only(tmp_path: Path
     save(Scene(image, truths, "studio-4c", 5), detections[:1], match(detections[:1], truths[:1]))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["feltcast-3.jpg"]  # no mistake, no file
     drawn = cv2.imread(str(tmp_path / "feltcast-3.jpg"))
-    assert drawn.shape == image.shape
+    assert drawn is not None and drawn.shape == image.shape
     # The right read is outlined in green, the wrong one in magenta.
     x0, y0 = (round(v) for v in truths[0].quad[0])
     green = drawn[y0 - 1:y0 + 2, x0 + 20:x0 + 60].reshape(-1, 3).astype(int)
