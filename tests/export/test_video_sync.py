@@ -204,3 +204,41 @@ def test_hand_start_text() -> None:
     for bad in ("12", "12@", "@5", "a@b", "12@-1"):
         with pytest.raises(InvalidInputError, match="HAND@FRAME"):
             parse_hand_start(bad)
+
+
+# --- the level clock ticks in the video as on the page -------------------------------------
+
+
+def test_level_clock_from_the_tournament_clock_or_the_table_level() -> None:
+    from overlay.export.video.timeline import level_clock
+
+    running = {"tournament": {"clock": {"remaining": 125.0, "as_of": T0, "running": True}}}
+    assert level_clock(running, T0) == ("2:05", False)
+    assert level_clock(running, T0 + 0.5) == ("2:05", False)  # rounded up, as the page does
+    assert level_clock(running, T0 + 5.0) == ("2:00", False)
+    assert level_clock(running, T0 + 999) == ("0:00", False)
+    paused = {"tournament": {"clock": {"remaining": 125.0, "as_of": T0, "running": False}}}
+    assert level_clock(paused, T0 + 60) == ("2:05", True)
+    table = {"table": {"level": {"ends_at": T0 + 61}},
+             "tournament": {"clock": {"remaining": 9.0, "started": False}}}
+    assert level_clock(table, T0) == ("1:01", False)  # a clock not started is not on air
+    assert level_clock({"table": {"level": {"ends_at": None}}}, T0) is None
+    assert level_clock(None, T0) is None
+
+
+def test_the_clock_redraws_once_a_second_and_only_then(tmp_path: Path) -> None:
+    from overlay.export.video.encode import find_ffmpeg
+    from overlay.export.video.export import ExportOptions, export_footage
+    from tests.export.videokit import make_footage
+
+    level = TableEvent.record(1, T0, LevelStarted(2, 100, 200, ends_at=T0 + 65.5))
+    later = [TableEvent.record(e.seq + 1, e.time, e.payload) for e in scripted_log(T0 + 1.2)]
+    footage = make_footage(tmp_path / "f.mp4", frames=60, fps=FPS)
+    export_footage(lambda: iter([level, *later]), footage, tmp_path / "g.mov",
+                   SyncSpec(start=T0), ExportOptions(ffmpeg=find_ffmpeg(), alpha=True))
+    pngs = [p.read_bytes() for p in sorted((tmp_path / "g_frames").glob("*.png"))]
+    assert len(pngs) == 60
+    changes = [k for k in range(1, 60) if pngs[k] != pngs[k - 1]]
+    # 1:06 until 65 s are left (0.5 s in: frame 15), 1:05 until frame 45; hand 1 from 1.7 s.
+    assert [k for k in changes if k < 51] == [15, 45]
+    assert round((T0 + TIMES["start"] + 1.2 - T0) * FPS) in changes

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import cv2
 import numpy as np
@@ -43,7 +43,7 @@ from overlay.export.video.encode import (
 )
 from overlay.export.video.render import Layer, OverlayRenderer
 from overlay.export.video.replay import Pace, phh_entries
-from overlay.export.video.timeline import Sync, ViewCursor, frame_views
+from overlay.export.video.timeline import Sync, ViewCursor, frame_views, level_clock
 
 __all__ = [
     "ExportOptions",
@@ -259,6 +259,27 @@ def _read_frames(path: Path, info: FootageInfo) -> Iterator[np.ndarray]:
         capture.release()
 
 
+class _Pictures:
+    """The layer of each frame: redrawn when the view changes, or when the level clock's
+    text does (once a second while it runs)."""
+
+    def __init__(self, renderer: OverlayRenderer, sync: Sync) -> None:
+        self.renderer, self.sync = renderer, sync
+        self.layer = renderer.render(None)
+        self.view: dict[str, Any] | None = None
+        self.clock: tuple[str, bool] | None = None
+
+    def at(self, cursor: ViewCursor, frame: int) -> Layer:
+        current, changed = cursor.at(frame)
+        if changed and current is not None:
+            self.view = current.view
+        clock = level_clock(self.view, self.sync.time_of(frame))
+        if changed or clock != self.clock:
+            self.clock = clock
+            self.layer = self.renderer.render(self.view, clock)
+        return self.layer
+
+
 def _burn(frames: Iterable[np.ndarray], cursor: ViewCursor, renderer: OverlayRenderer,
           info: FootageInfo, out: Path, options: ExportOptions, result: ExportResult,
           chapters: Path | None, *, audio_from: Path | None) -> None:
@@ -281,13 +302,11 @@ def _burn(frames: Iterable[np.ndarray], cursor: ViewCursor, renderer: OverlayRen
         sink = OpenCVWriter(out, info.fps, size)
     progress = Progress(info.frames, stream=options.progress, enabled=options.progress
                         is not None, label="burning in")
-    layer = Layer.empty(*size)
+    pictures = _Pictures(renderer, result.sync)
     count = 0
     try:
         for count, frame in enumerate(frames, 1):
-            view, changed = cursor.at(count - 1)
-            if changed and view is not None:
-                layer = renderer.render(view.view)
+            layer = pictures.at(cursor, count - 1)
             sink.write(layer.composite(frame))
             progress.update(count)
         sink.close()
@@ -326,13 +345,10 @@ def _alpha(cursor: ViewCursor, renderer: OverlayRenderer, frames: int, fps: floa
     writer = AlphaWriter(folder, fps, rate=rate, mov=mov, ffmpeg=options.ffmpeg)
     progress = Progress(frames, stream=options.progress, enabled=options.progress is not None,
                         label="graphics")
-    layer = renderer.render(None)
+    pictures = _Pictures(renderer, result.sync)
     try:
         for frame in range(frames):
-            view, changed = cursor.at(frame)
-            if changed and view is not None:
-                layer = renderer.render(view.view)
-            writer.write_png(layer.png())
+            writer.write_png(pictures.at(cursor, frame).png())
             progress.update(frame + 1)
         progress.update(frames, final=True)
         if mov is not None and options.ffmpeg is not None and options.progress is not None:

@@ -189,8 +189,11 @@ class OverlayRenderer:
 
     # --- the view --------------------------------------------------------------------------
 
-    def render(self, view: Mapping[str, Any] | None) -> Layer:
-        """The layer for ``view`` (an empty layer for None: nothing known yet)."""
+    def render(self, view: Mapping[str, Any] | None,
+               clock: tuple[str, bool] | None = None) -> Layer:
+        """The layer for ``view`` (an empty layer for None: nothing known yet); ``clock`` is
+        the level clock's text at this frame and whether it stands still
+        (:func:`~overlay.export.video.timeline.level_clock`)."""
         if view is None:
             return Layer.empty(self.width, self.height)
         self.rendered += 1
@@ -198,7 +201,7 @@ class OverlayRenderer:
         table = view.get("table") or {}
         seats = [s for s in view.get("seats") or () if s.get("name") is not None]
         best = _best_cards(table, seats)
-        left = self._event_bar(canvas, table)
+        left = self._event_bar(canvas, table, clock)
         bottom = self._players(canvas, seats, best)
         panel = self._table_panel(canvas, table, seats, best)
         groups = [(0, 0, max(left, self.x(48 + 680 + 40)), max(bottom, self.y(100)))]
@@ -225,19 +228,21 @@ class OverlayRenderer:
             image = self._cache.put(text, draw(*args))
         return image
 
-    def _event_bar(self, canvas: Image.Image, table: Mapping[str, Any]) -> int:
+    def _event_bar(self, canvas: Image.Image, table: Mapping[str, Any],
+                   clock: tuple[str, bool] | None) -> int:
         """The bar at the top left; returns its right edge."""
         level = table.get("level") or {}
-        key = ["bar", table.get("name"), table.get("hand_number"), level]
+        key = ["bar", table.get("name"), table.get("hand_number"), level, clock]
         if not table.get("name") and not table.get("hand_number") and not level.get("number") \
-                and level.get("big_blind") is None:
+                and level.get("big_blind") is None and clock is None:
             return 0
-        out = self._cached(key, self._draw_event_bar, table)
+        out = self._cached(key, self._draw_event_bar, table, clock)
         x0, y0 = self.x(48), self.y(40)
         self._paste(canvas, out, x0, y0, shade=(10, 30, 0.35))
         return x0 + out.width + self.u(40)
 
-    def _draw_event_bar(self, table: Mapping[str, Any]) -> Image.Image:
+    def _draw_event_bar(self, table: Mapping[str, Any],
+                        clock: tuple[str, bool] | None) -> Image.Image:
         level = table.get("level") or {}
         name = str(table.get("name") or "").upper()
         parts: list[tuple[str, int, str]] = []  # text, weight, colour
@@ -256,21 +261,31 @@ class OverlayRenderer:
         name_w = (round(text_width(name, name_face, 0.04 * 21 * self.scale)) + self.u(44)
                   if name else 0)
         gap = self.u(22)
-        meta_w = (sum(round(text_width(t, self.f(w, 21))) for t, w, _ in parts)
-                  + gap * max(0, len(parts) - 1) + self.u(48)) if parts else 0
+        chip_face = self.f(800, 21)
+        chip_w = round(text_width(clock[0], chip_face)) + self.u(20) if clock else 0
+        widths = [round(text_width(t, self.f(w, 21))) for t, w, _ in parts]
+        if clock:
+            widths.append(chip_w)
+        meta_w = (sum(widths) + gap * max(0, len(widths) - 1) + self.u(48)) if widths else 0
         bar = Image.new("RGBA", (name_w + meta_w, h), (0, 0, 0, 0))
         draw = ImageDraw.Draw(bar)
         if name:
             draw.rectangle((0, 0, name_w, h), fill=COLORS["accent"])
             tracked_text(draw, (self.u(22), h / 2), name, name_face, COLORS["accent-ink"],
                          0.04 * 21 * self.scale, anchor="lm")
-        if parts:
+        if widths:
             draw.rectangle((name_w, 0, name_w + meta_w, h), fill=COLORS["panel"])
             x = name_w + self.u(24)
             for text, weight, colour in parts:
                 face = self.f(weight, 21)
                 draw.text((x, h / 2), text, font=face, fill=COLORS[colour], anchor="lm")
                 x += round(text_width(text, face)) + gap
+            if clock:  # the level clock: a white chip (grey while the clock stands still)
+                chip = rounded((chip_w, self.u(29)), self.u(6),
+                               COLORS["ink-dim"] if clock[1] else COLORS["white"])
+                ImageDraw.Draw(chip).text((chip_w / 2, chip.height / 2), clock[0],
+                                          font=chip_face, fill=COLORS["dark-ink"], anchor="mm")
+                bar.alpha_composite(chip, (x, (h - chip.height) // 2))
         return _clip(bar, radius_mask=_mask_of(bar.size, self.u(10)))
 
     # --- players ---------------------------------------------------------------------------

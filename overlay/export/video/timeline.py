@@ -26,7 +26,8 @@ from engine.errors import InvalidInputError
 from engine.log import TableEvent
 from engine.view import TableViewReducer
 
-__all__ = ["EXPORT_CHANNEL", "FrameView", "Sync", "ViewCursor", "drawn_key", "frame_views"]
+__all__ = ["EXPORT_CHANNEL", "FrameView", "Sync", "ViewCursor", "clock_text", "drawn_key",
+           "frame_views", "level_clock"]
 
 EXPORT_CHANNEL = ChannelSpec(
     "export", ChannelFilter.FULL, requires_token=True,
@@ -77,9 +78,41 @@ class FrameView:
 
 
 def drawn_key(view: dict[str, Any]) -> str:
-    """What the graphics draw of a view (its table and seats), as canonical JSON."""
-    return json.dumps([view.get("table"), view.get("seats")], sort_keys=True,
+    """What the graphics draw of a view (its table, seats and the tournament clock), as
+    canonical JSON."""
+    clock = (view.get("tournament") or {}).get("clock")
+    return json.dumps([view.get("table"), view.get("seats"), clock], sort_keys=True,
                       separators=(",", ":"))
+
+
+def level_clock(view: dict[str, Any] | None, now: float) -> tuple[str, bool] | None:
+    """The level clock at wall time ``now``, as the overlay shows it (``m:ss``) and whether it
+    stands still: the tournament clock (counting down from ``remaining`` at ``as_of`` while it
+    runs; not shown before the floor starts it), else the table level's end. None: no clock.
+    """
+    if view is None:
+        return None
+    clock = (view.get("tournament") or {}).get("clock")
+    if isinstance(clock, dict) and clock.get("started") is not False:
+        remaining = clock.get("remaining")
+        if not isinstance(remaining, int | float):
+            return None
+        as_of = clock.get("as_of")
+        running = bool(clock.get("running"))
+        if running and isinstance(as_of, int | float):
+            remaining -= max(0.0, now - as_of)
+        return clock_text(remaining), not running
+    level = (view.get("table") or {}).get("level") or {}
+    ends_at = level.get("ends_at")
+    if not isinstance(ends_at, int | float):
+        return None
+    return clock_text(ends_at - now), False
+
+
+def clock_text(seconds: float) -> str:
+    """Seconds left as ``m:ss``, rounded up, never negative (static/js/dom.js clockText)."""
+    whole = max(0, math.ceil(seconds))
+    return f"{whole // 60}:{whole % 60:02d}"
 
 
 def frame_views(entries: Iterable[TableEvent], sync: Sync, *, frames: int | None = None,
