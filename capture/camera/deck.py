@@ -44,7 +44,16 @@ from sqlmodel import Field, Session, SQLModel, select
 from engine.cards import Card
 from engine.errors import CameraDeckError
 
-from .geometry import CARD_ASPECT, Image, Quad, find_card_quads, quad_area, rectify, warp_region
+from .geometry import (
+    CARD_ASPECT,
+    Image,
+    OutlineParams,
+    Quad,
+    find_card_quads,
+    quad_area,
+    rectify,
+    warp_region,
+)
 
 FORMAT_VERSION = 1
 PATCH_HEIGHT = 48
@@ -53,7 +62,7 @@ CHROMA_WEIGHT = 0.8
 """Weight of each colour channel against brightness in a template."""
 _STUDY_WIDTH = 200
 """Card width in pixels at which calibration looks for the index."""
-_SIMILAR = 0.97
+_SIMILAR = 0.985
 """Two templates at least this alike (normalised correlation) are the same card."""
 
 Features = npt.NDArray[np.float32]
@@ -302,12 +311,17 @@ def _default_deck() -> CameraDeck:
                       created=0.0)
 
 
+_WHOLE_IMAGE = OutlineParams(max_fraction=0.98)
+"""A calibration image may be little more than the card."""
+
+
 def card_in_image(image: Image) -> Quad:
     """The printed-order quad of the one card in a calibration image: the largest card
     outline when the card lies on a darker surface, else the whole image (a scan or crop),
     turned upright when it is wider than high."""
     height, width = image.shape[:2]
-    quads = [quad for quad in find_card_quads(image) if quad_area(quad) > 0.15 * width * height]
+    quads = [quad for quad in find_card_quads(image, _WHOLE_IMAGE)
+             if quad_area(quad) > 0.15 * width * height]
     if quads:
         return max(quads, key=quad_area)
     corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float32)
