@@ -8,6 +8,11 @@ log cannot be written the table is rebuilt from the log, so memory never runs ah
 
 At start-up the table is the log replayed (:func:`engine.table_replay.replay_table`); an empty
 log is seeded from the configuration (players, button, first level).
+
+The tournament (clock, prizes, identities: :class:`overlay.tournament_desk.TournamentDesk`)
+follows the same log. With the tournament clock started, a level becomes due at the clock's
+boundary (a timer logs ``level_started`` then, R21: dealt from the next hand); before it is
+started, a level's minutes count from its ``level_started``, as they always did.
 """
 
 from __future__ import annotations
@@ -69,13 +74,12 @@ _FIELD_TYPES: Mapping[str, type | tuple[type, ...]] = {
 def build_table(config: Config) -> Table:
     """An empty table with the configuration's rules and structure."""
     section = config.table
+    # [[tournament.levels]] / [[tournament.breaks]] first, then [table] levels, else R21's.
     structure = structure_from_config(config) or DEFAULT_STRUCTURE
-    if structure is not DEFAULT_STRUCTURE:
-        pass  # [[tournament.levels]] / [[tournament.breaks]]
-    elif section.levels:
+    if structure is DEFAULT_STRUCTURE and section.levels:
         structure = Structure.from_rows(section.levels, minutes=section.level_minutes,  # type: ignore[arg-type]
                                         starting_stack=section.starting_stack)
-    elif section.level_minutes != 20:
+    elif structure is DEFAULT_STRUCTURE and section.level_minutes != 20:
         structure = Structure.from_rows(
             [(lv.small_blind, lv.big_blind, lv.ante) for lv in DEFAULT_STRUCTURE.levels],
             minutes=section.level_minutes, starting_stack=section.starting_stack)
