@@ -209,9 +209,13 @@ def _suit_mask(cards: Iterable[Card], suit: int) -> int:
     return sum(1 << c.rank for c in cards if c.suit == suit)
 
 
-def _count(hands: Sequence[tuple[Card, ...]], board: tuple[Card, ...],
-           available: Sequence[Card]) -> tuple[I64, I64, int]:
-    """Exact weighted wins and splits over every completion of ``board`` from ``available``."""
+def board_classes(hands: Sequence[tuple[Card, ...]], board: tuple[Card, ...],
+                  available: Sequence[Card]) -> tuple[npt.NDArray[np.int16], I64, int]:
+    """Every completion of ``board`` from ``available`` as classes of boards that value each
+    hand alike: the hands' order values per class (player-major, higher is better, comparable
+    between hands), how many boards each class stands for (negative for corrections) and the
+    number of boards. Used by :func:`equity` and by the all-in outcomes of
+    :mod:`engine.icm`."""
     to_come = 5 - len(board)
     board_key = _hand_key(board)
     pairs = np.array([t.pair_index(_hand_key(h)) for h in hands], dtype=np.intp)
@@ -266,9 +270,15 @@ def _count(hands: Sequence[tuple[Card, ...]], board: tuple[Card, ...],
                          np.take(rank_only.reshape(len(hands), -1), changed, axis=1)]
             seg_weights += [w, -w]
     if len(segments) == 1:
-        wins, splits = _tally(segments[0], weights)
-    else:
-        wins, splits = _tally(np.concatenate(segments, axis=1), np.concatenate(seg_weights))
+        return segments[0], weights, boards
+    return np.concatenate(segments, axis=1), np.concatenate(seg_weights), boards
+
+
+def _count(hands: Sequence[tuple[Card, ...]], board: tuple[Card, ...],
+           available: Sequence[Card]) -> tuple[I64, I64, int]:
+    """Exact weighted wins and splits over every completion of ``board`` from ``available``."""
+    values, weights, boards = board_classes(hands, board, available)
+    wins, splits = _tally(values, weights)
     return wins, splits, boards
 
 

@@ -31,9 +31,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from engine import _tables as t
 from engine.cards import Card, ensure_distinct, parse_cards
-from engine.equity import _combos, _hand_key, _suit_mask, _weighted_multisets, equity
+from engine.equity import board_classes, equity
 from engine.errors import InvalidBoardError, InvalidInputError, PlayerCountError
 from engine.pots import Pot, split_pot
 
@@ -338,7 +337,7 @@ def _showdowns(cards: list[tuple[Card, ...]], board: tuple[Card, ...],
         return pats, [a.wins, b.wins, a.ties], result.boards
     used = {c for group in (*cards, board, dead) for c in group}
     available = [c for c in (Card.from_index(i) for i in range(52)) if c not in used]
-    values, weights = _board_classes(cards, board, available)
+    values, weights, _ = board_classes(cards, board, available)
     better = (values[None, :, :] > values[:, None, :]).sum(axis=1)  # (contender, class)
     codes = (better * np.array([m**k for k in range(m)], dtype=np.int64)[:, None]).sum(axis=0)
     kinds, which = np.unique(codes, return_inverse=True)
@@ -349,56 +348,3 @@ def _showdowns(cards: list[tuple[Card, ...]], board: tuple[Card, ...],
     return pats, counts.tolist(), boards
 
 
-def _board_classes(cards: Sequence[tuple[Card, ...]], board: tuple[Card, ...],
-                   available: Sequence[Card]) -> tuple[npt.NDArray[np.int16], I64]:
-    """Every completion of ``board`` from ``available`` as classes of boards that value each
-    hand alike: the hands' order values per class (higher is better, comparable between
-    hands) and how many boards each class stands for. It counts the way
-    :func:`engine.equity.equity` does: the boards by rank multiset, valued as if no flush
-    were possible; then the boards on which some hand makes a flush once more at their true
-    values, and once negatively at their rank-only values (a negative count takes back what
-    the first pass counted wrongly)."""
-    to_come = 5 - len(board)
-    board_key = _hand_key(board)
-    pairs = np.array([t.pair_index(_hand_key(h)) for h in cards], dtype=np.intp)
-    table = t.BOARD_PAIR_ORDER[pairs]  # (hands, 6175): non-flush values by board multiset
-    avail = np.zeros(13, dtype=np.int64)
-    for card in available:
-        avail[card.rank] += 1
-    keys, weights = _weighted_multisets(avail, to_come)
-    segments = [np.take(table, t.board_index(board_key + keys), axis=1)]
-    seg_weights = [weights]
-    for suit in range(4):
-        on_board = sum(1 for c in board if c.suit == suit)
-        in_hand = max(sum(1 for c in h if c.suit == suit) for h in cards)
-        suited = [c for c in available if c.suit == suit]
-        first = max(0, 5 - on_board - in_hand)
-        if first > min(to_come, len(suited)):
-            continue
-        others = avail.copy()
-        for card in suited:
-            others[card.rank] -= 1
-        masks = np.array([_suit_mask(board, suit) | _suit_mask(h, suit) for h in cards],
-                         dtype=np.int64)
-        powers = np.array([5 ** c.rank for c in suited], dtype=np.int64)
-        bits = np.array([1 << c.rank for c in suited], dtype=np.int64)
-        for k in range(first, min(to_come, len(suited)) + 1):
-            picks = _combos(len(suited), k)
-            s_keys = powers[picks].sum(axis=1)
-            s_masks = np.bitwise_or.reduce(bits[picks], axis=1) if k else np.zeros(
-                len(picks), dtype=np.int64)
-            o_keys, o_weights = _weighted_multisets(others, to_come - k)
-            if not len(o_keys):
-                continue
-            flush = t.FLUSH_ORDER[masks[:, None] | s_masks[None, :]]  # (hands, suited picks)
-            keep = flush.max(axis=0) > 0
-            s_keys, flush = s_keys[keep], flush[:, keep]
-            slots = t.board_index(board_key + s_keys[:, None] + o_keys[None, :])
-            rank_only = np.take(table, slots, axis=1)  # (hands, picks, other multisets)
-            true = np.maximum(rank_only, flush[:, :, None])
-            changed = np.flatnonzero((flush[:, :, None] > rank_only).any(axis=0))
-            w = np.take(np.broadcast_to(o_weights, slots.shape), changed)
-            segments += [np.take(true.reshape(len(cards), -1), changed, axis=1),
-                         np.take(rank_only.reshape(len(cards), -1), changed, axis=1)]
-            seg_weights += [w, -w]
-    return np.concatenate(segments, axis=1), np.concatenate(seg_weights)
