@@ -293,3 +293,20 @@ def test_footage_of_odd_size_is_padded_for_h264(log_dir: Path, tmp_path: Path) -
     video = probe(result.out)["streams"][0]
     assert (video["width"], video["height"]) == (324, 182)  # yuv420p needs even sides
     assert int(video["nb_read_frames"]) == 36
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1920, 1080), (640, 360)])
+def test_every_pixel_is_blended_exactly_once(size: tuple[int, int]) -> None:
+    # The event bar and player column reach over the board panel's box at some sizes: a
+    # pixel blended by two tiles would come out darker than alpha compositing says.
+    from tests.pages.views import showdown_view, ten_handed_preflop_view
+
+    width, height = size
+    for view in (showdown_view(), ten_handed_preflop_view()):
+        layer = OverlayRenderer(width, height).render(view)
+        frame = np.random.default_rng(7).integers(0, 256, (height, width, 3), dtype=np.uint8)
+        expected = frame.astype(float)
+        alpha = layer.bgra[:, :, 3:4] / 255.0
+        expected = layer.bgra[:, :, :3] * alpha + expected * (1 - alpha)
+        layer.composite(frame)
+        assert np.abs(frame - expected).max() <= 1.0

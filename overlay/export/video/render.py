@@ -85,19 +85,18 @@ class Layer:
     def from_rgba(cls, image: Image.Image, groups: Sequence[tuple[int, int, int, int]],
                   ) -> Layer:
         """The layer of ``image`` (RGBA, the output size); only the ``groups`` boxes (x0, y0,
-        x1, y1) may hold graphics."""
+        x1, y1) may hold graphics (they may overlap: one region around them all is read)."""
         width, height = image.size
-        parts: list[tuple[int, int, np.ndarray]] = []
-        tiles: list[Tile] = []
-        for gx0, gy0, gx1, gy1 in groups:
-            x0, y0, x1, y1 = max(0, gx0), max(0, gy0), min(width, gx1), min(height, gy1)
-            if x1 <= x0 or y1 <= y0:
-                continue
-            crop = np.asarray(image.crop((x0, y0, x1, y1)), dtype=np.uint8)
-            bgra = cv2.cvtColor(crop, cv2.COLOR_RGBA2BGRA)
-            parts.append((x0, y0, bgra))
-            tiles.extend(_tiles(bgra, x0, y0))
-        return cls(width, height, parts, tiles)
+        boxes = [(max(0, x0), max(0, y0), min(width, x1), min(height, y1))
+                 for x0, y0, x1, y1 in groups]
+        boxes = [b for b in boxes if b[2] > b[0] and b[3] > b[1]]
+        if not boxes:
+            return cls(width, height, [], [])
+        x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
+        x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
+        crop = np.asarray(image.crop((x0, y0, x1, y1)), dtype=np.uint8)
+        bgra = cv2.cvtColor(crop, cv2.COLOR_RGBA2BGRA)
+        return cls(width, height, [(x0, y0, bgra)], _tiles(bgra, x0, y0))
 
     @classmethod
     def empty(cls, width: int, height: int) -> Layer:
@@ -133,26 +132,36 @@ class Layer:
         return self._png
 
 
+BAND = 32
+"""Height of the horizontal bands a drawn region is cut into (each trimmed to its columns)."""
+
+
 def _tiles(bgra: np.ndarray, x0: int, y0: int) -> list[Tile]:
-    """Blend tiles of one drawn region at (x0, y0): the runs of rows holding any graphics,
-    each cut to the columns that do (transparent parts of a frame are never touched)."""
+    """Blend tiles of one drawn region at (x0, y0): each connected piece of graphics (the
+    event bar with the player column, the board panel, ...) cut into bands of :data:`BAND`
+    rows, each trimmed to the columns it draws on. A tile carries only its own piece's pixels
+    (elsewhere ``inv`` 256, ``pre`` 128: unchanged), so tiles of different pieces may overlap
+    and every pixel is still blended once. Transparent parts of a frame are never touched."""
     alpha = bgra[:, :, 3]
-    rows = np.flatnonzero(alpha.any(axis=1))
-    if rows.size == 0:
-        return []
-    breaks = np.flatnonzero(np.diff(rows) > 1)
-    starts = np.concatenate(([rows[0]], rows[breaks + 1]))
-    ends = np.concatenate((rows[breaks], [rows[-1]])) + 1
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(
+        (alpha > 0).astype(np.uint8), connectivity=8)
     tiles = []
-    for r0, r1 in zip(starts.tolist(), ends.tolist(), strict=True):
-        cols = np.flatnonzero(alpha[r0:r1].any(axis=0))
-        c0, c1 = int(cols[0]), int(cols[-1]) + 1
-        part = bgra[r0:r1, c0:c1]
-        a = part[:, :, 3:4].astype(np.uint16)
-        a += a >> 7  # 0-255 -> 0-256
-        inv = np.repeat(256 - a, 3, axis=2)
-        pre = part[:, :, :3].astype(np.uint16) * a + 128  # rounds the >> 8 to nearest
-        tiles.append(Tile(y0 + r0, y0 + r1, x0 + c0, x0 + c1, inv, pre))
+    for label in range(1, count):
+        left, top, width, height = (int(v) for v in stats[label][:4])
+        for b0 in range(top, top + height, BAND):
+            b1 = min(b0 + BAND, top + height)
+            own = labels[b0:b1, left:left + width] == label
+            cols = np.flatnonzero(own.any(axis=0))
+            if cols.size == 0:
+                continue
+            c0, c1 = left + int(cols[0]), left + int(cols[-1]) + 1
+            mine = own[:, c0 - left:c1 - left, None]
+            part = bgra[b0:b1, c0:c1]
+            a16 = np.where(mine, part[:, :, 3:4], 0).astype(np.uint16)
+            a16 += a16 >> 7  # 0-255 -> 0-256
+            inv = np.repeat(256 - a16, 3, axis=2)
+            pre = part[:, :, :3].astype(np.uint16) * a16 + 128  # rounds the >> 8 to nearest
+            tiles.append(Tile(y0 + b0, y0 + b1, x0 + c0, x0 + c1, inv, pre))
     return tiles
 
 
