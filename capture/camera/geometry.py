@@ -123,12 +123,20 @@ def find_card_quads(image: Image, params: OutlineParams = DEFAULT_OUTLINE) -> li
         found = []
         for part in parts if len(parts) >= 2 else []:
             quad = quad_from_contour(part, params)
+            if quad is None:
+                quad = _covered_card(part, params)  # the card underneath a fanned pair
             if quad is not None:
                 # Sides on the blob's own outline are fitted to it (the cut frays the
                 # part's outline near the index); the others stay where the cut is.
                 found.append(_refine(grow(quad, _CUT_GROWTH),
                                      contour.reshape(-1, 2).astype(np.float32),
-                                     tolerance=3.0))
+                                     tolerance=0.1))
+        if len(found) == 1 and area > 1.3 * quad_area(found[0]):
+            # A fanned pair whose top card came out whole: the rest of the blob is the card
+            # underneath.
+            under = _card_under(found[0], contour, params)
+            if under is not None:
+                found.append(under)
         if len(found) < 2:
             whole = quad_from_contour(contour, params) if area <= max_area else None
             if whole is not None:
@@ -156,6 +164,66 @@ def _split(image: Image, mask: Image, contour: Contour,
     parts, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE,
                                 offset=(x0, y0))
     return [np.asarray(part) for part in parts]
+
+
+def _card_under(top: Quad, contour: Contour, params: OutlineParams) -> Quad | None:
+    """The card partly under ``top`` in one blob: a card-shaped rectangle around the blob's
+    outline outside ``top``, extended under ``top`` to a card's proportions."""
+    points = contour.reshape(-1, 2).astype(np.float32)
+    polygon = grow(top, 4.0).reshape(-1, 1, 2)
+    outside = np.array([cv2.pointPolygonTest(polygon, (float(x), float(y)), False) < 0
+                        for x, y in points])
+    if int(outside.sum()) < 20:
+        return None
+    (cx, cy), (w, h), angle = cv2.minAreaRect(points[outside])
+    if min(w, h) <= 2:
+        return None
+    box = clockwise(cv2.boxPoints(((cx, cy), (w, h), angle)))
+    sides = side_lengths(box)
+    if sides[0] > sides[1]:
+        box = np.asarray(np.roll(box, -1, axis=0), dtype=np.float32)
+        sides = side_lengths(box)
+    short, long_ = float(sides[0]), float(sides[1])
+    towards = top.mean(axis=0) - box.mean(axis=0)
+    if long_ / short > CARD_ASPECT:
+        # The short sides are cut off by the top card: extend across, towards it.
+        axis = (box[1] - box[0]) / short
+        extra = long_ / CARD_ASPECT - short
+    else:
+        axis = (box[2] - box[1]) / long_
+        extra = short * CARD_ASPECT - long_
+    if float(np.dot(axis, towards)) < 0:
+        axis = -axis
+    if extra > 0.8 * short:
+        return None  # too little of it shows to tell where it lies
+    moved = box.copy()
+    for i in range(4):
+        if float(np.dot(box[i] - box.mean(axis=0), axis)) > 0:
+            moved[i] = box[i] + axis * extra
+    quad = clockwise(moved)
+    if side_lengths(quad)[0] > side_lengths(quad)[1]:
+        quad = np.asarray(np.roll(quad, -1, axis=0), dtype=np.float32)
+    if quad_iou(quad, top) > 0.5:
+        return None
+    return quad
+
+
+def _covered_card(part: Contour, params: OutlineParams) -> Quad | None:
+    """A card partly under another: the smallest rectangle around what shows of it, when
+    that is card-shaped and mostly filled (a covered corner or strip, not a sliver)."""
+    rect = cv2.minAreaRect(part)
+    (w, h) = rect[1]
+    if min(w, h) <= 0:
+        return None
+    if not 1.2 <= max(w, h) / min(w, h) <= 1.65:
+        return None
+    if cv2.contourArea(part) < 0.55 * w * h:
+        return None
+    quad = clockwise(cv2.boxPoints(rect))
+    sides = side_lengths(quad)
+    if sides[0] > sides[1]:
+        quad = np.asarray(np.roll(quad, -1, axis=0), dtype=np.float32)
+    return quad
 
 
 def quad_from_contour(contour: Contour,
@@ -218,7 +286,7 @@ def grow(quad: Quad, distance: float) -> Quad:
     return out
 
 
-def _refine(corners: Quad, points: npt.NDArray[np.float32], *, tolerance: float = 2.0
+def _refine(corners: Quad, points: npt.NDArray[np.float32], *, tolerance: float = 0.02
             ) -> Quad:
     """Corners at the intersections of lines fitted to the outline along each side.
 
@@ -236,7 +304,7 @@ def _refine(corners: Quad, points: npt.NDArray[np.float32], *, tolerance: float 
         rel = points.astype(np.float64) - a
         along = rel @ unit
         across = np.abs(rel @ normal)
-        near = (across < max(tolerance, 0.02 * length)) & (along > 0.1 * length) & (
+        near = (across < max(2.0, tolerance * length)) & (along > 0.1 * length) & (
             along < 0.9 * length)
         if int(near.sum()) < 5:
             lines.append((a, unit))
