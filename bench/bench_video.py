@@ -11,7 +11,8 @@ Measured, each export in a fresh interpreter (peak memory is the process's own):
 * ``feltcast``: ``export_footage`` as ``feltcast export video`` runs it (frames piped into
   ffmpeg's H.264 encoder, audio and chapters muxed): seconds, x real time, peak RSS of the
   Python process (ffmpeg's own is bounded by x264's lookahead, whatever the length) and the
-  tracemalloc peak, CPU seconds (Python and ffmpeg; ``realtime_if_idle_estimate`` spreads
+  tracemalloc peak, RSS sampled through the run (the second half's peak against the first
+  half's), CPU seconds (Python and ffmpeg; ``realtime_if_idle_estimate`` spreads
   them over two cores, for a machine busy with other work); short and 4x long footage.
   Targets: at least real time, and memory that does not grow with the length (long peak RSS
   within 10% + 20 MB of the short one);
@@ -59,18 +60,36 @@ entries = log_entries({seconds!r})
 def cpu():
     return sum(getattr(resource.getrusage(who), f) for who in
                (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
+samples = []  # (seconds into the export, RSS MB), every 0.25 s
+def sample():
+    import os, threading
+    page = os.sysconf("SC_PAGE_SIZE")
+    def run():
+        while not done.is_set():
+            with open("/proc/self/statm") as f:
+                rss = int(f.read().split()[1]) * page / 2**20
+            samples.append((time.perf_counter() - start, rss))
+            done.wait(0.25)
+    done = threading.Event()
+    threading.Thread(target=run, daemon=True).start()
+    return done
 tracemalloc.start()
 cpu_before = cpu()
 start = time.perf_counter()
+stop = sample()
 result = export_footage(lambda: iter(entries), Path({footage!r}), Path({out!r}),
                         SyncSpec(start=0.0), ExportOptions(ffmpeg={ffmpeg!r},
                         via_opencv={via_opencv!r}, alpha={alpha!r}, clips=False))
 seconds = time.perf_counter() - start
+stop.set()
 _, peak = tracemalloc.get_traced_memory()
+half = [m for t, m in samples if t < seconds / 2] or [0.0]
+rest = [m for t, m in samples if t >= seconds / 2] or [0.0]
 print(json.dumps({{"seconds": seconds, "frames": result.frames, "pictures": result.pictures,
                   "tracemalloc_peak_mb": peak / 2**20,
                   "rss_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                  "cpu_seconds": cpu() - cpu_before}}))
+                  "cpu_seconds": cpu() - cpu_before,
+                  "rss_first_half_max_mb": max(half), "rss_second_half_max_mb": max(rest)}}))
 """
 
 
@@ -246,6 +265,9 @@ def main(argv: list[str] | None = None) -> int:
         "realtime>=1 (short)": runs["feltcast_short"]["realtime"] >= 1.0,
         "realtime>=1 (long)": runs["feltcast_long"]["realtime"] >= 1.0,
         "memory_flat (long rss <= short*1.1+20MB)": l_rss <= s_rss * 1.1 + 20,
+        "memory_flat (long: 2nd half max rss <= 1st half max*1.05+10MB)":
+            runs["feltcast_long"]["rss_second_half_max_mb"]
+            <= runs["feltcast_long"]["rss_first_half_max_mb"] * 1.05 + 10,
     }
     report["machine"] = {"python": platform.python_version(), "cpus": os.cpu_count(),
                          "load_before": load_before, "load_after": os.getloadavg()}

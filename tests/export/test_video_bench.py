@@ -33,5 +33,8 @@ def test_bench_video_runs_and_reports_every_figure() -> None:
     assert all(run["seconds"] > 0 and run["realtime"] > 0 for run in runs.values())
     assert set(report["ratios"]) == {"feltcast_via_opencv_short", "feltcast_alpha_short",
                                      "ffmpeg_png_overlay_short", "ffmpeg_drawtext_short"}
-    assert set(report["checks"]) == {"realtime>=1 (short)", "realtime>=1 (long)",
-                                     "memory_flat (long rss <= short*1.1+20MB)"}
+    assert set(report["checks"]) == {
+        "realtime>=1 (short)", "realtime>=1 (long)",
+        "memory_flat (long rss <= short*1.1+20MB)",
+        "memory_flat (long: 2nd half max rss <= 1st half max*1.05+10MB)"}
+    assert runs["feltcast_long"]["rss_second_half_max_mb"] > 0

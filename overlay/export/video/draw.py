@@ -3,6 +3,8 @@
 Everything is drawn with Pillow into RGBA images, in the look of ``static/overlay.css`` and
 ``static/css/base.css`` (the bundled Inter font, the same colour tokens, the same card faces),
 and cached: a card, a badge or a shadow is drawn once per size and reused for every scene.
+The caches are bounded (a few tens of MB at 1080p, filled within the first hands), so memory
+does not grow with the length of the footage.
 """
 
 from __future__ import annotations
@@ -149,7 +151,7 @@ def _combine(mask: Image.Image, body: Image.Image) -> Image.Image:
     return ImageChops.multiply(mask, body.getchannel("A"))
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=64)
 def _round_mask(w: int, h: int, radius: int) -> Image.Image:
     """An anti-aliased rounded-rectangle mask (drawn at 4x, then reduced)."""
     k = 4
@@ -167,7 +169,7 @@ def _gradient(w: int, h: int, stops: tuple[RGBA, ...]) -> Image.Image:
     return strip.resize((w, h), Image.Resampling.BILINEAR)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=32)
 def shadow(size: tuple[int, int], radius: int, blur: int, alpha: float) -> Image.Image:
     """A soft drop shadow of a rounded box (``box-shadow: 0 y blur rgba(0,0,0,alpha)``), with
     ``blur`` pixels of margin on every side."""
@@ -232,7 +234,7 @@ def _suit(draw: ImageDraw.ImageDraw, suit: str, x: float, y: float, size: float,
         draw.polygon([p(47, 58), p(31, 94), p(69, 94), p(53, 58)], fill=fill)
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=160)
 def card_image(code: str | None, width: int, *, slot: bool = False, best: bool = False,
                muted: bool = False) -> Image.Image:
     """One playing card ``width`` pixels wide (height 1.4 x width), as static/js/cards.js

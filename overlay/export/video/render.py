@@ -176,7 +176,7 @@ class OverlayRenderer:
         self.scale = min(width / STAGE[0], height / STAGE[1])
         self.ox = (width - STAGE[0] * self.scale) / 2
         self.oy = (height - STAGE[1] * self.scale) / 2
-        self._cache = _ImageCache(64)
+        self._cache = _ImageCache(40)
         """Player boxes by what they show: a new event redraws only the boxes it changes."""
         self.rendered = 0
         """How many views were drawn (cache misses), for tests and the benchmark."""
