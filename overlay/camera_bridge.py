@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
@@ -146,6 +147,7 @@ class CameraCoordinator:
         self.timing = timing
         self.clock = clock
         self.state = CameraState.CONNECTING
+        self.doing = "connecting"
         self.error = ""
         """The last error (why the camera is offline), empty while all is well."""
         self.connects = 0
@@ -171,8 +173,10 @@ class CameraCoordinator:
             while True:
                 try:
                     if self._tracker is None:
+                        self._step(f"loading deck {self.config.deck!r}")
                         self._tracker = await loop.run_in_executor(self._worker,
                                                                    self._make_tracker)
+                    self._step(f"opening {self.config.source}")
                     source = await loop.run_in_executor(self._reader, self._open)
                 except Exception as error:  # never a dead camera task: offline, retried
                     if not isinstance(error, FeltcastError | OSError):
@@ -201,6 +205,12 @@ class CameraCoordinator:
             self._reader.shutdown(wait=False, cancel_futures=True)
             self._worker.shutdown(wait=False, cancel_futures=True)
 
+    def _step(self, what: str) -> None:
+        """What a camera that is not online yet is doing (shown in the console)."""
+        if self.state is CameraState.CONNECTING:
+            self.doing = what
+            self._changed()
+
     def _open(self) -> Frames:
         source = self._open_source()
         source.open()
@@ -213,6 +223,7 @@ class CameraCoordinator:
         self._changed()
 
     def _go_down(self, reason: str) -> None:
+        reason = reason.removeprefix(f"camera {self.name!r}: ")  # it is said once, in front
         if self.state is not CameraState.OFFLINE or reason != self.error:
             _log.warning("camera %s offline: %s", self.name, reason)
         self.state, self.error = CameraState.OFFLINE, reason
@@ -303,7 +314,7 @@ class CameraCoordinator:
         elif self.state is CameraState.ENDED:
             status, detail = "offline", self.error
         elif self.state is CameraState.CONNECTING:
-            status, detail = "offline", "connecting"
+            status, detail = "offline", f"starting: {self.doing}"
         else:
             status, detail = "offline", f"offline: {self.error}; reconnecting, its zones " \
                                         "are frozen"
@@ -486,6 +497,15 @@ def opencv_pipeline(engine: Any) -> Callable[[CameraConfigSection],
     """Frame sources and trackers from ``capture.camera`` (OpenCV); decks from ``engine``'s
     camera deck registry (the service's database), a deck file, or the project's own."""
 
+    decks: dict[str, Any] = {}
+    lock = threading.Lock()  # cameras that share a deck load it once
+
+    def deck_of(name: str) -> Any:
+        with lock:
+            if name not in decks:
+                decks[name] = load_camera_deck(name, engine)
+            return decks[name]
+
     def make(camera: CameraConfigSection) -> tuple[Callable[[], Frames], Callable[[], Tracker]]:
         from capture.camera import recognizer, source, tracker
 
@@ -500,7 +520,7 @@ def opencv_pipeline(engine: Any) -> Callable[[CameraConfigSection],
             return frames
 
         def make_tracker() -> Tracker:
-            deck = load_camera_deck(camera.deck, engine)
+            deck = deck_of(camera.deck)
             cards: Tracker = tracker.CardTracker(
                 config, recognizer.Recognizer(deck, threshold=camera.threshold))
             return cards
