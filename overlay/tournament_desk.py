@@ -248,7 +248,7 @@ class TournamentDesk:
     def start_level_of_table(self) -> float:
         """Seconds into the structure where the table's current level starts."""
         elapsed = 0.0
-        number = self.table.level.number
+        number = (self.table._pending_level or self.table.level).number  # R21: the next hand's
         for period in self.table.structure.periods():
             if period.level.number == number and not period.is_break:
                 return elapsed
