@@ -50,13 +50,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                            "(2026-11-30T20:14:03Z) or Unix seconds")
     sync.add_argument("--hand-start", metavar="HAND@FRAME",
                       help="the frame where a hand starts, e.g. 12@4521")
-    parser.add_argument("--data-dir", type=Path, default=Path("data"),
+    parser.add_argument("--config", type=Path, default=None,
+                        help="feltcast.toml: its data directory, database and table name")
+    parser.add_argument("--data-dir", type=Path, default=None,
                         help="the data directory holding feltcast.db (default: data)")
     parser.add_argument("--url", default="", help="a sqlite:/// or postgresql:// URL of the "
                                                   "log instead of the data directory")
-    parser.add_argument("--table-name", default=None,
-                        help="the name in the graphics' top bar (default: Final Table; a PHH "
-                             "file's event name)")
+    parser.add_argument("--table", "--table-name", dest="table_name", default=None,
+                        metavar="NAME",
+                        help="the name in the graphics' top bar (default: the configuration's, "
+                             "else 'Final Table'; --phh: the file's event name)")
     parser.add_argument("--alpha", action="store_true",
                         help="write the graphics alone with transparency: PNG frames, and "
                              "ProRes 4444 when OUT ends in .mov")
@@ -91,6 +94,15 @@ def run(args: argparse.Namespace) -> int:
     )
     from overlay.export.video.replay import Pace
 
+    if args.config is not None:
+        from overlay.config import load_config
+
+        config = load_config(args.config)
+        args.data_dir = args.data_dir or config.data_dir
+        args.url = args.url or config.database_url
+        if args.video is not None:
+            args.table_name = args.table_name or config.table.name
+    args.data_dir = args.data_dir or Path("data")
     ffmpeg = find_ffmpeg(args.ffmpeg)
     if ffmpeg is None and not args.quiet:
         print("ffmpeg not found: writing OpenCV's MPEG-4 (no H.264, audio, chapters or "

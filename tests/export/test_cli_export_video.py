@@ -63,7 +63,7 @@ def test_burn_in_by_start_time(setup: tuple[Path, Path], tmp_path: Path) -> None
     data, footage = setup
     out = tmp_path / "final.mp4"
     done = feltcast("--video", footage, "--start", "2026-11-30T10:53:20Z", "--data-dir", data,
-                    "--table-name", "Main Event Final Table", "--out", out)
+                    "--table", "Main Event Final Table", "--out", out)
     assert done.returncode == 0, done.stderr
     assert f"wrote {out}: 90 frames (3.0 s)" in done.stdout
     assert "1 hand" in done.stdout and f"wrote {tmp_path / 'final.clips.csv'}" in done.stdout
@@ -167,3 +167,16 @@ def test_no_hands_in_the_footage(tmp_path: Path, capsys: pytest.CaptureFixture[s
     done = feltcast_here(capsys, "--video", footage, "--start", str(T0 + HAND2 + 100),
                          "--data-dir", data, "--out", tmp_path / "x.mp4")
     assert done.returncode == 2 and "no hand of the log is in the footage" in done.stderr
+
+
+def test_the_configuration_names_the_table_and_the_log(
+        setup: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data, footage = setup
+    config = tmp_path / "feltcast.toml"
+    config.write_text(f'data_dir = "{data}"\n[table]\nname = "Zoë\'s Final"\n',
+                      encoding="utf-8")
+    done = feltcast_here(capsys, "--video", footage, "--start", str(T0), "--config", config,
+                         "--out", tmp_path / "cfg.mp4", "--quiet", "--ffmpeg", "off")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "cfg.edl").read_text().startswith("TITLE: Zoë's Final\n")
+    assert "title=Zoë's Final" in (tmp_path / "cfg.chapters.txt").read_text()
