@@ -122,11 +122,15 @@ class TournamentDesk:
 
     def __init__(self, config: Config, table: Table) -> None:
         self.config = config
-        self.table = table
         self.settings = settings_from_config(config)
+        self.photos = PhotoStore(config.data_dir)
+        self.reset(table)
+
+    def reset(self, table: Table) -> None:
+        """Forget everything (before a replay of the whole log into ``table``)."""
+        self.table = table
         self.clock = TournamentClock(table.structure)
         self.players = PlayerDirectory()
-        self.photos = PhotoStore(config.data_dir)
         self._seen: dict[str, int] = {}
         """Every player's name -> his last seat (busted players included)."""
         self._ops: list[tuple[str, Any]] = []
@@ -140,10 +144,6 @@ class TournamentDesk:
     def takes(payload: object) -> bool:
         """True for events only the desk follows (the table ignores them)."""
         return isinstance(payload, (*CLOCK_EVENTS, PrizeAwarded, PlayerIdentified))
-
-    def reset(self, table: Table) -> None:
-        """Forget everything before a replay of the whole log into ``table``."""
-        self.__init__(self.config, table)  # type: ignore[misc]
 
     def apply(self, payload: object) -> None:
         """Follow one logged event (at start-up, and after every append)."""
