@@ -222,11 +222,12 @@ class CameraCoordinator:
         self.state, self.error, self.stalled = CameraState.ONLINE, "", False
         self._changed()
 
-    def _go_down(self, reason: str) -> None:
+    def _go_down(self, reason: str, *, silent: bool = False) -> None:
+        """Offline (``silent``: still connected, but no frame comes)."""
         reason = reason.removeprefix(f"camera {self.name!r}: ")  # it is said once, in front
         if self.state is not CameraState.OFFLINE or reason != self.error:
             _log.warning("camera %s offline: %s", self.name, reason)
-        self.state, self.error = CameraState.OFFLINE, reason
+        self.state, self.error, self.stalled = CameraState.OFFLINE, reason, silent
         self._changed()
 
     # -- frames ---------------------------------------------------------------------------
@@ -251,8 +252,7 @@ class CameraCoordinator:
                 ok, frame = await asyncio.wait_for(asyncio.shield(pending),
                                                    self.timing.stall_s)
             except TimeoutError:
-                self.stalled = True
-                self._go_down(f"no frame for {self.timing.stall_s:g} s")
+                self._go_down(f"no frame for {self.timing.stall_s:g} s", silent=True)
                 ok, frame = await pending
             if not ok or frame is None:
                 return is_file
@@ -315,6 +315,8 @@ class CameraCoordinator:
             status, detail = "offline", self.error
         elif self.state is CameraState.CONNECTING:
             status, detail = "offline", f"starting: {self.doing}"
+        elif self.stalled:
+            status, detail = "silent", f"silent: {self.error}; its zones are frozen"
         else:
             status, detail = "offline", f"offline: {self.error}; reconnecting, its zones " \
                                         "are frozen"

@@ -25,7 +25,7 @@ from capture.simulator import SimulatedReader
 from engine.cards import Card
 from engine.log import CaptureRecord
 from overlay.app import create_app
-from overlay.camera_bridge import CAMERAS_KEY
+from overlay.camera_bridge import CAMERAS_KEY, CameraTiming
 from overlay.config import parse_config
 from overlay.keys import STORE_KEY
 
@@ -257,7 +257,7 @@ async def test_recognition_slower_than_the_source_skips_frames_never_queues(
 class MjpegCamera:
     """A live network camera on 127.0.0.1: an MJPEG stream over HTTP (what many IP cameras
     serve), showing ``cards``; ``cut()`` drops the stream and refuses connections until
-    ``restore()``."""
+    ``restore()``; while ``paused`` it stays connected but sends nothing."""
 
     def __init__(self, cards: Mapping[str, Sequence[str]]) -> None:
         ok, jpeg = cv2.imencode(".jpg", frame(cards))
@@ -266,6 +266,7 @@ class MjpegCamera:
         self.up = asyncio.Event()
         self.up.set()
         self.connections = 0
+        self.paused = False
         self.server = TestServer(self._app(), host="127.0.0.1")
 
     def _app(self) -> web.Application:
@@ -283,7 +284,8 @@ class MjpegCamera:
         part = (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
                 + str(len(self.jpeg)).encode() + b"\r\n\r\n" + self.jpeg + b"\r\n")
         while self.up.is_set():
-            await response.write(part)
+            if not self.paused:
+                await response.write(part)
             await asyncio.sleep(0.05)
         request.transport.close()  # type: ignore[union-attr]  # the camera went away
         return response
@@ -372,3 +374,30 @@ async def test_with_policy_agree_only_what_camera_and_rfid_both_read_is_dealt(
         reads = [e.payload.event for e in rig.app[STORE_KEY].iter_all()
                  if e.kind == "capture.hole_cards_read"]
         assert {event.seat for event in reads} == {1, 7}
+
+
+async def test_a_stream_that_goes_silent_is_reported_until_frames_come_again(
+        tmp_path: Path) -> None:
+    stream = MjpegCamera(HOLE)
+    await stream.server.start_server()
+    try:
+        async with camera_rig(tmp_path, [camera(stream.url)]) as rig:
+            coordinator = rig.app[CAMERAS_KEY].coordinators[CAMERA]
+            coordinator.timing = CameraTiming(stall_s=1.0)  # the watchdog, shortened
+            await rig.until(lambda: set(rig.bridge._seats) == {1, 4, 7}, timeout=30,
+                            what="hole cards from the stream")
+            stream.paused = True
+            view = await rig.until_view(
+                "operator", lambda v: (camera_entry(v) or {}).get("status") == "silent",
+                timeout=10, what="the camera silent")
+            assert "no frame for 1 s" in camera_entry(view)["detail"]  # type: ignore[index]
+            assert rig.alerts(view, "camera_offline")
+            assert set(rig.bridge._seats) == {1, 4, 7}  # frozen, nothing removed
+            stream.paused = False
+            view = await rig.until_view(
+                "operator", lambda v: (camera_entry(v) or {}).get("status") == "ok",
+                timeout=10, what="frames again")
+            assert camera_entry(view)["connects"] == 1  # type: ignore[index]  # same stream
+    finally:
+        stream.cut()
+        await stream.server.close()
