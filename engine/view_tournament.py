@@ -124,6 +124,8 @@ class TournamentState:
     """The session statistics by the table's name of a player (:mod:`engine.stats`)."""
     current: tuple[tuple[int, int, int], dict[str, PlayerStats], str | None] | None = None
     """The cached statistics and ticker line of the finished current hand."""
+    out_from: int = 0
+    """Where the current hand's eliminations start in :attr:`out`."""
     version: int = 0
     """Counts the tournament events taken (the drawn standing is cached by it)."""
     memo: tuple[Any, dict[str, Any]] | None = None
@@ -200,6 +202,7 @@ class TournamentView:
         state.stats = _merge(state.stats, counts)
         state.ticker = ticker or state.ticker
         state.current = None
+        state.out_from = len(state.out)  # the next hand's eliminations come after these
 
     def _hand_stats(self, state: TournamentState, hand: Hand,
                     ) -> tuple[dict[str, PlayerStats], str | None]:
@@ -207,7 +210,8 @@ class TournamentView:
         channel knows them); cached while they stay the same (an undo can take the hand's
         end back)."""
         number = hand.hand_number
-        out = tuple(PlayerEliminated(o.seat, o.name, o.place, o.hand) for o in state.out
+        out = tuple(PlayerEliminated(o.seat, o.name, o.place, o.hand)
+                    for o in state.out[state.out_from:]
                     if o.hand == number and o.eliminated and not o.disqualified)
         key = (id(hand), len(hand.effective_events), len(out))
         if state.current is not None and state.current[0] == key:

@@ -291,3 +291,15 @@ def test_the_cached_standing_is_what_a_fresh_drawing_gives(seed: int) -> None:
         assert state.tournament is not None
         state.tournament.memo = None  # forget the drawing: draw it again from the state
         assert reducer.snapshot(state)["tournament"] == cached
+
+
+def test_the_ticker_names_only_this_hands_eliminations() -> None:
+    events = tournament_log()  # hand 1 of one table: Bo and Di bust
+    table = seated({1: ("Ann", 25_000), 5: ("Cy", 2_000)})  # another table: hand 1 again
+    hand = table.start_hand()
+    for seat in hand.seats:
+        hand.deal_hole(seat, None)
+    hand.fold()
+    events.extend(hand.events)
+    ticker = view_of(events)["tournament"]["ticker"]
+    assert ticker.startswith("Hand 1: ") and "is out" not in ticker
