@@ -351,6 +351,25 @@ def portrait_orders(quad: Quad) -> tuple[Quad, Quad]:
     return quad, np.asarray(np.roll(quad, 2, axis=0), dtype=np.float32)
 
 
+def split_ends(quad: Quad) -> tuple[Quad, Quad]:
+    """Two overlapping cards taken for one (a fanned pair side by side is about as high as
+    a card and wider): the two cards at either end of ``quad``'s long sides, each as wide as
+    ``quad``'s short side allows a card to be, in the usual corner order."""
+    q = quad.astype(np.float64)
+    width = float(np.hypot(*(q[1] - q[0]))) / CARD_ASPECT
+    along_right = (q[2] - q[1]) / max(1e-6, float(np.hypot(*(q[2] - q[1]))))
+    along_left = (q[3] - q[0]) / max(1e-6, float(np.hypot(*(q[3] - q[0]))))
+    first = np.array([q[0], q[1], q[1] + width * along_right, q[0] + width * along_left])
+    second = np.array([q[3] - width * along_left, q[2] - width * along_right, q[2], q[3]])
+    result = []
+    for card in (first, second):
+        ordered = clockwise(card)
+        if side_lengths(ordered)[0] > side_lengths(ordered)[1]:
+            ordered = np.asarray(np.roll(ordered, -1, axis=0), dtype=np.float32)
+        result.append(ordered)
+    return result[0], result[1]
+
+
 def card_to_image(quad: Quad) -> npt.NDArray[np.float64]:
     """The homography from card coordinates (u, v in 0-1, printed top-left at 0, 0) to image
     pixels, for a quad in printed order."""

@@ -44,6 +44,7 @@ from .geometry import (
     find_card_quads,
     portrait_orders,
     side_lengths,
+    split_ends,
     warp_region,
 )
 
@@ -152,37 +153,47 @@ class Recognizer:
             view = image[y0:y1, x0:x1]
         detections: list[Detection] = []
         pyramid = _Pyramid(view)
+        offset = np.array([x0, y0], dtype=np.float32)
         for quad in find_card_quads(view, self.outline):
-            detection = self.read(pyramid, quad)
-            offset = np.array([x0, y0], dtype=np.float32)
-            detections.append(Detection(
-                detection.code,
-                tuple((float(px), float(py)) for px, py in detection_quad(detection) + offset),
-                detection.score))
+            detection, fit = self._read(pyramid, quad)
+            found = [detection]
+            if fit < FIT_FLOOR and _wide(quad):
+                # No index where a card's would be, and about as wide as high: perhaps
+                # two overlapping cards (a fanned pair) taken for one.
+                halves = [self._read(pyramid, half) for half in split_ends(quad)]
+                if any(half_fit >= FIT_FLOOR for _, half_fit in halves):
+                    found = [half for half, _ in halves]
+            detections.extend(Detection(
+                d.code, tuple((float(px), float(py)) for px, py in detection_quad(d) + offset),
+                d.score) for d in found)
         detections.sort(key=lambda d: d.centre[0])
         return detections
 
     def read(self, image: Image | _Pyramid, quad: Quad) -> Detection:
         """Which card lies at ``quad`` (clockwise, a short side first)."""
-        pyramid = image if isinstance(image, _Pyramid) else _Pyramid(image)
+        return self._read(image if isinstance(image, _Pyramid) else _Pyramid(image), quad)[0]
+
+    def _read(self, pyramid: _Pyramid, quad: Quad) -> tuple[Detection, float]:
+        """The detection and how well its index fits any template (the better end)."""
         orders = portrait_orders(quad)
         reads = [self._read_corner(pyramid, order) for order in orders]
         fits = [read.fit for read in reads]
         good = [read for read in reads if read.fit >= FIT_FLOOR]
         first = 0 if fits[0] >= fits[1] - 0.02 else 1
         printed = orders[first]
+        fit = max(fits)
         if not good:
             code, score = self._decide(reads[first])
-            return _detection(None, printed, score)
+            return _detection(None, printed, score), fit
         codes = [self._decide(read) for read in good]
         if (len(good) == 2 and codes[0][0] != codes[1][0]
                 and min(codes[0][1], codes[1][1]) >= self.threshold):
             # Both ends are sure, and disagree: the card is unknown, whatever either says.
-            return _detection(None, printed, 0.0)
+            return _detection(None, printed, 0.0), fit
         combined = _Read(np.mean([read.rank for read in good], axis=0, dtype=np.float32),
                          np.mean([read.suit for read in good], axis=0, dtype=np.float32))
         code, score = self._decide(combined)
-        return _detection(code if score >= self.threshold else None, printed, score)
+        return _detection(code if score >= self.threshold else None, printed, score), fit
 
     def _read_corner(self, pyramid: _Pyramid, quad: Quad) -> _Read:
         source, scale = pyramid.level_for(
@@ -224,6 +235,12 @@ def _correlate(windows: npt.NDArray[np.float32], templates_t: npt.NDArray[np.flo
     """The correlation of every shifted window with every template: ``(shifts, 52)``."""
     return np.concatenate([windows[start:start + _BLOCK] @ templates_t
                            for start in range(0, windows.shape[0], _BLOCK)])
+
+
+def _wide(quad: Quad) -> bool:
+    """Too wide for one card seen from above (long over short under 1.3: a card is 1.4)."""
+    sides = side_lengths(quad)
+    return float(sides[1] + sides[3]) / float(sides[0] + sides[2]) < 1.3
 
 
 def _margin(scores: npt.NDArray[np.float32], best: int, others: npt.NDArray[np.bool_],
