@@ -113,3 +113,25 @@ def test_bad_arguments_are_refused(default_deck: CameraDeck) -> None:
         Recognizer(default_deck, threshold=0.0)
     with pytest.raises(ValueError, match="BGR"):
         Recognizer(default_deck).detect(np.zeros((100, 100), np.uint8))
+
+
+@pytest.mark.parametrize(("offset", "angle"), [(0.55, 0.0), (0.55, 8.0), (0.55, -15.0),
+                                               (0.65, 0.0)])
+def test_a_fanned_pair_is_two_cards(default_deck: CameraDeck, offset: float,
+                                    angle: float) -> None:
+    """Hole cards lying one over the other, shifted sideways (the top card's right part
+    covers nothing; the card underneath shows its index corner)."""
+    image, (_, top) = scene([(Card("Ah"), (400, 360), 150, angle),
+                                 (Card("Kd"), (400 + offset * 150, 360), 150, angle)])
+    detections = Recognizer(default_deck).detect(image)
+    assert [d.code for d in detections] == ["Ah", "Kd"]
+    assert same_card_corners(detections[1].quad, top, 12.0)  # split, so less exact
+
+
+def test_overlapping_cards_never_read_as_a_wrong_card(default_deck: CameraDeck) -> None:
+    recognizer = Recognizer(default_deck)
+    for offset in (0.3, 0.45, 0.75):
+        for angle in (0.0, 20.0):
+            image, _ = scene([(Card("9s"), (400, 360), 150, angle),
+                              (Card("5c"), (400 + offset * 150, 360 + 20), 150, angle)])
+            assert {d.code for d in recognizer.detect(image)} <= {"9s", "5c", None}
