@@ -12,9 +12,9 @@ configuration does not load OpenCV.
     source = "rtsp://10.0.0.20/stream1"   # or a device index (0) or a video file
     deck = "default"        # the project's own deck, a registered camera deck, or a file
     regions = [{zone = "board", rect = [420, 300, 1080, 330]}]   # or "seat N", "muck"
-    confirm_frames = 5      # K: frames a card must be read alike before it is reported
-    drop_frames = 15        # M: frames without a card before it counts as gone
-    threshold = 0.6         # below this score a card is unknown, never a guess
+    confirm_frames = 3      # K: frames a card must be read alike before it is reported
+    drop_frames = 5         # M: frames without a card before it counts as gone
+    threshold = 0.7         # below this score a card is unknown, never a guess
     fusion = "rfid"         # rfid | camera | agree, where RFID reads the same zone
 """
 
@@ -29,9 +29,10 @@ from capture.camera.fusion import FusionPolicy
 from engine.capture_events import Zone, ZoneKind
 from engine.errors import ConfigError, InvalidInputError
 
-DEFAULT_CONFIRM_FRAMES = 5
-DEFAULT_DROP_FRAMES = 15
-DEFAULT_THRESHOLD = 0.6
+DEFAULT_CONFIRM_FRAMES = 3
+DEFAULT_DROP_FRAMES = 5
+"""The tracker's own defaults (``capture.camera.source.CameraConfig``, not imported here)."""
+DEFAULT_THRESHOLD = 0.7
 DEFAULT_DECK = "default"
 _KEYS = ("name", "source", "deck", "regions", "confirm_frames", "drop_frames", "threshold",
          "fusion")

@@ -33,7 +33,7 @@ from .rig import PLAYERS, READER, TABLE, ServiceRig, register_deck
 
 CAMERA = "table-cam"
 FPS = 10
-CARD_WIDTH = 100
+CARD_WIDTH = 115  # px: a size at which the recogniser reads every card used here surely
 SIZE = (1280, 720)
 FELT = (40, 110, 30)  # BGR
 # Where each zone lies in the picture: the card positions and the region watching them.

@@ -26,7 +26,7 @@ def test_a_camera_with_defaults_and_a_file_relative_to_the_config(tmp_path: Path
     [board] = cameras(BOARD_CAM)
     assert board.source == 0 and board.deck == "default" and board.fusion is FusionPolicy.RFID
     assert board.zones == (BOARD,) and board.regions[0].rect == (100, 200, 800, 300)
-    assert (board.confirm_frames, board.drop_frames, board.threshold) == (5, 15, 0.6)
+    assert (board.confirm_frames, board.drop_frames, board.threshold) == (3, 5, 0.7)
     assert not board.is_file
     [seats] = cameras({"name": "seats", "source": "videos/hand.mp4", "fusion": "agree",
                        "deck": "Blue 1", "confirm_frames": 3, "drop_frames": 9,
@@ -83,3 +83,12 @@ def test_two_cameras_may_not_share_a_name_or_a_zone() -> None:
         cameras(BOARD_CAM, {**BOARD_CAM, "name": "other"})
     with pytest.raises(ConfigError, match=r"capture\.cameras.*list"):
         parse_config({"capture": {"cameras": {"name": "x"}}})
+
+
+def test_the_service_defaults_are_the_trackers() -> None:
+    from capture.camera.source import CameraConfig  # (OpenCV: only this test loads it)
+
+    tracker = CameraConfig("any", 0)
+    [board] = cameras(BOARD_CAM)
+    assert (board.confirm_frames, board.drop_frames, board.threshold, board.deck) == (
+        tracker.confirm_frames, tracker.drop_frames, tracker.threshold, tracker.deck)
