@@ -310,3 +310,29 @@ def test_every_pixel_is_blended_exactly_once(size: tuple[int, int]) -> None:
         expected = layer.bgra[:, :, :3] * alpha + expected * (1 - alpha)
         layer.composite(frame)
         assert np.abs(frame - expected).max() <= 1.0
+
+
+def test_a_log_the_service_wrote_exports_every_hand(tmp_path: Path) -> None:
+    # TableService's own log (tests/export/session.py): an undone raise, a misdeal, unread
+    # hole cards, side and split pots, eliminations, names in several scripts; 230 s of play.
+    from tests.export.session import T0 as SESSION_T0
+    from tests.export.session import record_session
+
+    data = record_session(tmp_path / "session")
+    fps = 4.0
+    footage = make_footage(tmp_path / "long.mp4", frames=960, fps=fps, size=(320, 180))
+    store = open_store(data_dir=data)
+    try:
+        result = export_footage(store.iter_all, footage, tmp_path / "session.mp4",
+                                SyncSpec(start=SESSION_T0 - 5), ExportOptions(ffmpeg=FFMPEG))
+    finally:
+        store.close()
+    assert result.frames == 960
+    assert [c.hand for c in result.clips] == [1, 2, 3, 4, 5]
+    assert result.clips[1].title == "Hand 2 (misdeal)"
+    assert all(" win" in c.title for c in result.clips if c.hand != 2)
+    frames = list(read_frames(result.out))
+    assert [frame_number(f) for f in frames] == list(range(960))
+    for clip in result.clips:  # each hand that was played to its end shows its winner banner
+        if clip.hand != 2:
+            assert _green(frames[clip.first]) == 0 and _green(frames[clip.last]) > 20, clip
