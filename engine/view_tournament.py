@@ -437,16 +437,15 @@ def allin_view(hand: Hand, cards: Mapping[int, tuple[Card | None, ...] | None],
                state: TournamentState) -> dict[str, Any] | None:
     """The ``allin`` object while the cards run out of an all-in (nobody left to act, a
     live player all in), or None. Needs every live hand known on this channel (secret by
-    construction) and a prize pool. With three or more hands it starts with the flop (the
-    exact count of every pre-flop board takes seconds, too long for a live view)."""
+    construction) and a prize pool. Every remaining board is counted exactly, pre-flop
+    multi-way all-ins included (tens of milliseconds: :mod:`engine.icm`), once per change of
+    the hand (the view caches it)."""
     live = hand.live_seats
     if len(live) < 2 or not any(hand.stack(seat) == 0 for seat in live):
         return None
     known = known_hands(hand, cards)
     if known is None:
         return None
-    if len(known) > 2 and len(hand.board) < 3:
-        return None  # every pre-flop board of a multi-way all-in takes seconds: from the flop
     seats = tuple(sorted(s for s, (_, chips) in stacks.items() if chips > 0))
     if not set(hand.seats) <= set(seats) or not 2 <= len(seats) <= MAX_PLAYERS:
         return None

@@ -254,6 +254,26 @@ def test_allin_outcomes_only_where_the_channel_knows_every_hand() -> None:
     assert venue[first_known - 1]["tournament"]["allin"] is None
 
 
+def test_a_three_way_all_in_before_the_flop_shows_its_outcomes_at_once() -> None:
+    """Every pre-flop board of a multi-way all-in is counted (R14: the board runs out)."""
+    players = {1: ("Ann", 4_000), 3: ("Bo", 3_000), 5: ("Cy", 9_000)}
+    table = seated(players)
+    hand = table.start_hand()
+    for seat, cards in zip(hand.seats, ("AsAh", "7c7d", "KsKh"), strict=True):
+        hand.deal_hole(seat, [Card(cards[:2]), Card(cards[2:])])
+    while (legal := hand.legal_actions()) is not None:
+        hand.call() if legal.max_raise_to is None else hand.all_in()
+    assert not hand.board and not hand.is_over
+    events = [*(PlayerSeated(s, n, c) for s, (n, c) in players.items()), *hand.events]
+    pool = TournamentSettings(entrants=3, prize_pool=900,
+                              payouts=PayoutTable.from_percentages([70, 30]))
+    _, _, secure = fold(SECURE, log_of(events), structure=SHORT, tournament=pool)
+    allin = secure[-1]["tournament"]["allin"]
+    assert allin is not None, "three hands all in before the flop: the outcomes are known"
+    assert math.isclose(sum(o["probability"] for o in allin["outcomes"]), 1.0, abs_tol=1e-9)
+    assert len(allin["outcomes"]) >= 3  # Cy covers both; either short stack may bust
+
+
 # --- the delay ------------------------------------------------------------------------------
 
 
