@@ -401,3 +401,21 @@ async def test_a_stream_that_goes_silent_is_reported_until_frames_come_again(
     finally:
         stream.cut()
         await stream.server.close()
+
+
+async def test_the_cameras_own_faults_alert_without_naming_a_card(tmp_path: Path) -> None:
+    # The ace of spades at seat 1 and on the board at once: one card in two places (R13).
+    video = write_video(tmp_path / "hand.avi",
+                        [(3, {}), (40, {"seat1": ("As", "Ks"), "board": ("As", "Jh", "2c")})])
+    async with camera_rig(tmp_path, [camera(video)]) as rig:
+        view = await rig.until_view("operator", lambda v: rig.alerts(v, "duplicate_card"),
+                                    timeout=30, what="the duplicate card alert")
+        [alert] = rig.alerts(view, "duplicate_card")
+        assert alert["source"] == f"camera:{CAMERA}" and alert["level"] == "error"
+        assert "misdeal" in alert["message"].lower()
+        assert not any(code in alert["message"] for code in ("As", "Ks", "Jh", "2c"))
+        await asyncio.sleep(0.3)  # the fault's log write
+        [fault] = [e for e in rig.app[STORE_KEY].iter_all()
+                   if e.kind == "capture.capture_fault"]
+        assert str(fault.secrecy) == "secret" and fault.payload.event.cards == (Card("As"),)
+        assert 1 not in rig.bridge._seats  # the card is reported in neither place
