@@ -90,6 +90,34 @@ class Detection:
         return sum(xs) / 4.0, sum(ys) / 4.0
 
 
+BLUR_BANKS = (0.0, 1.6, 2.8)
+"""Extra blur (Gaussian sigma, template pixels) of the template sets a patch is matched
+against; the set it fits best is used: a camera out of focus or a card moving is read against
+templates as soft as it is (sharp templates would pull a soft club towards a spade)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Bank:
+    """The deck's templates at one blur: transposed for the products, and how alike."""
+
+    rank_t: npt.NDArray[np.float32]
+    suit_t: npt.NDArray[np.float32]
+    rank_similarity: npt.NDArray[np.float32]
+    suit_similarity: npt.NDArray[np.float32]
+
+    @classmethod
+    def of(cls, deck: CameraDeck, sigma: float) -> _Bank:
+        templates = deck.templates
+        if sigma > 0:
+            templates = np.stack([
+                np.stack([cv2.GaussianBlur(channel, (0, 0), sigma) for channel in card])
+                for card in templates]).astype(np.float32)
+        rank = normalise(templates[:, :, :deck.split])
+        suit = normalise(templates[:, :, deck.split:])
+        return cls(np.ascontiguousarray(rank.T), np.ascontiguousarray(suit.T),
+                   rank @ rank.T, suit @ suit.T)
+
+
 @dataclass(frozen=True, slots=True)
 class _Read:
     """The correlations of one index patch with every card's rank and suit rows, ``(52,)``
@@ -98,13 +126,14 @@ class _Read:
 
     rank: npt.NDArray[np.float32]
     suit: npt.NDArray[np.float32]
+    bank: _Bank
 
     @classmethod
-    def at_best_shift(cls, rank: npt.NDArray[np.float32], suit: npt.NDArray[np.float32]
-                      ) -> _Read:
+    def at_best_shift(cls, rank: npt.NDArray[np.float32], suit: npt.NDArray[np.float32],
+                      bank: _Bank) -> _Read:
         """From ``(shifts, 52)`` correlations."""
         shift = int(np.argmax(rank + suit)) // rank.shape[1]
-        return cls(rank[shift], suit[shift])
+        return cls(rank[shift], suit[shift], bank)
 
     @property
     def fit(self) -> float:
@@ -132,8 +161,7 @@ class Recognizer:
         self._box = (u0 - SHIFT * du, v0 - SHIFT * dv, u1 + SHIFT * du, v1 + SHIFT * dv)
         self._card_width_px = width / (u1 - u0)
         """Card width in template pixels."""
-        self._rank_t = np.ascontiguousarray(deck.rank_templates.T)
-        self._suit_t = np.ascontiguousarray(deck.suit_templates.T)
+        self._banks = [_Bank.of(deck, sigma) for sigma in BLUR_BANKS]
 
     def detect(self, image: Image, roi: tuple[int, int, int, int] | None = None
                ) -> list[Detection]:
@@ -176,7 +204,13 @@ class Recognizer:
     def _read(self, pyramid: _Pyramid, quad: Quad) -> tuple[Detection, float]:
         """The detection and how well its index fits any template (the better end)."""
         orders = portrait_orders(quad)
-        reads = [self._read_corner(pyramid, order) for order in orders]
+        banks = [self._read_corner(pyramid, order) for order in orders]
+        # One blur for the whole card (both ends are as sharp as each other): the one that
+        # fits the better end best, counting the other end when it fits at all.
+        level = max(range(len(self._banks)), key=lambda i: max(
+            banks[0][i].fit + max(banks[1][i].fit, 0.0),
+            banks[1][i].fit + max(banks[0][i].fit, 0.0)))
+        reads = [banks[0][level], banks[1][level]]
         fits = [read.fit for read in reads]
         good = [read for read in reads if read.fit >= FIT_FLOOR]
         first = 0 if fits[0] >= fits[1] - 0.02 else 1
@@ -191,11 +225,13 @@ class Recognizer:
             # Both ends are sure, and disagree: the card is unknown, whatever either says.
             return _detection(None, printed, 0.0), fit
         combined = _Read(np.mean([read.rank for read in good], axis=0, dtype=np.float32),
-                         np.mean([read.suit for read in good], axis=0, dtype=np.float32))
+                         np.mean([read.suit for read in good], axis=0, dtype=np.float32),
+                         good[0].bank)
         code, score = self._decide(combined)
         return _detection(code if score >= self.threshold else None, printed, score), fit
 
-    def _read_corner(self, pyramid: _Pyramid, quad: Quad) -> _Read:
+    def _read_corner(self, pyramid: _Pyramid, quad: Quad) -> list[_Read]:
+        """The index at the top-left of ``quad``, against every blur's templates."""
         source, scale = pyramid.level_for(
             float(min(side_lengths(quad)[0], side_lengths(quad)[2])) / self._card_width_px)
         patch = warp_region(source, quad * scale, self._box, self._size)
@@ -206,9 +242,11 @@ class Recognizer:
         # (3, 2s+1, 2s+1, h, w) -> (shifts, 3, h, w)
         windows = windows.transpose(1, 2, 0, 3, 4).reshape(-1, 3, height, width)
         split = self.deck.split
-        rank = _correlate(normalise(windows[:, :, :split]), self._rank_t)
-        suit = _correlate(normalise(windows[:, :, split:]), self._suit_t)
-        return _Read.at_best_shift(rank, suit)
+        rank_rows = normalise(windows[:, :, :split])
+        suit_rows = normalise(windows[:, :, split:])
+        return [_Read.at_best_shift(_correlate(rank_rows, bank.rank_t),
+                                    _correlate(suit_rows, bank.suit_t), bank)
+                for bank in self._banks]
 
     def _decide(self, read: _Read) -> tuple[str, float]:
         best = int(np.argmax(read.rank + read.suit))
@@ -216,10 +254,10 @@ class Recognizer:
         # one part also hold a little of the other part's ink.
         rank_conf = _margin(read.rank, best,
                             (_SUIT_OF[best] == _SUIT_OF) & (_RANK_OF[best] != _RANK_OF),
-                            self.deck.rank_similarity)
+                            read.bank.rank_similarity)
         suit_conf = _margin(read.suit, best,
                             (_RANK_OF[best] == _RANK_OF) & (_SUIT_OF[best] != _SUIT_OF),
-                            self.deck.suit_similarity)
+                            read.bank.suit_similarity)
         fit = min(float(read.rank[best]), float(read.suit[best]))
         fit_factor = float(np.clip((fit - FIT_FLOOR) / (FIT_FULL - FIT_FLOOR), 0.0, 1.0))
         return _CARDS[best].code, min(rank_conf, suit_conf) * fit_factor
