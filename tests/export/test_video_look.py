@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Page
 
 from overlay.export.video.render import OverlayRenderer
-from overlay.export.video.timeline import level_clock
+from overlay.export.video.timeline import clocks_at
 from tests.pages.conftest import browser, harness, page, probe  # noqa: F401 - fixtures
 from tests.pages.harness import Harness
 from tests.pages.test_overlay import open_overlay
@@ -30,8 +30,8 @@ def test_renderer_matches_the_browser_overlay(page: Page, harness: Harness,  # n
     page.wait_for_timeout(700)  # let the entrance transitions finish
     shot = cv2.imdecode(np.frombuffer(page.screenshot(omit_background=True), np.uint8),
                         cv2.IMREAD_UNCHANGED)
-    clock = level_clock(view, view["channel"]["as_of"])  # the page counts from about there
-    ours = OverlayRenderer(1920, 1080).render(view, clock).bgra
+    clocks = clocks_at(view, view["channel"]["as_of"])  # the page counts from about there
+    ours = OverlayRenderer(1920, 1080).render(view, clocks).bgra
     assert shot.shape == ours.shape == (1080, 1920, 4)
     browser_drawn, video_drawn = shot[:, :, 3] > 128, ours[:, :, 3] > 128
     overlap = np.count_nonzero(browser_drawn & video_drawn)

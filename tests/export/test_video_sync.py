@@ -242,3 +242,45 @@ def test_the_clock_redraws_once_a_second_and_only_then(tmp_path: Path) -> None:
     # 1:06 until 65 s are left (0.5 s in: frame 15), 1:05 until frame 45; hand 1 from 1.7 s.
     assert [k for k in changes if k < 51] == [15, 45]
     assert round((T0 + TIMES["start"] + 1.2 - T0) * FPS) in changes
+
+
+def test_action_clock_runs_a_minute_then_counts_the_final_ten_seconds() -> None:
+    from overlay.export.video.timeline import Clocks, clocks_at
+
+    view = {"tournament": {"action_clock": {"seat": 4, "ends_at": T0 + 70.0}}}
+    assert clocks_at(view, T0) == Clocks(None, 4, "1:10", False)
+    assert clocks_at(view, T0 + 59.5) == Clocks(None, 4, "0:11", False)
+    assert clocks_at(view, T0 + 60.0) == Clocks(None, 4, "10", True)
+    assert clocks_at(view, T0 + 62.2) == Clocks(None, 4, "8", True)
+    assert clocks_at(view, T0 + 99) == Clocks(None, 4, "0", True)
+    early = {"tournament": {"action_clock": {"seat": 4, "ends_at": T0 + 70.0,
+                                             "countdown_at": T0 + 50.0}}}
+    assert clocks_at(early, T0 + 50.0).final
+    assert clocks_at({"tournament": {"action_clock": None}}, T0) == Clocks()
+
+
+def test_the_action_clock_is_drawn_beside_the_bar_and_on_the_player() -> None:
+    import numpy as np
+
+    from overlay.export.video.render import OverlayRenderer
+    from overlay.export.video.timeline import clocks_at
+    from tests.pages.views import flop_view
+
+    view = flop_view()
+    now = view["channel"]["as_of"]
+    renderer = OverlayRenderer(1920, 1080)
+    plain = renderer.render(view, clocks_at(view, now)).bgra
+    view["tournament"] = {"action_clock": {"seat": 1, "ends_at": now + 45}}
+    called = renderer.render(view, clocks_at(view, now)).bgra
+
+    def red(image: np.ndarray, box: tuple[int, int, int, int]) -> int:
+        x0, y0, x1, y1 = box
+        part = image[y0:y1, x0:x1].astype(int)  # BGRA: #ff4f5e is (94, 79, 255)
+        return int(np.count_nonzero((abs(part[..., 0] - 94) < 20) & (abs(part[..., 1] - 79)
+                                     < 20) & (part[..., 2] > 235) & (part[..., 3] > 200)))
+
+    bar_right = int(np.flatnonzero(plain[60, :, 3] > 200).max())
+    assert red(plain, (bar_right, 40, 1920, 96)) == 0
+    assert red(called, (bar_right, 40, 1920, 96)) > 2000  # the red CLOCK box
+    seat_one = (40, 124, 800, 204)  # the first player box (seat 1, the player on the clock)
+    assert red(called, seat_one) > red(plain, seat_one) + 100  # its red edge

@@ -57,6 +57,7 @@ COLORS: dict[str, RGBA] = {
     "allin": _hex("ff4f5e"),
     "equity": _hex("35b8ff"),
     "equity-from": _hex("1a8fd6"),
+    "break-ink": _hex("04121c"),
     "badge": (255, 255, 255, round(0.12 * 255)),
     "raise": _hex("e9eef8"),
     "dark-ink": _hex("0b0f19"),

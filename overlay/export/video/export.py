@@ -43,7 +43,7 @@ from overlay.export.video.encode import (
 )
 from overlay.export.video.render import Layer, OverlayRenderer
 from overlay.export.video.replay import Pace, phh_entries
-from overlay.export.video.timeline import Sync, ViewCursor, frame_views, level_clock
+from overlay.export.video.timeline import Clocks, Sync, ViewCursor, clocks_at, frame_views
 
 __all__ = [
     "ExportOptions",
@@ -260,23 +260,23 @@ def _read_frames(path: Path, info: FootageInfo) -> Iterator[np.ndarray]:
 
 
 class _Pictures:
-    """The layer of each frame: redrawn when the view changes, or when the level clock's
-    text does (once a second while it runs)."""
+    """The layer of each frame: redrawn when the view changes, or when a clock's text does
+    (the level clock once a second while it runs; the R12 action clock too)."""
 
     def __init__(self, renderer: OverlayRenderer, sync: Sync) -> None:
         self.renderer, self.sync = renderer, sync
         self.layer = renderer.render(None)
         self.view: dict[str, Any] | None = None
-        self.clock: tuple[str, bool] | None = None
+        self.clocks = Clocks()
 
     def at(self, cursor: ViewCursor, frame: int) -> Layer:
         current, changed = cursor.at(frame)
         if changed and current is not None:
             self.view = current.view
-        clock = level_clock(self.view, self.sync.time_of(frame))
-        if changed or clock != self.clock:
-            self.clock = clock
-            self.layer = self.renderer.render(self.view, clock)
+        clocks = clocks_at(self.view, self.sync.time_of(frame))
+        if changed or clocks != self.clocks:
+            self.clocks = clocks
+            self.layer = self.renderer.render(self.view, clocks)
         return self.layer
 
 

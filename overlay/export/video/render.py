@@ -34,6 +34,7 @@ from overlay.export.video.draw import (
     tracked_text,
     with_opacity,
 )
+from overlay.export.video.timeline import Clocks
 
 __all__ = ["STAGE", "Layer", "OverlayRenderer", "Tile"]
 
@@ -198,22 +199,26 @@ class OverlayRenderer:
 
     # --- the view --------------------------------------------------------------------------
 
-    def render(self, view: Mapping[str, Any] | None,
-               clock: tuple[str, bool] | None = None) -> Layer:
-        """The layer for ``view`` (an empty layer for None: nothing known yet); ``clock`` is
-        the level clock's text at this frame and whether it stands still
-        (:func:`~overlay.export.video.timeline.level_clock`)."""
+    def render(self, view: Mapping[str, Any] | None, clocks: Clocks | None = None) -> Layer:
+        """The layer for ``view`` (an empty layer for None: nothing known yet) with the
+        ``clocks`` of this frame (:func:`~overlay.export.video.timeline.clocks_at`)."""
         if view is None:
             return Layer.empty(self.width, self.height)
+        clocks = clocks or Clocks()
         self.rendered += 1
         canvas = Image.new("RGBA", (self.width, self.height), (0, 0, 0, 0))
         table = view.get("table") or {}
         seats = [s for s in view.get("seats") or () if s.get("name") is not None]
         best = _best_cards(table, seats)
-        left = self._event_bar(canvas, table, clock)
-        bottom = self._players(canvas, seats, best)
+        tournament = view.get("tournament") or {}
+        clock = tournament.get("clock") if isinstance(tournament.get("clock"), dict) else {}
+        left = self._event_bar(canvas, table, clock or {}, clocks.level)
+        if clocks.action_seat is not None:
+            left = self._action_clock(canvas, seats, clocks, left)
+        bottom = self._players(canvas, seats, best, clocks.action_seat)
         panel = self._table_panel(canvas, table, seats, best)
-        groups = [(0, 0, max(left, self.x(48 + 680 + 40)), max(bottom, self.y(100)))]
+        groups = [(0, 0, max(left + self.u(40), self.x(48 + 680 + 40)),
+                   max(bottom, self.y(100) + self.u(40)))]
         if panel is not None:
             groups.append(panel)
         return Layer.from_rgba(canvas, groups)
@@ -238,43 +243,61 @@ class OverlayRenderer:
         return image
 
     def _event_bar(self, canvas: Image.Image, table: Mapping[str, Any],
-                   clock: tuple[str, bool] | None) -> int:
-        """The bar at the top left; returns its right edge."""
+                   clock: Mapping[str, Any], level_clock: tuple[str, bool] | None) -> int:
+        """The bar at the top left (``clock``: the tournament clock's object, for a break and
+        the next level); returns where the next thing may go on its right."""
         level = table.get("level") or {}
-        key = ["bar", table.get("name"), table.get("hand_number"), level, clock]
+        on_break = bool(clock.get("is_break")) and not table.get("street")
+        upcoming = clock.get("next") if isinstance(clock.get("next"), dict) else None
+        key = ["bar", table.get("name"), table.get("hand_number"), level, level_clock,
+               on_break and (clock.get("name") or "Break"), upcoming]
         if not table.get("name") and not table.get("hand_number") and not level.get("number") \
-                and level.get("big_blind") is None and clock is None:
-            return 0
-        out = self._cached(key, self._draw_event_bar, table, clock)
+                and level.get("big_blind") is None and level_clock is None and not on_break:
+            return self.x(48)
+        out = self._cached(key, self._draw_event_bar, table, level_clock,
+                           str(clock.get("name") or "Break") if on_break else "", upcoming)
         x0, y0 = self.x(48), self.y(40)
         self._paste(canvas, out, x0, y0, shade=(10, 30, 0.35))
-        return x0 + out.width + self.u(40)
+        return x0 + out.width
 
-    def _draw_event_bar(self, table: Mapping[str, Any],
-                        clock: tuple[str, bool] | None) -> Image.Image:
+    def _draw_event_bar(self, table: Mapping[str, Any], clock: tuple[str, bool] | None,
+                        on_break: str, upcoming: Mapping[str, Any] | None) -> Image.Image:
         level = table.get("level") or {}
         name = str(table.get("name") or "").upper()
         parts: list[tuple[str, int, str]] = []  # text, weight, colour
         if table.get("hand_number"):
             parts.append((f"Hand {table['hand_number']}", 600, "ink-dim"))
-        if level.get("number") is not None:
-            parts.append((f"Level {level['number']}", 600, "ink-dim"))
-        if level.get("big_blind") is not None:
-            parts.append((f"{chips(level.get('small_blind'))} / {chips(level['big_blind'])}",
-                          800, "ink"))
-        if level.get("ante"):
-            label = _ANTES.get(str(level.get("ante_mode")), "Ante")
-            parts.append((f"{label} {chips(level['ante'])}", 600, "ink-dim"))
+        if on_break:
+            parts.append((on_break.upper(), 800, "break"))
+        else:
+            if level.get("number") is not None:
+                parts.append((f"Level {level['number']}", 600, "ink-dim"))
+            if level.get("big_blind") is not None:
+                parts.append((f"{chips(level.get('small_blind'))} / "
+                              f"{chips(level['big_blind'])}", 800, "ink"))
+            if level.get("ante"):
+                label = _ANTES.get(str(level.get("ante_mode")), "Ante")
+                parts.append((f"{label} {chips(level['ante'])}", 600, "ink-dim"))
         h = self.u(56)
         name_face = self.f(800, 21)
         name_w = (round(text_width(name, name_face, 0.04 * 21 * self.scale)) + self.u(44)
                   if name else 0)
+        following = ""
+        if upcoming is not None and isinstance(upcoming.get("big_blind"), int):
+            following = "Next " + " · ".join(filter(None, (
+                f"{chips(upcoming.get('small_blind'))} / {chips(upcoming['big_blind'])}",
+                f"Ante {chips(upcoming['ante'])}" if upcoming.get("ante") else "")))
         gap = self.u(22)
         chip_face = self.f(800, 21)
         chip_w = round(text_width(clock[0], chip_face)) + self.u(20) if clock else 0
-        widths = [round(text_width(t, self.f(w, 21))) for t, w, _ in parts]
+        track = 0.06 * 21 * self.scale
+        widths = [round(text_width(t, self.f(w, 21), track if c == "break" else 0.0))
+                  + (self.u(20) if c == "break" else 0) for t, w, c in parts]
         if clock:
             widths.append(chip_w)
+        next_face = self.f(600, 17)
+        if following:
+            widths.append(round(text_width(following, next_face)))
         meta_w = (sum(widths) + gap * max(0, len(widths) - 1) + self.u(48)) if widths else 0
         bar = Image.new("RGBA", (name_w + meta_w, h), (0, 0, 0, 0))
         draw = ImageDraw.Draw(bar)
@@ -285,36 +308,79 @@ class OverlayRenderer:
         if widths:
             draw.rectangle((name_w, 0, name_w + meta_w, h), fill=COLORS["panel"])
             x = name_w + self.u(24)
-            for text, weight, colour in parts:
+            for (text, weight, colour), width in zip(parts, widths, strict=False):
                 face = self.f(weight, 21)
-                draw.text((x, h / 2), text, font=face, fill=COLORS[colour], anchor="lm")
-                x += round(text_width(text, face)) + gap
+                if colour == "break":  # a break: a blue chip instead of level and blinds
+                    chip = rounded((width, self.u(29)), self.u(6), COLORS["equity"])
+                    tracked_text(ImageDraw.Draw(chip), (self.u(10), chip.height / 2), text,
+                                 face, COLORS["break-ink"], track, anchor="lm")
+                    bar.alpha_composite(chip, (x, (h - chip.height) // 2))
+                else:
+                    draw.text((x, h / 2), text, font=face, fill=COLORS[colour], anchor="lm")
+                x += width + gap
             if clock:  # the level clock: a white chip (grey while the clock stands still)
                 chip = rounded((chip_w, self.u(29)), self.u(6),
                                COLORS["ink-dim"] if clock[1] else COLORS["white"])
                 ImageDraw.Draw(chip).text((chip_w / 2, chip.height / 2), clock[0],
                                           font=chip_face, fill=COLORS["dark-ink"], anchor="mm")
                 bar.alpha_composite(chip, (x, (h - chip.height) // 2))
+                x += chip_w + gap
+            if following:
+                draw.text((x, h / 2), following, font=next_face, fill=COLORS["ink-dim"],
+                          anchor="lm")
         return _clip(bar, radius_mask=_mask_of(bar.size, self.u(10)))
+
+    def _action_clock(self, canvas: Image.Image, seats: Sequence[Mapping[str, Any]],
+                      clocks: Clocks, left: int) -> int:
+        """The R12 clock box beside the event bar: CLOCK, the player, the time left (white
+        with red figures in the final ten seconds)."""
+        seat = next((s for s in seats if s.get("seat") == clocks.action_seat), None)
+        name = str(seat.get("name")) if seat else f"Seat {clocks.action_seat}"
+        box = self._cached(["action-clock", name, clocks.action, clocks.final],
+                           self._draw_action_clock, name, clocks.action, clocks.final)
+        x = left + self.u(10)
+        self._paste(canvas, box, x, self.y(40), shade=(10, 30, 0.35))
+        return x + box.width
+
+    def _draw_action_clock(self, name: str, left: str, final: bool) -> Image.Image:
+        label_face, name_face, time_face = self.f(800, 14), self.f(800, 21), self.f(800, 26)
+        track = 0.16 * 14 * self.scale
+        gap = self.u(12)
+        label_w = round(text_width("CLOCK", label_face, track))
+        name_w = round(text_width(name, name_face))
+        time_w = max(round(text_width(left, time_face)), round(text_width("0:00", time_face)))
+        w = self.u(36) + label_w + name_w + time_w + 2 * gap
+        h = self.u(56)
+        ink = COLORS["allin"] if final else COLORS["white"]
+        box = rounded((w, h), self.u(10), COLORS["white"] if final else COLORS["allin"])
+        draw = ImageDraw.Draw(box)
+        x = self.u(18)
+        tracked_text(draw, (x, h / 2), "CLOCK", label_face, ink, track, anchor="lm")
+        x += label_w + gap
+        draw.text((x, h / 2), name, font=name_face, fill=ink, anchor="lm")
+        x += name_w + gap + time_w
+        draw.text((x, h / 2), left, font=time_face, fill=ink, anchor="rm")
+        return box
 
     # --- players ---------------------------------------------------------------------------
 
     def _players(self, canvas: Image.Image, seats: Sequence[Mapping[str, Any]],
-                 best: set[str]) -> int:
+                 best: set[str], on_clock: int | None) -> int:
         """The player boxes down the left; returns the bottom edge."""
         with_equity = any(s.get("equity") and not s.get("folded") for s in seats)
         width = 680 if with_equity else 584
         y = 124.0
         for seat in seats:
-            box = self._cached(["seat", seat, width, with_equity, sorted(best)], self._player,
-                               seat, width, with_equity, best)
+            clocked = seat.get("seat") == on_clock
+            box = self._cached(["seat", seat, width, with_equity, sorted(best), clocked],
+                               self._player, seat, width, with_equity, best, clocked)
             dx = 14 if seat.get("to_act") else 0
             self._paste(canvas, box, self.x(48 + dx), self.y(y), shade=(8, 22, 0.35))
             y += 88
         return self.y(y) + self.u(40)
 
     def _player(self, seat: Mapping[str, Any], width: int, with_equity: bool,
-                best: set[str]) -> Image.Image:
+                best: set[str], on_clock: bool = False) -> Image.Image:
         w, h = self.u(width), self.u(80)
         folded = bool(seat.get("folded") or seat.get("sitting_out"))
         if folded:
@@ -425,7 +491,9 @@ class OverlayRenderer:
                     COLORS["equity-from"], COLORS["equity"])))
             body.alpha_composite(bar, (0, h - bar_h))
         edge = None
-        if seat.get("winner"):
+        if on_clock:  # the R12 clock is on this player (the page's .on-clock wins)
+            edge = COLORS["allin"]
+        elif seat.get("winner"):
             edge = COLORS["win"]
         elif seat.get("to_act"):
             edge = COLORS["accent"]

@@ -26,8 +26,8 @@ from engine.errors import InvalidInputError
 from engine.log import TableEvent
 from engine.view import TableViewReducer
 
-__all__ = ["EXPORT_CHANNEL", "FrameView", "Sync", "ViewCursor", "clock_text", "drawn_key",
-           "frame_views", "level_clock"]
+__all__ = ["EXPORT_CHANNEL", "Clocks", "FrameView", "Sync", "ViewCursor", "clock_text",
+           "clocks_at", "drawn_key", "frame_views", "level_clock"]
 
 EXPORT_CHANNEL = ChannelSpec(
     "export", ChannelFilter.FULL, requires_token=True,
@@ -78,11 +78,11 @@ class FrameView:
 
 
 def drawn_key(view: dict[str, Any]) -> str:
-    """What the graphics draw of a view (its table, seats and the tournament clock), as
+    """What the graphics draw of a view (its table, seats and the tournament's clocks), as
     canonical JSON."""
-    clock = (view.get("tournament") or {}).get("clock")
-    return json.dumps([view.get("table"), view.get("seats"), clock], sort_keys=True,
-                      separators=(",", ":"))
+    tournament = view.get("tournament") or {}
+    return json.dumps([view.get("table"), view.get("seats"), tournament.get("clock"),
+                       tournament.get("action_clock")], sort_keys=True, separators=(",", ":"))
 
 
 def level_clock(view: dict[str, Any] | None, now: float) -> tuple[str, bool] | None:
@@ -107,6 +107,41 @@ def level_clock(view: dict[str, Any] | None, now: float) -> tuple[str, bool] | N
     if not isinstance(ends_at, int | float):
         return None
     return clock_text(ends_at - now), False
+
+
+@dataclass(frozen=True, slots=True)
+class Clocks:
+    """What the clocks show at one frame (the parts of the picture that move with time)."""
+
+    level: tuple[str, bool] | None = None
+    """The level clock's text and whether it stands still (:func:`level_clock`)."""
+    action_seat: int | None = None
+    """The seat the R12 action clock was called on (None: no clock called)."""
+    action: str = ""
+    """Its time left: ``m:ss``, or whole seconds in the final ten (``7``)."""
+    final: bool = False
+
+
+ACTION_CLOCK_FINAL = 10.0
+"""R12: a called clock runs a minute, then a final ten-second countdown."""
+
+
+def clocks_at(view: dict[str, Any] | None, now: float) -> Clocks:
+    """The level clock and the R12 action clock at wall time ``now``, as the overlay shows
+    them (static/overlay.js renderLevelClock)."""
+    level = level_clock(view, now)
+    called = ((view or {}).get("tournament") or {}).get("action_clock")
+    if not isinstance(called, dict) or not isinstance(called.get("ends_at"), int | float):
+        return Clocks(level)
+    ends_at = float(called["ends_at"])
+    left = max(0.0, ends_at - now)
+    countdown = called.get("countdown_at")
+    start = float(countdown) if isinstance(countdown, int | float) \
+        else ends_at - ACTION_CLOCK_FINAL
+    final = now >= start
+    text = str(math.ceil(left)) if final else clock_text(left)
+    seat = called.get("seat")
+    return Clocks(level, seat if isinstance(seat, int) else None, text, final)
 
 
 def clock_text(seconds: float) -> str:
