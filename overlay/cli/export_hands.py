@@ -11,6 +11,9 @@ table log (``--data-dir`` / ``--url`` / ``--config``, read only, streamed) and w
 * ``ohh``: one ``.ohh`` file for the session, one JSON object per hand separated by an empty
   line (the OHH storage format): ``<table>-hands-12-40.ohh``.
 
+With ``--config``, the configuration's ``[tournament]`` (name, currency, prize pool,
+entrants) goes into the files with the places and prizes the log holds (issue 10).
+
 Void hands (misdeal, R13) and a hand still running are skipped with a note on stderr, where
 progress goes too; stdout gets one summary line. Exit status 0 when hands were written, 2 on
 bad input (no log, no hand in the range, a folder that cannot be written).
@@ -37,7 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, type=Path, metavar="DIR",
                         help="the folder to write to (created if missing)")
     parser.add_argument("--config", type=Path, default=None,
-                        help="feltcast.toml: its data directory, database and table name")
+                        help="feltcast.toml: its data directory, database, table name and "
+                             "[tournament] (name, currency, prize pool)")
     parser.add_argument("--data-dir", type=Path, default=None,
                         help="the data directory holding feltcast.db (default: data)")
     parser.add_argument("--url", default="", help="a sqlite:/// or postgresql:// URL "
@@ -92,7 +96,7 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from engine.errors import ConfigError, HandHistoryError, InvalidInputError
     from overlay.config import load_config
     from overlay.export import ohh, phh, pokerstars
-    from overlay.export.hands import DEFAULT_TABLE, parse_hand_range, read_hands
+    from overlay.export.hands import DEFAULT_TABLE, TournamentInfo, parse_hand_range, read_hands
     from overlay.store import SQLITE_FILE, EventStore, create_db_engine, database_url
     from overlay.store import schema_version as version_of
 
@@ -101,6 +105,7 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     data_dir = args.data_dir or (config.data_dir if config else Path("data"))
     url_text = args.url or (config.database_url if config else "")
     table = args.table or (config.table.name if config else DEFAULT_TABLE)
+    info = TournamentInfo.from_config(config) if config else TournamentInfo()
     if not url_text and not (data_dir / SQLITE_FILE).is_file():
         raise ConfigError("--data-dir", f"no log at {data_dir / SQLITE_FILE}")
     engine = create_db_engine(database_url(url_text, data_dir))
@@ -123,7 +128,7 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         skipped: list[str] = []
         tty = err.isatty()
         for done, record in enumerate(read_hands(store.iter_all(), numbers=numbers,
-                                                 table=table), 1):
+                                                 table=table, tournament=info), 1):
             reason = phh.skip_reason(record)
             try:
                 if reason is not None:

@@ -13,7 +13,12 @@ table's log entries (e.g. :meth:`overlay.store.EventStore.iter_all`) and yields 
   are never part of it (R19), and a misdeal leaves a void hand (R13: :attr:`HandRecord.is_void`,
   skipped by the hand-history writers);
 * ``started_at`` / ``ended_at`` are the wall-clock times of the hand's first and last entry (the
-  log envelope's ``time``): what a video export syncs on.
+  log envelope's ``time``): what a video export syncs on;
+* the tournament context (issue 10): the players' identities (display name, country) as known
+  by the hand's last entry (:attr:`HandRecord.identities`), the places and prizes logged right
+  after the hand for the players it busted (``prize_awarded``, R22, R23:
+  :attr:`HandRecord.busts`, :attr:`HandRecord.winner`), and what the configuration says of the
+  tournament (:class:`TournamentInfo`: name, currency, prize pool, entrants).
 
 >>> parse_hand_range("12-14, 20")
 frozenset({12, 13, 14, 20})
@@ -24,8 +29,9 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from engine.errors import FeltcastError, InvalidInputError
 from engine.events import (
@@ -52,13 +58,20 @@ from engine.events import (
     StreetStarted,
 )
 from engine.hand import Hand
+from engine.identity import Identity, PlayerIdentified
 from engine.log import TableEvent
 from engine.table_events import ButtonSet, LevelStarted, PlayerSeated, SeatEmptied
 from engine.table_replay import ReplayMismatchError
+from engine.tournament_events import PlayerDisqualified, PrizeAwarded
+
+if TYPE_CHECKING:
+    from overlay.config import Config
 
 __all__ = [
     "DEFAULT_TABLE",
+    "Bust",
     "HandRecord",
+    "TournamentInfo",
     "iso_utc",
     "parse_hand_range",
     "read_hands",
@@ -86,6 +99,53 @@ def iso_utc(seconds: float) -> str:
     """Unix seconds as ISO 8601 UTC with milliseconds: ``2026-11-30T14:03:22.125Z``."""
     moment = datetime.fromtimestamp(seconds, UTC)
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentInfo:
+    """What the configuration's ``[tournament]`` says (the log does not hold it): the
+    tournament's name (empty: none given), the prize pool's currency (ISO 4217, empty: none),
+    the prize pool in whole currency units (0: none) and the number of entrants (0: unknown).
+
+    >>> TournamentInfo("Main Event", "EUR", 100_000).money(1200)
+    '€1,200.00'
+    """
+
+    name: str = ""
+    currency: str = ""
+    prize_pool: int = 0
+    entrants: int = 0
+
+    @classmethod
+    def from_config(cls, config: Config) -> TournamentInfo:
+        section = config.tournament
+        return cls(name=section.name, currency=section.currency,
+                   prize_pool=section.prize_pool,
+                   entrants=section.entrants or len(config.players))
+
+    def money(self, amount: int) -> str:
+        """A prize as PokerStars writes money: ``$1,200.00``, ``€1,200.00``, ``£1,200.00``,
+        another currency after the amount (``1,200.00 CHF``), none without a currency."""
+        number = f"{amount:,.2f}"
+        symbol = _SYMBOLS.get(self.currency)
+        if symbol is not None:
+            return f"{symbol}{number}"
+        return f"{number} {self.currency}" if self.currency else number
+
+
+_SYMBOLS = {"USD": "$", "EUR": "\u20ac", "GBP": "\u00a3"}
+
+
+@dataclass(frozen=True, slots=True)
+class Bust:
+    """A player the hand busted (R22) with his finishing place and prize (R23) as logged right
+    after the hand; ``prize`` is None when the log holds no ``prize_awarded`` for him (a log
+    written before prizes were logged), 0 when he finished outside the money."""
+
+    seat: int
+    name: str
+    place: int
+    prize: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +181,13 @@ class HandRecord:
     """The blind level (R21); 0 when the hand was not started by a tournament table."""
     absent: tuple[int, ...] = ()
     """Seats marked absent (R11): dealt in, folded when the action reaches them."""
+    identities: tuple[Identity | None, ...] = ()
+    """Per position: the player's identity (``player_identified``) as known by the hand's
+    last entry; None: none given (empty: not read from a log)."""
+    prizes: tuple[PrizeAwarded, ...] = ()
+    """The ``prize_awarded`` entries logged right after the hand for the places it decided
+    (its busts, and the winner when it left one player)."""
+    tournament: TournamentInfo = field(default_factory=TournamentInfo)
 
     @property
     def started(self) -> HandStarted:
@@ -155,6 +222,43 @@ class HandRecord:
         return tuple(e.payload for e in self.entries if isinstance(e.payload, PlayerEliminated))
 
     @property
+    def busts(self) -> tuple[Bust, ...]:
+        """The players this hand busted, worst place first (R22), with the places and prizes
+        logged for them (a later disqualification above them is not counted here)."""
+        awards = {p.name: p for p in self.prizes}
+        out = []
+        for event in self.eliminations:
+            award = awards.get(event.name)
+            out.append(Bust(event.seat, event.name, award.place if award else event.place,
+                            award.prize if award else None))
+        return tuple(sorted(out, key=lambda b: -b.place))
+
+    @property
+    def winner(self) -> PrizeAwarded | None:
+        """The tournament's winner and his prize, when this hand left one player."""
+        return next((p for p in self.prizes if p.place == 1), None)
+
+    def identity(self, seat: int) -> Identity | None:
+        """The identity of the player in ``seat`` at this hand, if one was given."""
+        if not self.identities:
+            return None
+        return self.identities[self.seats.index(seat)]
+
+    @property
+    def display_names(self) -> tuple[str, ...]:
+        """Per position: the display name, else the player's name (as the graphics show)."""
+        return tuple(i.display_name if i is not None else name
+                     for i, name in zip(self._identities(), self.names, strict=True))
+
+    @property
+    def countries(self) -> tuple[str | None, ...]:
+        """Per position: the player's ISO 3166-1 country code, None when not known."""
+        return tuple(i.country if i is not None else None for i in self._identities())
+
+    def _identities(self) -> tuple[Identity | None, ...]:
+        return self.identities or (None,) * len(self.seats)
+
+    @property
     def first_seq(self) -> int:
         return self.entries[0].seq
 
@@ -179,23 +283,31 @@ class HandRecord:
 class _Reader:
     """The state of :func:`read_hands` between two hands."""
 
-    def __init__(self, numbers: Collection[int] | None, table: str) -> None:
+    def __init__(self, numbers: Collection[int] | None, table: str,
+                 tournament: TournamentInfo) -> None:
         self.numbers = numbers
         self.table = table
+        self.tournament = tournament
         self.levels: dict[int, LevelStarted] = {}
         self.entries: list[TableEvent] = []  # the current hand's, up to its last hand event
         self.events: list[Event] = []
         self.pending: list[TableEvent] = []  # entries after its last hand event so far
         self.started: HandStarted | None = None
+        self.identified: dict[int, PlayerIdentified] = {}
+        """Each seat's identity now (dropped when the player leaves, as the service does)."""
+        self.at_start: dict[int, PlayerIdentified] = {}  # the identities at the hand's start
+        self.after_busts = False  # the last entry taken was an elimination or a prize
 
     def feed(self, entry: TableEvent) -> HandRecord | None:
         """Take one entry; returns the hand it closed, if any (and if selected)."""
         payload = entry.payload
         done: HandRecord | None = None
+        after_busts, self.after_busts = self.after_busts, False
         if isinstance(payload, HandStarted):
             done = self.close()
             self.started = payload
             self.entries, self.events = [entry], [payload]
+            self.at_start = dict(self.identified)
         elif isinstance(payload, HAND_EVENTS) and self.started is not None:
             assert isinstance(payload, Event)
             self.events.append(payload)
@@ -208,12 +320,21 @@ class _Reader:
             self.entries.extend(self.pending)
             self.pending = []
             self.entries.append(entry)
+            self.after_busts = True
+        elif (isinstance(payload, PrizeAwarded) and self.started is not None and after_busts
+              and payload.hand_number in (self.started.hand_number, 0)):
+            self.entries.append(entry)  # R23: the places the hand decided (0: the winner)
+            self.after_busts = True
         elif isinstance(payload, BETWEEN_HANDS):
             done = self.close()
         elif self.started is not None and entry.secrecy is not Secrecy.NEVER:
             self.pending.append(entry)
         if isinstance(payload, LevelStarted):
             self.levels[payload.number] = payload
+        elif isinstance(payload, PlayerIdentified):
+            self.identified[payload.seat] = payload
+        elif isinstance(payload, SeatEmptied | PlayerEliminated | PlayerDisqualified):
+            self.identified.pop(payload.seat, None)  # he takes his identity with him
         return done
 
     def close(self) -> HandRecord | None:
@@ -232,12 +353,19 @@ class _Reader:
         level = self.levels.get(started.level)
         small = level.small_blind if level is not None else _small_blind(started)
         ante = level.ante if level is not None else max(started.antes, default=0)
+        known = dict(self.at_start)
+        known.update((e.payload.seat, e.payload) for e in entries
+                     if isinstance(e.payload, PlayerIdentified))  # set during the hand
+        identities = tuple(Identity.of(known[seat]) if seat in known else None
+                           for seat in started.seats)
+        prizes = tuple(e.payload for e in entries if isinstance(e.payload, PrizeAwarded))
         return HandRecord(
             number=started.hand_number, table=self.table, started_at=entries[0].time,
             ended_at=entries[-1].time, entries=tuple(entries), hand=hand, seats=started.seats,
             names=started.names, starting_stacks=started.stacks, blinds=started.blinds,
             antes=started.antes, small_blind=small, big_blind=started.big_blind, ante=ante,
-            button=started.button, level=started.level, absent=started.absent)
+            button=started.button, level=started.level, absent=started.absent,
+            identities=identities, prizes=prizes, tournament=self.tournament)
 
 
 def _small_blind(started: HandStarted) -> int:
@@ -247,16 +375,19 @@ def _small_blind(started: HandStarted) -> int:
 
 
 def read_hands(entries: Iterable[TableEvent], *, numbers: Collection[int] | None = None,
-               table: str = DEFAULT_TABLE) -> Iterator[HandRecord]:
+               table: str = DEFAULT_TABLE,
+               tournament: TournamentInfo | None = None) -> Iterator[HandRecord]:
     """The hands of a table log, in log order, one :class:`HandRecord` each.
 
     ``numbers`` selects hands by number (only those are replayed); void hands (R13) and a hand
     still running at the end of the log are yielded too (see :attr:`HandRecord.is_void`,
     :attr:`HandRecord.is_complete`). Streams: memory holds one hand, never the log.
+    ``tournament`` is the configuration's ``[tournament]`` (:meth:`TournamentInfo.from_config`),
+    given to every record.
 
     :raises ReplayMismatchError: a hand whose events the engine does not accept.
     """
-    reader = _Reader(numbers, table)
+    reader = _Reader(numbers, table, tournament or TournamentInfo())
     for entry in entries:
         done = reader.feed(entry)
         if done is not None:

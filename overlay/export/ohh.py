@@ -11,6 +11,13 @@ Rounds follow the spec: round 0 ``Preflop`` with the posts (``Post Ante``, ``Pos
 ``Shows Cards`` and ``Mucks Cards`` (R14, R15; mucked cards that were read are included).
 A raise's ``amount`` is the chips it added (the spec's rule), ``is_allin`` marks all-ins.
 ``pots`` lists the main pot then the side pots (R16) with each winner's share (R17).
+
+Tournament context (issue 10), as far as OHH 1.4.7 has fields for it: ``tournament_info``
+carries the configured tournament's name (else the table's) and the prize pool's currency
+(also the hand's ``currency``), each player's ``display`` is his display name
+(``player_identified``). OHH has no field for a prize pool, a country or a finishing place
+(the spec leaves results to its Open Tournament Summary companion): those are in the PHH and
+PokerStars exports.
 """
 
 from __future__ import annotations
@@ -56,7 +63,7 @@ def _utc(seconds: float) -> str:
 
 
 def ohh_object(record: HandRecord, *, tournament: int | None = None,
-               table_size: int | None = None, currency: str = "USD") -> dict[str, Any]:
+               table_size: int | None = None, currency: str | None = None) -> dict[str, Any]:
     """The hand as an OHH ``{"ohh": {...}}`` object (see the module docstring).
 
     :raises HandHistoryError: a void or unfinished hand (nothing to write).
@@ -101,6 +108,8 @@ def ohh_object(record: HandRecord, *, tournament: int | None = None,
                              "cashout_amount": 0, "cashout_fee": 0, "bonus_amount": 0}
                             for seat, share in zip(award.seats, award.shares, strict=True)]}
     tid = str(tournament_id(record.table) if tournament is None else tournament)
+    info = record.tournament
+    currency = currency or info.currency or "USD"
     return {"ohh": {
         "spec_version": SPEC_VERSION,
         "site_name": "Feltcast",
@@ -108,7 +117,7 @@ def ohh_object(record: HandRecord, *, tournament: int | None = None,
         "internal_version": _version(),
         "tournament": True,
         "tournament_info": {
-            "tournament_number": tid, "name": record.table,
+            "tournament_number": tid, "name": info.name or record.table,
             "start_date_utc": _utc(record.started_at), "currency": currency,
             "buyin_amount": None, "fee_amount": None, "bounty_fee_amount": None,
             "initial_stack": None, "type": "MTT", "flags": [],
@@ -127,11 +136,12 @@ def ohh_object(record: HandRecord, *, tournament: int | None = None,
         "ante_amount": record.ante,
         "hero_player_id": None,
         "flags": [],
-        "players": [{"id": ids[seat], "seat": seat, "name": name, "display": name,
+        "players": [{"id": ids[seat], "seat": seat, "name": name, "display": display,
                      "starting_stack": stack, "player_bounty": None,
                      "is_sitting_out": seat in record.absent}
-                    for seat, name, stack in zip(record.seats, record.names,
-                                                 record.starting_stacks, strict=True)],
+                    for seat, name, display, stack in zip(
+                        record.seats, record.names, record.display_names,
+                        record.starting_stacks, strict=True)],
         "rounds": rounds,
         "pots": [pots[k] for k in sorted(pots)],
     }}

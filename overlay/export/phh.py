@@ -10,7 +10,13 @@ text through the engine). This module adds what the log knows around the hand:
   ``_start_unix`` / ``_end_unix`` (Unix seconds), ``_duration``, ``_small_blind``,
   ``_big_blind``, ``_ante``, ``_button`` (a seat number; it may be empty, R2), ``_absent``
   (R11), ``_eliminated`` (``[seat, place]`` pairs, R22), ``_log_seq`` (the first and last log
-  entry) and ``_chip_unit`` (R17, written by the engine when it is not 1).
+  entry) and ``_chip_unit`` (R17, written by the engine when it is not 1);
+* the tournament context (issue 10): ``_display_names`` and ``_countries`` per player when
+  identities were given (``""``: no country), ``_places`` and ``_prizes`` per player when the
+  hand decided places (R22, R23: the busted players and the winner; TOML has no null, so 0
+  stands for a player whose place the hand did not decide), and the configuration's
+  ``_tournament``, ``_currency``, ``_prize_pool`` and ``_entrants`` (the tournament's name is
+  the ``event`` unless one is given).
 
 Unknown hole cards are written ``????`` (PHH's unknown card). A void hand (R13) or a hand
 still running has no PHH: :func:`phh_text` raises :class:`~engine.errors.HandHistoryError`.
@@ -25,7 +31,7 @@ from engine import phh
 from engine.errors import HandHistoryError
 from overlay.export.hands import HandRecord, iso_utc, unix_seconds
 
-__all__ = ["EXTENSION", "feltcast_fields", "phh_text", "skip_reason"]
+__all__ = ["EXTENSION", "feltcast_fields", "phh_text", "skip_reason", "tournament_fields"]
 
 EXTENSION = ".phh"
 
@@ -43,8 +49,9 @@ def feltcast_fields(record: HandRecord, *, event: str = "") -> dict[str, Any]:
     """The PHH fields this module adds to the engine's export, in file order."""
     start = datetime.fromtimestamp(record.started_at, UTC)
     fields: dict[str, Any] = {}
-    if event:
-        fields["event"] = event
+    info = record.tournament
+    if event or info.name:
+        fields["event"] = event or info.name
     fields["table"] = record.table
     if record.level:
         fields["level"] = record.level
@@ -72,6 +79,33 @@ def feltcast_fields(record: HandRecord, *, event: str = "") -> dict[str, Any]:
     if record.eliminations:
         fields["_eliminated"] = [[e.seat, e.place] for e in record.eliminations]
     fields["_log_seq"] = [record.first_seq, record.last_seq]
+    fields.update(tournament_fields(record))
+    return fields
+
+
+def tournament_fields(record: HandRecord) -> dict[str, Any]:
+    """The tournament context of the hand as PHH user fields (see the module docstring)."""
+    fields: dict[str, Any] = {}
+    info = record.tournament
+    if any(i is not None for i in record.identities):
+        fields["_display_names"] = list(record.display_names)
+        fields["_countries"] = [c or "" for c in record.countries]
+    decided = {b.seat: (b.place, b.prize) for b in record.busts}
+    winner = record.winner
+    if winner is not None and winner.name in record.names:
+        decided[record.seats[record.names.index(winner.name)]] = (winner.place, winner.prize)
+    if decided:
+        fields["_places"] = [decided[s][0] if s in decided else 0 for s in record.seats]
+        if all(prize is not None for _, prize in decided.values()):
+            fields["_prizes"] = [decided[s][1] if s in decided else 0 for s in record.seats]
+    if info.name:
+        fields["_tournament"] = info.name
+    if info.currency:
+        fields["_currency"] = info.currency
+    if info.prize_pool:
+        fields["_prize_pool"] = info.prize_pool
+    if info.entrants:
+        fields["_entrants"] = info.entrants
     return fields
 
 

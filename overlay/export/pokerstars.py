@@ -16,7 +16,12 @@ Conventions (documented in ``docs/export.md``):
 * the time is the hand's first log entry, in UTC, then in ET in brackets as PokerStars does;
 * all-in hands are tabled (R14) under ``*** SHOW DOWN ***`` after the river, where PokerStars
   writes them; mucked hands whose cards were read are written ``mucked [..]`` in the summary;
-* a player marked absent (R11) is ``is sitting out``; a clock expiry (R12) is ``has timed out``.
+* a player marked absent (R11) is ``is sitting out``; a clock expiry (R12) is ``has timed out``;
+* the players a hand busted (R22) get PokerStars' line before the summary, worst place first:
+  ``Zoë finished the tournament in 4th place and received €10,000.00.`` (``... in 5th place``
+  outside the money or when no prize is known), and the winner
+  ``Bo wins the tournament and receives €40,000.00 - congratulations!`` (R23; money in the
+  configuration's currency, :meth:`overlay.export.hands.TournamentInfo.money`).
 """
 
 from __future__ import annotations
@@ -33,7 +38,8 @@ from overlay.export.hands import HandRecord
 from overlay.export.phh import skip_reason
 from overlay.export.steps import Step, StepKind, describe_hand, hand_steps, pot_name
 
-__all__ = ["EXTENSION", "SEPARATOR", "hand_id", "pokerstars_text", "roman", "tournament_id"]
+__all__ = ["EXTENSION", "SEPARATOR", "finish_lines", "hand_id", "ordinal", "pokerstars_text",
+           "roman", "tournament_id"]
 
 EXTENSION = ".txt"
 SEPARATOR = "\n\n\n"
@@ -171,8 +177,32 @@ def pokerstars_text(record: HandRecord, *, tournament: int | None = None,
                      f"{pot_name(step.pot, step.pots)}")
     if not showdown:
         lines.extend(f"{names[seat]}: doesn't show hand" for seat in won)
+    lines.extend(finish_lines(record, names))
     lines.extend(_summary(record, steps, names, board, holes, won))
     return "\n".join(lines)
+
+
+def ordinal(number: int) -> str:
+    """``1`` -> ``1st``, ``12`` -> ``12th``, ``22`` -> ``22nd``."""
+    suffix = {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{'th' if 10 <= number % 100 <= 20 else suffix}"
+
+
+def finish_lines(record: HandRecord, names: dict[int, str] | None = None) -> list[str]:
+    """PokerStars' lines for the places this hand decided (R22, R23; see the docstring)."""
+    names = names if names is not None else _names(record)
+    money = record.tournament.money
+    lines = []
+    for bust in record.busts:
+        name = names.get(bust.seat, bust.name)
+        paid = f" and received {money(bust.prize)}." if bust.prize else ""
+        lines.append(f"{name} finished the tournament in {ordinal(bust.place)} place{paid}")
+    winner = record.winner
+    if winner is not None and winner.name in record.names:
+        name = names[record.seats[record.names.index(winner.name)]]
+        paid = f" and receives {money(winner.prize)}" if winner.prize else ""
+        lines.append(f"{name} wins the tournament{paid} - congratulations!")
+    return lines
 
 
 def _forced(steps: list[Step], names: dict[int, str]) -> list[str]:
