@@ -23,7 +23,8 @@ import pokerkit
 import pytest
 
 from engine import phh
-from engine.tournament_events import PrizeAwarded
+from engine.log import TableEvent
+from engine.tournament_events import PlayerDisqualified, PrizeAwarded
 from overlay.cli.export_hands import run_export
 from overlay.config import load_config, parse_config
 from overlay.export.hands import Bust, HandRecord, TournamentInfo, read_hands
@@ -250,3 +251,26 @@ def test_cli_with_config_exports_the_context(data_dir: Path, tmp_path: Path) -> 
     (ohh_file,) = (tmp_path / "ohh").glob("*.ohh")
     first = json.loads(ohh_file.read_text(encoding="utf-8").split("\n\n")[0])
     assert first["ohh"]["tournament_info"]["name"] == "Feltcast Open Main Event"
+
+
+def test_a_later_disqualification_does_not_rewrite_the_hand(data_dir: Path) -> None:
+    # R23: a player disqualified between hands 1 and 2 moves the players below him up; the
+    # service re-logs their prizes (with the hand they busted in). Hand 1's files keep what
+    # hand 1 decided, and the re-logged prize is not among its entries.
+    store = open_store(data_dir=data_dir)
+    try:
+        log = list(store.iter_all())
+    finally:
+        store.close()
+    end = max(k for k, e in enumerate(log) if isinstance(e.payload, PrizeAwarded)
+              and e.payload.hand_number == 1)
+    later = [TableEvent.record(log[end].seq, log[end].time + 5,
+                               PlayerDisqualified(9, "Cy Young", "collusion", 4_000)),
+             TableEvent.record(log[end].seq, log[end].time + 5,
+                               PrizeAwarded("Zoë Ørsted", 3, 20_000, 1, 3))]
+    edited = [*log[:end + 1], *later, *log[end + 1:]]
+    first = next(iter(read_hands(edited, table=TABLE)))
+    assert first.busts == (Bust(5, "李雷", 5, 0), Bust(3, "Zoë Ørsted", 4, 10_000))
+    assert first.last_seq == log[end].seq
+    assert "Zoë Ørsted finished the tournament in 4th place and received 10,000.00." in \
+        pokerstars_text(first)
