@@ -4,8 +4,13 @@ The whole product runs for real; only the table and the people are simulated:
 
 - a data directory (a fresh temporary one unless ``--data`` is given) with the database, the
   tokens and a registered, active deck of simulated RFID tags;
-- a nine-handed final table on the default structure of rule R21 (level 8, 1,000/2,000), with
-  plausible names and stacks (a 90-player field of 5,000-chip stacks);
+- a tournament (``[tournament]``): the Feltcast Demo Main Event, nine entrants (the final table
+  is the money), a 100,000 EUR prize pool paid by the default table of R23, and a structure of
+  three-minute levels with a one-minute break after level 3 (R21), the clock started by the
+  operator at the start;
+- a nine-handed final table with plausible names, stacks (450,000 chips in play), identities
+  (full and display names, countries with their bundled flags) and portraits drawn here (the
+  initials on a coloured disc), uploaded through the photo API like any photo;
 - the reader simulator (:mod:`capture.simulator`) on a real pseudo-terminal, configured as an
   ordinary serial reader: the service reads it through the same code as a real one;
 - a dealer that lays the cards on the antennas with realistic timing (hole cards clockwise,
@@ -13,12 +18,16 @@ The whole product runs for real; only the table and the people are simulated:
   so that hole and board cards come from capture;
 - an automatic operator that plays plausible poker (opens, 3-bets, calls, folds, c-bets, now
   and then an all-in, showdowns) by sending the operator's commands through the real HTTP API
-  with the operator token, exactly as the console does;
+  with the operator token, exactly as the console does; now and then it calls the clock (R12)
+  on a player who thinks too long, and it deals no hand during a break;
 - a 30 s security delay on the ``delayed`` channel (``--delay``).
 
-It prints the URLs of the overlay, commentary and operator pages and runs until Ctrl-C
-(``--hands N`` stops after N hands). ``--speed`` scales every pause (the presence debounce of
-the readers is real time and is never scaled).
+It prints the URLs of every page and runs until Ctrl-C (``--hands N`` stops after N hands).
+``--speed`` scales every pause (the presence debounce of the readers is real time and is never
+scaled); the tournament clock keeps the table's pace: at ``--speed F`` the operator takes away,
+before each hand, the time the table saved (``adjust_clock``), so a level lasts about 3/F
+minutes. When one player has all the chips the tournament is over: the demo stops dealing and
+the pages stay up until Ctrl-C.
 """
 
 from __future__ import annotations
@@ -60,15 +69,44 @@ _log = logging.getLogger(__name__)
 TABLE_NAME = "Feltcast Demo Final Table"
 READER = "demo-table"
 DECK = "Demo deck (simulated tags)"
-LEVEL = 8
-"""Level 8 of the default structure (R21): blinds 1,000/2,000, an average of 25 big blinds."""
 
-#: seat, name, stack: nine players from a 90-entry field of 5,000 chips (450,000 in play).
+TOURNAMENT_NAME = "Feltcast Demo Main Event"
+ENTRANTS = 9
+"""Nine entrants: the whole field is at the final table, and it is the money."""
+PRIZE_POOL = 100_000
+CURRENCY = "EUR"
+STARTING_STACK = 50_000
+LEVEL_MINUTES = 3
+#: The demo's structure (R21): small blind, big blind, big-blind ante; three-minute levels,
+#: a one-minute break after level 3; the last level lasts for ever.
+LEVELS: tuple[tuple[int, int, int], ...] = (
+    (1_000, 2_000, 0), (1_500, 3_000, 0), (2_000, 4_000, 4_000), (2_500, 5_000, 5_000),
+    (3_000, 6_000, 6_000), (4_000, 8_000, 8_000), (5_000, 10_000, 10_000),
+    (6_000, 12_000, 12_000), (8_000, 16_000, 16_000), (10_000, 20_000, 20_000),
+    (15_000, 30_000, 30_000), (20_000, 40_000, 40_000),
+)
+BREAK_AFTER = 3
+BREAK_MINUTES = 1
+
+#: seat, name, stack: nine players, 450,000 chips in play (nine entries of 50,000).
 PLAYERS: tuple[tuple[int, str, int], ...] = (
     (1, "Lena Moreau", 84_500), (2, "Kenji Watanabe", 61_250), (3, "Marcus Hale", 23_000),
     (4, "Sofia Lindqvist", 47_750), (5, "Diego Ferreira", 39_500), (6, "Aisha Okafor", 72_000),
     (7, "Tomasz Nowak", 18_250), (8, "Hannah Becker", 55_000), (9, "Rafael Ortiz", 48_750),
 )
+
+#: seat -> full name, display name (the short one the graphics use), ISO 3166-1 country.
+IDENTITIES: dict[int, tuple[str, str, str]] = {
+    1: ("Lena Claire Moreau", "Lena Moreau", "FR"),
+    2: ("Kenji Watanabe", "Kenji", "JP"),
+    3: ("Marcus J. Hale", "Marcus Hale", "US"),
+    4: ("Sofia Lindqvist", "Sofia", "SE"),
+    5: ("Diego Ferreira da Silva", "Diego Ferreira", "BR"),
+    6: ("Aisha Okafor", "Aisha", "NG"),
+    7: ("Tomasz Nowak", "Tomek", "PL"),
+    8: ("Hannah Becker", "Hannah", "DE"),
+    9: ("Rafael Ortiz Vega", "Rafa Ortiz", "MX"),
+}
 
 MIN_CLEAR_S = 1.5
 """Real seconds between clearing the table and the next deal: a tag must be seen gone
@@ -102,6 +140,8 @@ class Timing:
 
     card_s: float = 0.35
     think_s: tuple[float, float] = (1.5, 5.0)
+    tank_s: tuple[float, float] = (8.0, 40.0)
+    """How long a player on the clock (R12) still thinks: always inside its first minute."""
     street_s: float = 2.5
     showdown_s: float = 6.0
     speed: float = 1.0
@@ -113,8 +153,16 @@ class Timing:
 def demo_config(data_dir: Path, reader_path: str, options: DemoOptions) -> Config:
     return parse_config({
         "server": {"host": options.host, "port": options.port},
-        "table": {"name": TABLE_NAME, "seats": 9, "button": 1, "level": LEVEL},
+        "table": {"name": TABLE_NAME, "seats": 9, "button": 1, "level": 1,
+                  "starting_stack": STARTING_STACK, "ante_mode": "big_blind"},
         "players": [{"seat": s, "name": n, "stack": st} for s, n, st in PLAYERS],
+        "tournament": {
+            "name": TOURNAMENT_NAME, "entrants": ENTRANTS, "prize_pool": PRIZE_POOL,
+            "currency": CURRENCY,  # no [tournament.payouts]: R23's table by field size
+            "levels": [{"small_blind": small, "big_blind": big, "ante": ante,
+                        "minutes": LEVEL_MINUTES} for small, big, ante in LEVELS],
+            "breaks": [{"after_level": BREAK_AFTER, "minutes": BREAK_MINUTES,
+                        "name": "Break"}]},
         "delay": {"seconds": options.delay},
         "channels": {"secure": {"enabled": True}},
         "capture": {"readers": [{
@@ -139,6 +187,49 @@ def register_demo_deck(data_dir: Path) -> None:
         registry.activate(DECK, TABLE_NAME)
     finally:
         engine.dispose()
+
+
+def initials(name: str) -> str:
+    """The first letters of the first and last word of a name (``Lena Moreau`` -> ``LM``)."""
+    words = [w for w in name.split() if w[:1].isalpha()]
+    if not words:
+        return "?"
+    return (words[0][0] + (words[-1][0] if len(words) > 1 else "")).upper()
+
+
+def portrait_png(name: str, seat: int, size: int = 400) -> bytes:
+    """A placeholder portrait drawn here with OpenCV: the player's initials on a coloured disc
+    (one hue per seat) on a dark square, as a PNG. No image is ever downloaded."""
+    import cv2
+    import numpy as np
+
+    image = np.full((size, size, 3), (46, 36, 30), np.uint8)  # BGR: a dark slate
+    hue = (seat * 37) % 180
+    hsv = np.array([[[hue, 150, 190]]], np.uint8)
+    colour = tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
+    centre, radius = (size // 2, size // 2), int(size * 0.44)
+    cv2.circle(image, centre, radius, colour, -1, cv2.LINE_AA)
+    cv2.circle(image, centre, radius, (240, 240, 240), max(2, size // 100), cv2.LINE_AA)
+    text = initials(name)
+    font, thickness = cv2.FONT_HERSHEY_DUPLEX, max(2, size // 40)
+    (width, height), _ = cv2.getTextSize(text, font, 1.0, thickness)
+    scale = size * 0.42 / max(width, height)
+    (width, height), _ = cv2.getTextSize(text, font, scale, thickness)
+    origin = ((size - width) // 2, (size + height) // 2)
+    cv2.putText(image, text, origin, font, scale, (255, 255, 255), thickness, cv2.LINE_AA)
+    ok, encoded = cv2.imencode(".png", image)
+    if not ok:
+        raise RuntimeError("OpenCV could not encode the portrait as PNG")
+    return encoded.tobytes()
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _money(amount: int) -> str:
+    return f"{amount:,} {CURRENCY}"
 
 
 # -- the automatic operator -----------------------------------------------------------------
@@ -166,7 +257,7 @@ class AutoOperator:
 
     def __init__(self, session: aiohttp.ClientSession, base: str, token: str,
                  reader: SimulatedReader, rng: random.Random, timing: Timing,
-                 out: Callable[[str], None] = print) -> None:
+                 out: Callable[[str], None] = print, *, clock_calls: float = 0.03) -> None:
         self.session = session
         self.base = base
         self.headers = {"Authorization": f"Bearer {token}"}
@@ -180,6 +271,14 @@ class AutoOperator:
         self.aggressor: int | None = None
         self.hands = 0
         self.refused = 0
+        self.clock_calls = clock_calls
+        """The chance that the floor calls the clock (R12) on a player about to act."""
+        self.over = False
+        """True once one player has all the chips: the tournament is over."""
+        self.synced = time.monotonic()
+        """When the tournament clock was last brought to the table's pace (``keep_pace``)."""
+        self.reported = 0
+        """Eliminations already printed."""
 
     # -- HTTP ---------------------------------------------------------------------------
 
@@ -202,6 +301,18 @@ class AutoOperator:
                          reply.get("error", {}).get("message"))
             return False
 
+    async def upload_photo(self, seat: int, png: bytes) -> bool:
+        """``POST /api/players/{seat}/photo``, as the console's photo button does."""
+        async with self.session.post(f"{self.base}/api/players/{seat}/photo", data=png,
+                                     headers={**self.headers,
+                                              "Content-Type": "image/png"}) as response:
+            if response.status == 200:
+                return True
+            self.refused += 1
+            _log.warning("the service refused the photo of seat %d: %s", seat,
+                         await response.text())
+            return False
+
     async def pause(self, seconds: float, *, at_least: float = 0.0) -> None:
         await asyncio.sleep(max(self.timing.of(seconds), at_least))
 
@@ -216,10 +327,86 @@ class AutoOperator:
                 return None
             await asyncio.sleep(0.05)
 
+    # -- the tournament --------------------------------------------------------------------
+
+    async def prepare(self, portraits: Path) -> None:
+        """Before the first hand: the players' identities (names, display names, countries)
+        and portraits (drawn into ``portraits``, uploaded through the photo API), then the
+        tournament clock started. A seat already identified (``--data`` of an earlier run)
+        is left as it is."""
+        view = await self.view()
+        tournament = view["tournament"]
+        in_play = {p["seat"]: p for p in tournament["players"]}
+        for seat, name, _ in PLAYERS:
+            player = in_play.get(seat)
+            if player is None or player["table_name"] != name:
+                continue  # busted in an earlier run: his identity left with him
+            full, display, country = IDENTITIES[seat]
+            if (player["name"], player["display_name"], player["country"]) != (
+                    full, display, country):
+                await self.send("set_player", seat=seat, name=full, display_name=display,
+                                country=country)
+            if not player["photo"]:
+                png = await asyncio.to_thread(portrait_png, full, seat)
+                portraits.mkdir(parents=True, exist_ok=True)
+                (portraits / f"seat{seat}-{initials(full).lower()}.png").write_bytes(png)
+                await self.upload_photo(seat, png)
+        if not tournament["clock"]["started"]:
+            await self.send("start_clock")
+        self.synced = time.monotonic()
+        self.reported = len(tournament["eliminations"])
+
+    async def keep_pace(self, view: dict[str, Any]) -> None:
+        """At ``--speed F`` the table plays F times faster than real time; the floor keeps the
+        tournament clock at the same pace by taking away, between hands, the time the table
+        saved since the last time (``adjust_clock``). It never takes the clock further than
+        just past the end of the running level or break, so no break is skipped and a level
+        lasts at least a hand. Nothing to do at speed 1, or while the clock is paused."""
+        now = time.monotonic()
+        real, self.synced = now - self.synced, now
+        take = real * (self.timing.speed - 1)
+        clock = view["tournament"]["clock"]
+        if not clock["running"]:
+            return
+        if take > 0 and clock["remaining"] is not None:
+            left = clock["remaining"] - (time.time() - clock["as_of"])
+            take = min(take, max(0.0, left) + 0.1)
+        if abs(take) >= 1:
+            await self.send("adjust_clock", seconds=-round(take, 1))
+
+    async def wait_out_break(self) -> dict[str, Any]:
+        """No hand is dealt during a break (R21): wait until the clock leaves it."""
+        announced = False
+        while True:
+            view = await self.view()
+            clock = view["tournament"]["clock"]
+            if not (clock["is_break"] and clock["running"]) or clock["remaining"] is None:
+                return view
+            left = clock["remaining"] - (time.time() - clock["as_of"])
+            if not announced:
+                announced = True
+                self.out(f"  {clock['name']}: play resumes in {max(0, left) / 60:.1f} "
+                         f"minutes of tournament time")
+            await asyncio.sleep(max(0.05, min(left / self.timing.speed, 1.0)))
+            await self.keep_pace(view)
+
+    def announce_over(self, view: dict[str, Any]) -> None:
+        self.over = True
+        left = [s for s in view["seats"] if s["name"] and s["stack"] > 0]
+        if not left:
+            self.out("The tournament is over.")
+            return
+        winner = left[0]["name"]
+        payouts = view["tournament"].get("payouts")
+        first = payouts["places"][0]["prize"] if payouts and payouts["places"] else 0
+        prize = f" and wins {_money(first)}" if first else ""
+        self.out(f"The tournament is over: {winner} has all the chips{prize}. "
+                 "The pages stay up until Ctrl-C.")
+
     # -- hands --------------------------------------------------------------------------
 
     async def run(self, hands: int | None) -> None:
-        while hands is None or self.hands < hands:
+        while (hands is None or self.hands < hands) and not self.over:
             await self.play_hand()
 
     async def play_hand(self) -> None:
@@ -229,9 +416,10 @@ class AutoOperator:
             view = await self.view()
         players = [s for s in view["seats"] if s["name"] and s["stack"] > 0]
         if len(players) < 2:
-            self.out("The tournament is over; a new final table sits down.")
-            for seat, name, stack in PLAYERS:
-                await self.send("set_seat", seat=seat, name=name, stack=stack)
+            self.announce_over(view)
+            return
+        await self.keep_pace(view)
+        await self.wait_out_break()
         if not await self.send("next_hand"):
             await self.pause(self.timing.street_s, at_least=0.5)
             return
@@ -290,6 +478,11 @@ class AutoOperator:
     async def bet_street(self, view: dict[str, Any]) -> dict[str, Any]:
         """Play the betting round until nobody is to act."""
         while (legal := view["operator"]["legal"]) is not None:
+            if self.rng.random() < self.clock_calls and view["tournament"]["action_clock"] \
+                    is None and await self.send("call_clock", seat=legal["seat"]):
+                name = next(s["name"] for s in view["seats"] if s["seat"] == legal["seat"])
+                self.out(f"  the clock is called on {name} (R12)")
+                await self.pause(self.rng.uniform(*self.timing.tank_s))
             await self.pause(self.rng.uniform(*self.timing.think_s))
             kind, amount = self.decide(view, legal)
             fields: dict[str, Any] = {"seat": legal["seat"]}
@@ -384,6 +577,11 @@ class AutoOperator:
         number = view["table"]["hand_number"]
         winners = [f"{s['name']} wins {s['won']:,}" for s in view["seats"]
                    if s.get("winner") and s.get("won")]
+        eliminations = view["tournament"]["eliminations"]
+        for out in eliminations[self.reported:]:  # R22 order; R23 prize
+            prize = f" and wins {_money(out['prize'])}" if out["prize"] else ""
+            winners.append(f"{out['name']} is out in {_ordinal(out['place'])}{prize}")
+        self.reported = len(eliminations)
         self.hands += 1
         self.out(f"hand {number}: " + ("; ".join(winners) or "over"))
         await self.pause(self.timing.showdown_s)
@@ -394,17 +592,30 @@ class AutoOperator:
 # -- running it -----------------------------------------------------------------------------
 
 
-def page_lines(base: str, operator_token: str) -> list[str]:
-    return [
-        f"  OBS overlay (delayed)          {base}/overlay?channel=delayed",
-        f"  venue screens (live, public)   {base}/overlay?channel=venue",
-        f"  commentary (delayed)           {base}/commentary",
-        f"  operator console               {base}/operator?token={operator_token}",
+def page_lines(base: str, operator_token: str, secure_token: str = "") -> list[str]:
+    """Every page with what it is for; tokens only where a page needs one."""
+    pages = [
+        ("OBS overlay (delayed)", f"{base}/overlay?channel=delayed"),
+        ("venue screens (live, public)", f"{base}/overlay?channel=venue"),
     ]
+    if secure_token:
+        pages.append(("production room (live, secure)",
+                      f"{base}/overlay?channel=secure&token={secure_token}"))
+    pages += [
+        ("commentary (delayed)", f"{base}/commentary"),
+        ("operator console", f"{base}/operator?token={operator_token}"),
+        ("chip counts (leaderboard)", f"{base}/leaderboard"),
+        ("lower third (?seat=1-9)", f"{base}/lowerthird?seat=1"),
+        ("elimination graphic", f"{base}/elimination"),
+        ("payouts", f"{base}/payouts"),
+        ("level clock", f"{base}/clock"),
+    ]
+    return [f"  {label:<31}{url}" for label, url in pages]
 
 
 async def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> int:
-    """Run the demo until cancelled, or until ``options.hands`` hands were played."""
+    """Run the demo until cancelled, or until ``options.hands`` hands were played (when the
+    tournament ends first without ``--hands``, the pages stay up until cancelled)."""
     data_dir = options.data or Path(tempfile.mkdtemp(prefix="feltcast-demo-"))
     task = asyncio.current_task()
     if task is not None:  # SIGTERM stops it as cleanly as Ctrl-C does
@@ -426,21 +637,26 @@ async def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> 
                               f"({error.strerror}); choose another with --port") from None
         port = runner.addresses[0][1]
         base = f"http://{options.host}:{port}"
-        out(f"Feltcast demo: {TABLE_NAME}, nine players, level {LEVEL} (1,000/2,000), "
-            f"security delay {options.delay:g} s")
-        out(f"  data directory                 {data_dir}")
-        out(f"  simulated RFID reader          {reader_path} (serial, native protocol)")
-        for line in page_lines(base, tokens.operator):
-            out(line)
-        out("The delayed pages show the table after the security delay. Ctrl-C stops.")
         seed = options.seed if options.seed is not None else random.randrange(2**32)
         timing = Timing(speed=options.speed)
         async with aiohttp.ClientSession() as session:
             operator = AutoOperator(session, base, tokens.operator, reader,
                                     random.Random(seed), timing, out)
+            await operator.prepare(data_dir / "portraits")
+            small, big, _ = LEVELS[0]
+            out(f"Feltcast demo: {TOURNAMENT_NAME}, {TABLE_NAME}, nine players, prize pool "
+                f"{_money(PRIZE_POOL)}, {LEVEL_MINUTES}-minute levels from {small:,}/{big:,}, "
+                f"security delay {options.delay:g} s")
+            out(f"  data directory                 {data_dir}")
+            out(f"  simulated RFID reader          {reader_path} (serial, native protocol)")
+            for line in page_lines(base, tokens.operator, tokens.secure):
+                out(line)
+            out("The delayed pages show the table after the security delay. Ctrl-C stops.")
             await operator.run(options.hands)
-        plural = "" if operator.hands == 1 else "s"
-        out(f"demo finished: {operator.hands} hand{plural} played (seed {seed})")
+            plural = "" if operator.hands == 1 else "s"
+            out(f"demo finished: {operator.hands} hand{plural} played (seed {seed})")
+            if operator.over and options.hands is None:
+                await asyncio.Event().wait()  # the pages stay up until Ctrl-C
         return 0
     finally:
         await runner.cleanup()

@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 
 from engine.cards import Card
-from overlay.demo import PLAYERS, AutoOperator, Timing, preflop_strength
+from overlay.demo import AutoOperator, Timing, preflop_strength
 from overlay.keys import TOKENS_KEY
 
 from .rig import service_rig
@@ -21,7 +21,7 @@ def test_preflop_strength_orders_hands_plausibly() -> None:
     assert all(0 <= of(a, b) <= 1 for a, b in (("2c", "7d"), ("Ac", "Ad")))
 
 
-async def test_a_new_final_table_sits_down_when_one_player_is_left(tmp_path: Path) -> None:
+async def test_the_operator_stops_dealing_when_one_player_is_left(tmp_path: Path) -> None:
     async with service_rig(tmp_path) as rig:
         for seat in (4, 7):  # everybody but seat 1 has left
             await rig.ok("empty_seat", seat=seat)
@@ -29,12 +29,9 @@ async def test_a_new_final_table_sits_down_when_one_player_is_left(tmp_path: Pat
         operator = AutoOperator(rig.session, rig.url("/").rstrip("/"),
                                 rig.app[TOKENS_KEY].operator, rig.sim, random.Random(5),
                                 Timing(speed=50), lines.append)
-        await operator.run(1)
-        assert operator.hands == 1 and operator.refused == 0
-        assert lines[0] == "The tournament is over; a new final table sits down."
-        assert lines[-1].startswith("hand 1: ")
-        view = await rig.state("venue")
-        names = {seat["seat"]: seat["name"] for seat in view["seats"] if seat["name"]}
-        assert names == {seat: name for seat, name, _ in PLAYERS}
-        assert sum(seat["stack"] for seat in view["seats"] if seat["name"]) == \
-            sum(stack for _, _, stack in PLAYERS)
+        await operator.run(3)
+        assert operator.over and operator.hands == 0 and operator.refused == 0
+        assert lines == ["The tournament is over: Ashton has all the chips. "
+                         "The pages stay up until Ctrl-C."]
+        view = await rig.state("operator")
+        assert view["operator"]["between_hands"] and view["table"]["hand_number"] in (0, None)
