@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from overlay.store import EventStore
 
 
+X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow",
+                "slower", "veryslow")
+
+
 def _size(text: str) -> tuple[int, int]:
     from engine.errors import InvalidInputError
 
@@ -68,7 +72,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ffmpeg", default=None, metavar="PATH",
                         help="the ffmpeg program (default: the one on PATH; 'off': OpenCV's "
                              "MPEG-4 only)")
-    parser.add_argument("--preset", default="superfast",
+    parser.add_argument("--preset", default="superfast", choices=X264_PRESETS,
+                        metavar="PRESET",
                         help="x264 preset (default superfast: 1080p faster than real time on "
                              "two cores; veryfast: smaller files, slower)")
     parser.add_argument("--crf", type=int, default=18, help="x264 quality, lower is better "
@@ -103,6 +108,8 @@ def run(args: argparse.Namespace) -> int:
         if args.video is not None:
             args.table_name = args.table_name or config.table.name
     args.data_dir = args.data_dir or Path("data")
+    if not 0 <= args.crf <= 51:
+        raise InvalidInputError(f"--crf {args.crf}: x264 quality runs from 0 (lossless) to 51")
     ffmpeg = find_ffmpeg(args.ffmpeg)
     if ffmpeg is None and not args.quiet:
         print("ffmpeg not found: writing OpenCV's MPEG-4 (no H.264, audio, chapters or "

@@ -180,3 +180,13 @@ def test_the_configuration_names_the_table_and_the_log(
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "cfg.edl").read_text().startswith("TITLE: Zoë's Final\n")
     assert "title=Zoë's Final" in (tmp_path / "cfg.chapters.txt").read_text()
+
+
+def test_encoder_settings_are_checked(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                      ) -> None:
+    done = feltcast_here(capsys, "--phh", FAMOUS, "--out", tmp_path / "x.mp4", "--crf", "99")
+    assert done.returncode == 2 and "from 0 (lossless) to 51" in done.stderr
+    with pytest.raises(SystemExit):
+        feltcast_here(capsys, "--phh", FAMOUS, "--out", tmp_path / "x.mp4", "--preset", "fastest")
+    assert "invalid choice: 'fastest'" in capsys.readouterr().err
+    assert not (tmp_path / "x.mp4").exists()
