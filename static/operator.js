@@ -6,6 +6,8 @@ import { Channel, pageParams } from "./js/channel.js";
 import { cardElement, isCardCode } from "./js/cards.js";
 import { renderDecks, wireDecks } from "./js/decks.js";
 import { Keypad } from "./js/keypad.js";
+import { renderTournament, tickTournamentClock, wireTournament }
+  from "./js/operator-tournament.js";
 import { KeyedList, chips, clockText, el, loadFonts, setText, toggle } from "./js/dom.js";
 
 const TOKEN_KEY = "feltcast.operator.token";
@@ -59,15 +61,27 @@ function setBusy(busy) {
 
 /** POST one command; resolves to the reply (ok or error), never throws. */
 export async function sendCommand(type, fields = {}) {
-  if (state.busy) return null;
   const command = { id: commandId(), type, ...fields };
+  return post("/api/commands", JSON.stringify(command), "application/json");
+}
+
+/**
+ * POST raw bytes (a player photo, a players CSV) with the operator token; the same busy state,
+ * error banner and token handling as a command. Resolves to the reply, never throws.
+ */
+export async function sendUpload(path, body, contentType) {
+  return post(path, body, contentType);
+}
+
+async function post(path, body, contentType) {
+  if (state.busy) return null;
   setBusy(true);
   let reply;
   try {
-    const response = await fetch("/api/commands", {
+    const response = await fetch(path, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Authorization: `Bearer ${state.token}` },
-      body: JSON.stringify(command),
+      headers: { "Content-Type": contentType, Authorization: `Bearer ${state.token}` },
+      body,
     });
     reply = await response.json().catch(() => ({ error: { code: `http_${response.status}`,
       message: `The server answered ${response.status} ${response.statusText}` } }));
@@ -379,6 +393,7 @@ export function render(view, meta = {}) {
   renderClock();
   renderManual();
   renderDecks(op, busy, sendCommand);
+  renderTournament(view, busy);
 }
 
 // ---------------------------------------------------------------- wiring
@@ -438,6 +453,8 @@ function wire() {
   document.addEventListener("keydown", (event) => {
     const target = event.target;
     if (target instanceof HTMLInputElement || target instanceof HTMLSelectElement) return;
+    // The tournament panel's buttons and forms keep their own Enter (never a raise).
+    if (target instanceof Element && target.closest("#tournament")) return;
     if ($("console").hidden || event.ctrlKey || event.metaKey || event.altKey) return;
     const key = /^\d$/.test(event.key) ? event.key
       : { Backspace: "back", Escape: "clear" }[event.key];
@@ -451,7 +468,8 @@ function wire() {
   });
   buildPicker();
   wireDecks(sendCommand);
-  setInterval(renderClock, 250);
+  wireTournament({ send: sendCommand, upload: sendUpload, channel: () => state.channel });
+  setInterval(() => { renderClock(); tickTournamentClock(); }, 250);
 }
 
 function showConnection(status) {
@@ -498,7 +516,7 @@ function startConsole(token, channelName) {
     showError(error || {});
   });
   channel.start();
-  window.feltcast = { channel, render, sendCommand };
+  window.feltcast = { channel, render, sendCommand, sendUpload };
 }
 
 function showLogin(message = "") {
