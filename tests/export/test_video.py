@@ -62,9 +62,10 @@ def log_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def run_export(log_dir: Path, footage: Path, out: Path, **options: object) -> ExportResult:
     store = open_store(data_dir=log_dir)
     try:
+        settings: dict[str, object] = {"table_name": "Main Event Final Table",
+                                       "ffmpeg": FFMPEG, **options}
         return export_footage(store.iter_all, footage, out, SyncSpec(start=T0 - LEAD),
-                              ExportOptions(table_name="Main Event Final Table",
-                                            ffmpeg=FFMPEG, **options))  # type: ignore[arg-type]
+                              ExportOptions(**settings))  # type: ignore[arg-type]
     finally:
         store.close()
 
@@ -336,3 +337,16 @@ def test_a_log_the_service_wrote_exports_every_hand(tmp_path: Path) -> None:
     for clip in result.clips:  # each hand that was played to its end shows its winner banner
         if clip.hand != 2:
             assert _green(frames[clip.first]) == 0 and _green(frames[clip.last]) > 20, clip
+
+
+def test_a_failing_encoder_is_reported_and_leaves_no_files(log_dir: Path,
+                                                            tmp_path: Path) -> None:
+    from overlay.export.video.encode import EncodeError
+
+    broken = tmp_path / "ffmpeg"
+    broken.write_text("#!/bin/sh\necho 'Unknown encoder libx264' >&2\nexit 1\n")
+    broken.chmod(0o755)
+    footage = make_footage(tmp_path / "f.mp4", frames=60, fps=FPS)
+    with pytest.raises(EncodeError, match="Unknown encoder libx264"):
+        run_export(log_dir, footage, tmp_path / "out.mp4", ffmpeg=str(broken))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.mp4", "ffmpeg"]

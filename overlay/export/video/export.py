@@ -235,13 +235,18 @@ def export_footage(source: LogSource, footage: Path, out: Path, spec: SyncSpec,
         result.files.extend(written)
     views = frame_views(source(), sync, frames=info.frames, table_name=options.table_name)
     renderer = OverlayRenderer(info.width, info.height)
-    if options.alpha:
-        _alpha(ViewCursor(views), renderer, info.frames, info.fps, info.rate, out, options,
-               result)
-        return result
-    frames = _read_frames(footage, info)
-    _burn(frames, ViewCursor(views), renderer, info, out, options, result, chapters,
-          audio_from=footage)
+    try:
+        if options.alpha:
+            _alpha(ViewCursor(views), renderer, info.frames, info.fps, info.rate, out,
+                   options, result)
+        else:
+            _burn(_read_frames(footage, info), ViewCursor(views), renderer, info, out,
+                  options, result, chapters, audio_from=footage)
+    except BaseException:  # no clip list beside a video that was not written
+        for path in result.files:
+            if path.is_file() and path != out:
+                path.unlink()
+        raise
     return result
 
 
