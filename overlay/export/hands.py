@@ -239,8 +239,9 @@ class HandRecord:
         return next((p for p in self.prizes if p.place == 1), None)
 
     def identity(self, seat: int) -> Identity | None:
-        """The identity of the player in ``seat`` at this hand, if one was given."""
-        if not self.identities:
+        """The identity of the player in ``seat`` at this hand, if one was given (None also
+        for a seat not dealt in)."""
+        if not self.identities or seat not in self.seats:
             return None
         return self.identities[self.seats.index(seat)]
 

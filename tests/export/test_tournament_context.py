@@ -23,7 +23,9 @@ import pokerkit
 import pytest
 
 from engine import phh
+from engine.identity import Identity, PlayerIdentified
 from engine.log import TableEvent
+from engine.table_events import SeatEmptied
 from engine.tournament_events import PlayerDisqualified, PrizeAwarded
 from overlay.cli.export_hands import run_export
 from overlay.config import load_config, parse_config
@@ -274,3 +276,28 @@ def test_a_later_disqualification_does_not_rewrite_the_hand(data_dir: Path) -> N
     assert first.last_seq == log[end].seq
     assert "Zoë Ørsted finished the tournament in 4th place and received 10,000.00." in \
         pokerstars_text(first)
+
+
+def test_identities_follow_the_seat_between_hands(data_dir: Path) -> None:
+    # An identity given after a hand's last entry belongs to the next hand; a player who
+    # leaves his seat takes his identity with him (a new player there starts without one).
+    store = open_store(data_dir=data_dir)
+    try:
+        log = list(store.iter_all())
+    finally:
+        store.close()
+    starts = [k for k, e in enumerate(log) if e.kind == "hand_started"]
+    at = log[starts[1]]
+    cy = PlayerIdentified.checked(9, "Cy Young", "Cy", "US")
+    between = [TableEvent.record(at.seq, at.time, cy)]
+    edited = [*log[:starts[1]], *between, *log[starts[1]:]]
+    first, second, third = read_hands(edited, table=TABLE)
+    assert first.identity(9) is None
+    assert second.identity(9) == Identity.of(cy)
+    assert dict(zip(second.seats, second.countries, strict=True))[9] == "US"
+    assert third.identity(9) is None and 9 not in third.seats  # Cy busted in hand 2
+    assert third.identity(1) is not None  # Ann is still there
+    emptied = [*log[:starts[1]], TableEvent.record(at.seq, at.time, SeatEmptied(1)),
+               *log[starts[1]:]]
+    assert next(r for r in read_hands(emptied, table=TABLE) if r.number == 2).identity(1) \
+        is None
