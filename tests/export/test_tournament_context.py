@@ -55,10 +55,10 @@ PLAYERS: list[dict[str, Any]] = [
 SCHEMA = json.loads(Path(__file__).with_name("ohh_schema.json").read_text(encoding="utf-8"))
 
 
-def config_data(data_dir: Path) -> dict[str, Any]:
+def config_data(data_dir: Path, players: list[dict[str, Any]] = PLAYERS) -> dict[str, Any]:
     return {"table": {"name": TABLE, "seats": 9, "button": 1, "chip_unit": 25,
                       "levels": [[100, 200]]},
-            "players": PLAYERS, "tournament": TOURNAMENT, "data_dir": str(data_dir)}
+            "players": players, "tournament": TOURNAMENT, "data_dir": str(data_dir)}
 
 
 async def _until_nobody_acts(s: Session, policy: dict[int, str]) -> None:
@@ -66,8 +66,9 @@ async def _until_nobody_acts(s: Session, policy: dict[int, str]) -> None:
         await s.act(policy[hand.actor_seat])
 
 
-async def _play(data_dir: Path) -> None:
-    config = parse_config(config_data(data_dir))
+async def _play(data_dir: Path, players: list[dict[str, Any]] = PLAYERS,
+                hands: int = 3) -> None:
+    config = parse_config(config_data(data_dir, players))
     clock = Clock()
     store = open_store(data_dir=data_dir)
     table_log = TableLog(store, clock=clock)
@@ -84,6 +85,8 @@ async def _play(data_dir: Path) -> None:
         await _until_nobody_acts(s, {8: "all_in", 9: "fold", 1: "fold", 3: "all_in",
                                      5: "all_in"})
         await s.check_down("2c3d4s", "9c", "Jh")
+        if hands == 1:
+            return
         # Hand 2: Cy all in, Bo calls, Ann folds: Cy busts in 3rd.
         await s.deal({1: "9d8d", 8: "KhKc", 9: "7h2s"})
         await _until_nobody_acts(s, {9: "all_in", 8: "call", 1: "fold"})
@@ -301,3 +304,23 @@ def test_identities_follow_the_seat_between_hands(data_dir: Path) -> None:
                *log[starts[1]:]]
     assert next(r for r in read_hands(emptied, table=TABLE) if r.number == 2).identity(1) \
         is None
+
+
+def test_equal_stacks_busting_together_share_their_places(tmp_path: Path) -> None:
+    # R22: Zoë and 李雷 start hand 1 with exactly 6,000 each and bust in it: they share 4th
+    # and 5th place and split those prizes (EUR 10,000 + 0).
+    players = [dict(p, stack=6_000) if p["seat"] in (3, 5) else p for p in PLAYERS]
+    asyncio.run(_play(tmp_path, players, hands=1))
+    info = TournamentInfo.from_config(parse_config(config_data(tmp_path, players)))
+    store = open_store(data_dir=tmp_path)
+    try:
+        (first,) = read_hands(store.iter_all(), table=TABLE, tournament=info)
+    finally:
+        store.close()
+    assert set(first.busts) == {Bust(3, "Zoë Ørsted", 4, 5_000), Bust(5, "李雷", 4, 5_000)}
+    text = pokerstars_text(first)
+    for name in ("Zoë Ørsted", "李雷"):
+        assert f"{name} finished the tournament in 4th place and received €5,000.00." in text
+    data = tomllib.loads(phh_text(first))
+    assert [(p, z) for p, z in zip(data["_places"], data["_prizes"], strict=True) if p] == [
+        (4, 5_000), (4, 5_000)]
