@@ -20,8 +20,8 @@ table's log entries (e.g. :meth:`overlay.store.EventStore.iter_all`) and yields 
   :attr:`HandRecord.busts`, :attr:`HandRecord.winner`), and what the configuration says of the
   tournament (:class:`TournamentInfo`: name, currency, prize pool, entrants).
 
->>> parse_hand_range("12-14, 20")
-frozenset({12, 13, 14, 20})
+>>> sorted(parse_hand_range("12-14, 20"))
+[12, 13, 14, 20]
 """
 
 from __future__ import annotations
