@@ -204,11 +204,16 @@ async def _check_running_demo(data: Path, lines: list[str], started: float) -> N
 
             await _until("the next level (R21)", deadline, level_moved)
 
-            async def bust_out() -> list[dict[str, Any]]:
-                out: list[dict[str, Any]] = (await venue())["tournament"]["eliminations"]
-                return out
+            async def bust_out() -> dict[str, Any] | None:
+                now: dict[str, Any] = (await venue())["tournament"]
+                return now if now["eliminations"] else None
 
-            eliminations = await _until("a bust-out", deadline, bust_out)
+            now = await _until("a bust-out", deadline, bust_out)
+            eliminations = now["eliminations"]
+            # The payouts graphic's data: every paid place, the field after the bust-outs.
+            assert [place["prize"] for place in now["payouts"]["places"]] == list(prizes)
+            assert now["payouts"]["remaining"] == now["field"]["remaining"] == \
+                ENTRANTS - len(eliminations) == len(now["players"])
             first = eliminations[0]
             assert first["place"] == ENTRANTS  # nobody was out before: ninth (R22)
             for out in eliminations:
