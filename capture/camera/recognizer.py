@@ -244,9 +244,19 @@ class Recognizer:
         split = self.deck.split
         rank_rows = normalise(windows[:, :, :split])
         suit_rows = normalise(windows[:, :, split:])
-        return [_Read.at_best_shift(_correlate(rank_rows, bank.rank_t),
-                                    _correlate(suit_rows, bank.suit_t), bank)
-                for bank in self._banks]
+        # The sharp templates find the shift; the softer ones only look around it.
+        sharp = self._banks[0]
+        rank = _correlate(rank_rows, sharp.rank_t)
+        suit = _correlate(suit_rows, sharp.suit_t)
+        reads = [_Read.at_best_shift(rank, suit, sharp)]
+        side = 2 * SHIFT + 1
+        row, column = divmod(int(np.argmax(rank + suit)) // rank.shape[1], side)
+        near = [r * side + c for r in range(max(0, row - 1), min(side, row + 2))
+                for c in range(max(0, column - 1), min(side, column + 2))]
+        for bank in self._banks[1:]:
+            reads.append(_Read.at_best_shift(rank_rows[near] @ bank.rank_t,
+                                             suit_rows[near] @ bank.suit_t, bank))
+        return reads
 
     def _decide(self, read: _Read) -> tuple[str, float]:
         best = int(np.argmax(read.rank + read.suit))
