@@ -4,6 +4,8 @@ import { connectChannel, pageParams } from "./js/channel.js";
 import { cardElement, syncCards } from "./js/cards.js";
 import { KeyedList, bigBlinds, chips, clockText, el, levelRemaining, loadFonts, percent,
   setText, timeOfDay, toggle } from "./js/dom.js";
+import { flagElement, levelRemaining as tournamentRemaining, money, ordinal, shareText,
+  syncFlag, tournamentOf, wallNow } from "./js/tournament.js";
 
 const STREETS = ["preflop", "flop", "turn", "river", "showdown"];
 const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
@@ -18,6 +20,7 @@ function createPlayer() {
   return el("article", { class: "player" },
     el("header", { class: "player-head" },
       el("span", { class: "seat-no" }),
+      flagElement("flag"),
       el("span", { class: "name" }),
       el("span", { class: "position" }),
       el("span", { class: "state" })),
@@ -36,7 +39,11 @@ function createPlayer() {
       el("span", { class: "stack" }),
       el("span", { class: "bb" }),
       el("span", { class: "bet" }),
-      el("span", { class: "last-action" })));
+      el("span", { class: "last-action" })),
+    el("div", { class: "tourney" },
+      el("span", { class: "chip-share" }),
+      el("span", { class: "prize-equity" })),
+    el("div", { class: "stats" }));
 }
 
 function stateText(seat) {
@@ -86,6 +93,7 @@ function updatePlayer(node, seat) {
     }
   }
 
+  updateTournamentLines(node, seat);
   setText(q(".stack"), chips(seat.stack));
   setText(q(".bb"), bigBlinds(seat.stack_bb));
   setText(q(".bet"), seat.bet ? `bet ${chips(seat.bet)}` : "");
@@ -164,7 +172,220 @@ function renderHistory(view) {
 const players = new KeyedList($("players"), createPlayer);
 const shown = { view: null };
 
+// ---------------------------------------------------------------- tournament (issue 10)
+
+/** The tournament's player in `seat` (identity, stack, share, rank), or null. */
+function tournamentPlayer(seat) {
+  const tournament = tournamentOf(shown.view);
+  return tournament && Array.isArray(tournament.players)
+    ? tournament.players.find((p) => p.seat === seat) || null : null;
+}
+
+/** The name commentators read: the display name, else the table's name, else the seat. */
+function nameOf(seat) {
+  const player = tournamentPlayer(seat);
+  if (player && (player.display_name || player.name)) return player.display_name || player.name;
+  const found = shown.view && (shown.view.seats || []).find((s) => s.seat === seat);
+  return found && found.name ? found.name : `Seat ${seat}`;
+}
+
+function currencyOf(tournament) {
+  return tournament && tournament.payouts ? tournament.payouts.currency : null;
+}
+
+/** "24 hands · VPIP 25% · PFR 20% · 3-bet 5% · AF 2.5 · WTSD 30%" (unknowns left out). */
+export function statsText(stats) {
+  if (!stats || typeof stats !== "object") return "";
+  const parts = [];
+  if (typeof stats.hands === "number") parts.push(`${stats.hands} hand${stats.hands === 1
+    ? "" : "s"}`);
+  for (const [key, label] of [["vpip", "VPIP"], ["pfr", "PFR"], ["three_bet", "3-bet"]]) {
+    if (typeof stats[key] === "number") parts.push(`${label} ${percent(stats[key], 0)}`);
+  }
+  if (typeof stats.af === "number") parts.push(`AF ${stats.af.toFixed(1)}`);
+  if (typeof stats.wtsd === "number") parts.push(`WTSD ${percent(stats.wtsd, 0)}`);
+  return parts.join(" · ");
+}
+
+function updateTournamentLines(node, seat) {
+  const tournament = tournamentOf(shown.view);
+  const player = tournamentPlayer(seat.seat);
+  syncFlag(node.querySelector(".flag"), player ? player.country : null);
+  const icm = tournament && tournament.icm ? tournament.icm[String(seat.seat)] : undefined;
+  setText(node.querySelector(".chip-share"), player && typeof player.share === "number"
+    ? `Chips ${shareText(player.share)}` : "");
+  setText(node.querySelector(".prize-equity"), typeof icm === "number"
+    ? `ICM ${money(icm, currencyOf(tournament))}` : "");
+  const stats = tournament && tournament.stats ? tournament.stats[String(seat.seat)] : null;
+  setText(node.querySelector(".stats"), statsText(stats));
+}
+
+/** What the next place out is worth, and what outlasting one more player adds. */
+export function payJumpText(payouts) {
+  if (!payouts || !Array.isArray(payouts.places) || typeof payouts.remaining !== "number") {
+    return "";
+  }
+  const left = payouts.remaining;
+  if (left < 2) return "";
+  const prize = (place) => {
+    const found = payouts.places.find((p) => p.place === place);
+    return found ? found.prize : 0;
+  };
+  const currency = payouts.currency;
+  const paid = typeof payouts.paid === "number" ? payouts.paid : payouts.places.length;
+  const out = prize(left);
+  const up = prize(left - 1);
+  const jump = up - out;
+  const next = out > 0 ? `Next out finishes ${ordinal(left)}: ${money(out, currency)}`
+    : `Next out finishes ${ordinal(left)}: no prize`;
+  const climb = jump > 0 ? ` · ${ordinal(left - 1)} pays ${money(up, currency)}`
+    + ` (+${money(jump, currency)})` : "";
+  const bubble = left === paid + 1 ? " · the bubble"
+    : left > paid + 1 ? ` · ${left - paid} more out before the money` : "";
+  return `${next}${climb}${bubble}`;
+}
+
+function renderStakes(tournament) {
+  const field = tournament ? tournament.field : null;
+  const section = $("stakes");
+  section.hidden = !field;
+  if (!field) return;
+  const currency = currencyOf(tournament);
+  const payouts = tournament.payouts;
+  setText($("stakes-title"), tournament.name ? `${tournament.name}: what is at stake`
+    : "What is at stake");
+  setText($("field-remaining"), typeof field.entrants === "number"
+    ? `${field.remaining} of ${field.entrants}` : String(field.remaining ?? ""));
+  setText($("field-average"), typeof field.average === "number"
+    ? `${chips(field.average)}${typeof field.average_bb === "number"
+      ? ` (${bigBlinds(field.average_bb)})` : ""}` : "");
+  setText($("field-leader"), typeof field.chip_leader === "number"
+    ? nameOf(field.chip_leader) : "");
+  setText($("field-pool"), payouts ? money(payouts.prize_pool, currency) : "—");
+  setText($("pay-jump"), payJumpText(payouts));
+  const icm = tournament.icm && typeof tournament.icm === "object" ? tournament.icm : null;
+  $("icm").hidden = !icm;
+  if (!icm) return;
+  const list = Array.isArray(tournament.players) ? tournament.players : [];
+  const remaining = payouts && typeof payouts.remaining === "number" ? payouts.remaining
+    : list.length;
+  const atStake = payouts ? payouts.places.filter((p) => p.place <= remaining)
+    .reduce((sum, p) => sum + p.prize, 0) : 0;
+  let total = 0;
+  let stacks = 0;
+  const rows = list.map((player) => {
+    const value = icm[String(player.seat)];
+    if (typeof value === "number") total += value;
+    stacks += player.stack || 0;
+    return el("tr", { data: { seat: player.seat } },
+      el("th", { class: "icm-name", text: nameOf(player.seat), attrs: { scope: "row" } }),
+      el("td", { class: "icm-stack", text: chips(player.stack) }),
+      el("td", { class: "icm-share", text: shareText(player.share) }),
+      el("td", { class: "icm-value", text: typeof value === "number"
+        ? money(value, currency) : "—" }),
+      el("td", { class: "icm-of-prizes", text: typeof value === "number" && atStake > 0
+        ? shareText(value / atStake) : "" }));
+  });
+  $("icm-rows").replaceChildren(...rows);
+  setText($("icm-chips"), chips(stacks));
+  setText($("icm-total"), money(total, currency));
+  setText($("icm-prizes"), atStake > 0 ? `prizes still to win ${money(atStake, currency)}` : "");
+}
+
+function signedMoney(delta, currency) {
+  const rounded = Math.round(delta);
+  if (rounded === 0) return "±0";
+  return `${rounded > 0 ? "+" : "−"}${money(Math.abs(rounded), currency)}`;
+}
+
+/** One outcome in words: "Ashton wins; Rast and Yuki bust, Lena doubles". */
+export function outcomeText(outcome, name) {
+  const list = (seats) => {
+    const names = seats.map(name);
+    return names.length <= 1 ? names.join("")
+      : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+  };
+  const parts = [];
+  const winners = Array.isArray(outcome.winners) ? outcome.winners : [];
+  const doubled = Array.isArray(outcome.doubled) ? outcome.doubled : [];
+  const verb = (seats, one, many) => `${list(seats)} ${seats.length === 1 ? one : many}`;
+  if (outcome.split) {
+    parts.push(verb(winners, "takes it", "split"));
+  } else {
+    const up = winners.filter((seat) => doubled.includes(seat));
+    const kept = winners.filter((seat) => !doubled.includes(seat));
+    if (kept.length) parts.push(verb(kept, "wins", "win"));
+    if (up.length) parts.push(verb(up, "doubles up", "double up"));
+  }
+  const busted = Array.isArray(outcome.busted) ? outcome.busted : [];
+  if (busted.length) parts.push(verb(busted, "busts", "bust"));
+  const others = doubled.filter((seat) => !winners.includes(seat));
+  if (others.length) parts.push(verb(others, "doubles up", "double up"));
+  return parts.join("; ");
+}
+
+const MAX_OUTCOMES = 8;
+
+function renderAllin(tournament) {
+  const allin = tournament ? tournament.allin : null;
+  const section = $("allin");
+  section.hidden = !allin;
+  document.documentElement.dataset.allin = allin ? "1" : "";
+  if (!allin) return;
+  const currency = currencyOf(tournament);
+  const seats = Array.isArray(allin.seats) ? allin.seats : [];
+  const at = (key, index) => (Array.isArray(allin[key]) ? allin[key][index] : null);
+  $("allin-players").replaceChildren(...seats.map((seat, i) => {
+    const before = at("equity_before", i);
+    const after = at("expected_equity", i);
+    const change = typeof before === "number" && typeof after === "number" ? after - before
+      : null;
+    return el("tr", { class: change === null ? "" : change > 0.5 ? "gain" : change < -0.5
+      ? "loss" : "", data: { seat } },
+      el("th", { text: nameOf(seat), attrs: { scope: "row" } }),
+      el("td", { class: "chip-equity", text: percent(at("chip_equity", i)) }),
+      el("td", { class: "equity-before", text: money(before, currency) }),
+      el("td", { class: "equity-after", text: money(after, currency) }),
+      el("td", { class: "equity-change", text: change === null ? ""
+        : signedMoney(change, currency) }));
+  }));
+  const outcomes = (Array.isArray(allin.outcomes) ? allin.outcomes : [])
+    .slice().sort((a, b) => b.probability - a.probability);
+  const shownOutcomes = outcomes.slice(0, MAX_OUTCOMES);
+  const items = shownOutcomes.map((outcome) => el("li", { class: "outcome" },
+    el("span", { class: "outcome-probability", text: percent(outcome.probability) }),
+    el("span", { class: "outcome-text", text: outcomeText(outcome, nameOf) }),
+    el("span", { class: "outcome-equity", text: seats.map((seat, i) => {
+      const value = Array.isArray(outcome.equity) ? outcome.equity[i] : null;
+      return `${nameOf(seat)} ${money(value, currency)}`;
+    }).join(" · ") })));
+  const rest = outcomes.slice(MAX_OUTCOMES);
+  if (rest.length) {
+    const chance = rest.reduce((sum, outcome) => sum + outcome.probability, 0);
+    items.push(el("li", { class: "outcome more muted",
+      text: `${rest.length} more outcome${rest.length === 1 ? "" : "s"} (${percent(chance)})` }));
+  }
+  $("allin-outcomes").replaceChildren(...items);
+  setText($("allin-boards"), typeof allin.boards === "number"
+    ? `Every remaining board counted: ${chips(allin.boards)}` : "");
+}
+
+function renderTicker(tournament) {
+  const text = tournament && typeof tournament.ticker === "string" ? tournament.ticker : "";
+  $("ticker").hidden = !text;
+  setText($("ticker-text"), text);
+}
+
 function renderLevelClock() {
+  const tournament = tournamentOf(shown.view);
+  const clock = tournament ? tournament.clock : null;
+  if (clock && clock.started) {
+    // The tournament clock (R21), counted on the server's time (docs/view-model.md).
+    const left = tournamentRemaining(clock, wallNow(channel));
+    setText($("level-clock"), left === null ? "" : clock.running ? `${clockText(left)} left`
+      : `${clockText(left)} left · paused`);
+    return;
+  }
   const remaining = shown.view ? levelRemaining(shown.view, channel.viewNow()) : null;
   setText($("level-clock"), remaining === null ? "" : `${clockText(remaining)} left`);
 }
@@ -178,6 +399,10 @@ export function render(view) {
   renderHistory(view);
   const seated = (view.seats || []).filter((seat) => seat.name !== null);
   players.sync(seated, (seat) => seat.seat, updatePlayer);
+  const tournament = tournamentOf(view);
+  renderTicker(tournament);
+  renderStakes(tournament);
+  renderAllin(tournament);
 }
 
 function showConnection(status) {
