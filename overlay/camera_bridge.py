@@ -38,7 +38,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
@@ -47,9 +47,17 @@ from typing import Any, Protocol
 
 from aiohttp import web
 
-from capture.camera.fusion import CardFusion
+from capture.camera.fusion import CardFusion, Source
 from capture.rfid.antenna_map import AntennaMap
-from engine.capture_events import CaptureEvent, CaptureFault, FaultKind, Zone, ZoneKind
+from engine.capture_events import (
+    CaptureEvent,
+    CaptureFault,
+    FaultKind,
+    ReaderOffline,
+    ReaderOnline,
+    Zone,
+    ZoneKind,
+)
 from engine.errors import FeltcastError
 from engine.log import CaptureRecord
 from overlay.camera_config import CameraConfigSection
@@ -346,14 +354,16 @@ class CameraService:
     camera's frame source and tracker factories (the default uses OpenCV and the decks).
     """
 
-    def __init__(self, cameras: Sequence[CameraConfigSection], *, rfid_zones: Iterable[Zone],
+    def __init__(self, cameras: Sequence[CameraConfigSection], *,
+                 rfid_zones: Mapping[str, Iterable[Zone]],
                  sink: Callable[[CaptureEvent], object], table_log: TableLog | None = None,
                  make: Callable[[CameraConfigSection],
                                 tuple[Callable[[], Frames], Callable[[], Tracker]]],
                  timing: CameraTiming = CameraTiming(),
                  clock: Callable[[], float] = time.time,
                  alert_seconds: float = ALERT_SECONDS) -> None:
-        zones = frozenset(rfid_zones)
+        self.reader_zones = {reader: frozenset(zones) for reader, zones in rfid_zones.items()}
+        zones = frozenset().union(*self.reader_zones.values())
         self.sink = sink
         self.log = table_log
         self.clock = clock
@@ -361,7 +371,8 @@ class CameraService:
         self.fusions = {camera.name: CardFusion(rfid_zones=zones,
                                                 camera_zones={z: camera.name
                                                               for z in camera.zones},
-                                                policy=camera.fusion)
+                                                policy=camera.fusion,
+                                                fallback=camera.fallback)
                         for camera in cameras}
         self._fusion_of_zone = {zone: self.fusions[camera.name]
                                 for camera in cameras for zone in camera.zones if zone in zones}
@@ -373,6 +384,8 @@ class CameraService:
                 camera, open_source=open_source, make_tracker=make_tracker,
                 deliver=self.camera_events, changed=self._on_change, timing=timing)
         self._alerts: dict[tuple[str, ...], _Alert] = {}
+        self._down: set[str] = set()
+        """Cameras offline or ended (RFID stands in where the policy and fallback say so)."""
         self._tasks: list[asyncio.Task[None]] = []
         self._writes: set[asyncio.Future[Any]] = set()
 
@@ -391,6 +404,13 @@ class CameraService:
     def rfid(self, event: CaptureEvent) -> None:
         """An RFID event (the wrapped RfidCapture sink): through the fusion of the camera
         that reads the same zone, if any."""
+        if isinstance(event, ReaderOnline | ReaderOffline):
+            self._publish([event])
+            zones = self.reader_zones.get(event.reader, frozenset())
+            for each in self.fusions.values():  # where RFID reported, the camera may stand in
+                self._publish(each.set_down(Source.RFID, zones,
+                                            isinstance(event, ReaderOffline), event.t))
+            return
         zone = _zone_of(event)
         fusion = self._fusion_of_zone.get(zone) if zone is not None else None
         self._publish(fusion.rfid(event) if fusion is not None else [event])
@@ -438,6 +458,11 @@ class CameraService:
 
     def _on_change(self) -> None:
         for name, camera in self.coordinators.items():
+            down = camera.state in (CameraState.OFFLINE, CameraState.ENDED)
+            if down != (name in self._down):
+                (self._down.add if down else self._down.discard)(name)
+                self._publish(self.fusions[name].set_down(
+                    Source.CAMERA, camera.config.zones, down, camera.clock()))
             key = ("camera", name)
             if camera.state is CameraState.OFFLINE:
                 self._alert(key, "error", f"camera:{name}",
@@ -571,7 +596,7 @@ async def camera_ctx(app: web.Application) -> AsyncIterator[None]:
         return
     own_bridge: CaptureBridge | None = None
     bridge = app.get(CAPTURE_KEY)
-    rfid_zones: frozenset[Zone] = frozenset()
+    rfid_zones: dict[str, set[Zone]] = {}
     if bridge is None:
         own_bridge = bridge = _CameraOnlyBridge(
             app[TABLE_KEY], app[LOG_KEY], readers=[], antenna_map=AntennaMap(()),
@@ -579,8 +604,9 @@ async def camera_ctx(app: web.Application) -> AsyncIterator[None]:
         await bridge.start()
         app[CAPTURE_KEY] = bridge
     else:
-        rfid_zones = frozenset(
-            zone for _key, zone in antenna_map_of(config.readers, config.table.seats).entries)
+        for (reader, _antenna), zone in antenna_map_of(config.readers,
+                                                       config.table.seats).entries:
+            rfid_zones.setdefault(reader, set()).add(zone)
     service = CameraService(config.cameras, rfid_zones=rfid_zones, sink=bridge.capture.sink,
                             table_log=app[LOG_KEY],
                             make=opencv_pipeline(app[STORE_KEY].engine))

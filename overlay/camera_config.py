@@ -16,6 +16,7 @@ configuration does not load OpenCV.
     drop_frames = 5         # M: frames without a card before it counts as gone
     threshold = 0.7         # below this score a card is unknown, never a guess
     fusion = "rfid"         # rfid | camera | agree, where RFID reads the same zone
+    fallback = true         # while the source the policy reports from is offline, the other
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ DEFAULT_DROP_FRAMES = 5
 DEFAULT_THRESHOLD = 0.7
 DEFAULT_DECK = "default"
 _KEYS = ("name", "source", "deck", "regions", "confirm_frames", "drop_frames", "threshold",
-         "fusion")
+         "fusion", "fallback")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +64,9 @@ class CameraConfigSection:
     drop_frames: int = DEFAULT_DROP_FRAMES
     threshold: float = DEFAULT_THRESHOLD
     fusion: FusionPolicy = FusionPolicy.RFID
+    fallback: bool = True
+    """Policies rfid and camera: while the source the policy reports from is offline (a
+    reader unplugged, a camera down), the other one reports the zone."""
 
     @property
     def zones(self) -> tuple[Zone, ...]:
@@ -163,8 +167,12 @@ def _camera(entry: object, where: str, seats: int,
     fusion = entry.get("fusion", str(FusionPolicy.RFID))
     if not isinstance(fusion, str):
         raise ConfigError(f"{where}.fusion", f"expected rfid, camera or agree, got {fusion!r}")
+    fallback = entry.get("fallback", True)
+    if not isinstance(fallback, bool):
+        raise ConfigError(f"{where}.fallback", f"expected true or false, got {fallback!r}")
     return CameraConfigSection(
-        name=name.strip(), source=_source(entry["source"], f"{where}.source", base_dir),
+        name=name.strip(), fallback=fallback,
+        source=_source(entry["source"], f"{where}.source", base_dir),
         regions=parsed, deck=deck.strip(),
         confirm_frames=_number(entry.get("confirm_frames", DEFAULT_CONFIRM_FRAMES),
                                f"{where}.confirm_frames", int, low=1),

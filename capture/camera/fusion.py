@@ -21,6 +21,10 @@ events the service should act on. Pure and deterministic: no I/O, no clock.
   confidence ``1 - (1 - a) * (1 - b)`` (independent errors), at least the higher of the two.
   When the check source agrees after the fact, the reported read is repeated with the higher
   confidence (the service treats a repeated read as the same cards).
+- Fallback (on by default): where the source the policy reports from is down
+  (:meth:`CardFusion.set_down`: an RFID reader or a camera offline) and the other is not, the
+  other reports the zone meanwhile; the reported cards switch over at once, and back when
+  the source returns. Policy ``agree`` never falls back.
 - Disagreement alerts the operator: a :class:`CaptureFault` of kind
   ``CAMERA_RFID_DISAGREE`` naming the zone (and, for the secret log, both readings; its
   ``detail`` names no card, as alerts are public). One fault per distinct disagreement.
@@ -30,8 +34,8 @@ RFID numbers flop cards by arrival, a camera from left to right), the turn (4) a
 (5). A slot is compared only once both sources have read all of it.
 
 Never a card that neither source saw: every card reported in a zone was read there by one of
-the sources (tests/capture/camera/test_fusion.py checks this and the policies with
-hypothesis).
+the sources; with policy ``rfid`` the RFID cards are the ones reported while RFID reads
+(tests/capture/camera/test_fusion.py checks these and the other policies with hypothesis).
 """
 
 from __future__ import annotations
@@ -168,12 +172,9 @@ def _zone_of(event: CaptureEvent) -> Zone | None:
     return None
 
 
-def _slots_of(event: CaptureEvent, zone: Zone) -> list[Slot]:
-    if zone.kind is ZoneKind.SEAT:
-        return [("seat", zone.seat)]
-    if isinstance(event, BoardCardRead):
-        return [board_slot(event.position)]
-    return [("flop", 0), ("turn", 0), ("river", 0)]  # a board card left: any slot
+def _zone_slots(zone: Zone) -> list[Slot]:
+    return [("seat", zone.seat)] if zone.kind is ZoneKind.SEAT else [
+        ("flop", 0), ("turn", 0), ("river", 0)]
 
 
 def _slot_zone(slot: Slot) -> Zone:
@@ -188,8 +189,11 @@ class CardFusion:
     """
 
     def __init__(self, *, rfid_zones: Iterable[Zone], camera_zones: Mapping[Zone, str],
-                 policy: FusionPolicy = FusionPolicy.RFID) -> None:
+                 policy: FusionPolicy = FusionPolicy.RFID, fallback: bool = True) -> None:
         self.policy = policy
+        self.fallback = fallback
+        """Where the source the policy reports from is down (:meth:`set_down`) and the other
+        is not, the other reports meanwhile (policies ``rfid`` and ``camera``)."""
         self.rfid_zones = frozenset(rfid_zones)
         self.camera_zones = dict(camera_zones)
         self.both = frozenset(z for z in self.camera_zones if z in self.rfid_zones
@@ -200,6 +204,7 @@ class CardFusion:
         self._alerted: dict[Slot, tuple[frozenset[Card], frozenset[Card]]] = {}
         self.disagreements = 0
         """Disagreement faults raised so far (the operator view shows it per camera)."""
+        self._down: dict[Source, set[Zone]] = {Source.RFID: set(), Source.CAMERA: set()}
 
     def fused(self, zone: Zone) -> bool:
         return zone in self.both
@@ -212,19 +217,76 @@ class CardFusion:
         """A camera event; returns the events to act on."""
         return self._feed(Source.CAMERA, event)
 
+    def set_down(self, source: Source, zones: Iterable[Zone], down: bool,
+                 t: float) -> list[CaptureEvent]:
+        """``source`` stopped (``down``) or resumed reading ``zones`` (a reader or a camera
+        went offline or came back). Where that changes which source reports a zone (see
+        :attr:`fallback`), returns the events that bring the reported cards in line with
+        the source that reports now."""
+        fused = [zone for zone in zones if zone in self.both]
+        before = {zone: self.reporting(zone) for zone in fused}
+        for zone in fused:
+            if down:
+                self._down[source].add(zone)
+            else:
+                self._down[source].discard(zone)
+        out: list[CaptureEvent] = []
+        for zone in fused:
+            now = self.reporting(zone)
+            if now is not None and now is not before[zone]:
+                out.extend(self._resync(zone, now, t))
+        return out
+
+    def reporting(self, zone: Zone) -> Source | None:
+        """The source whose cards are reported in a fused zone now (``None``: policy
+        ``agree``, both must read alike)."""
+        if self.policy is FusionPolicy.AGREE:
+            return None
+        chosen, other = ((Source.RFID, Source.CAMERA) if self.policy is FusionPolicy.RFID
+                         else (Source.CAMERA, Source.RFID))
+        if self.fallback and zone in self._down[chosen] and zone not in self._down[other]:
+            return other
+        return chosen
+
     # -- the fusion -----------------------------------------------------------------------
 
-    def _primary(self) -> Source | None:
-        if self.policy is FusionPolicy.RFID:
-            return Source.RFID
-        return Source.CAMERA if self.policy is FusionPolicy.CAMERA else None
+    def _resync(self, zone: Zone, source: Source, t: float) -> list[CaptureEvent]:
+        """Make the reported cards of ``zone`` those ``source`` reads (it reports now)."""
+        reads = self._reads[source]
+        out: list[CaptureEvent] = []
+
+        def emit(event: CaptureEvent) -> None:
+            self._out.apply(event)
+            out.append(event)
+
+        if zone.kind is ZoneKind.SEAT:
+            held, wanted = self._out.seats.get(zone.seat), reads.seats.get(zone.seat)
+            if held is not None and (wanted is None or set(held.cards) != set(wanted.cards)):
+                for card in held.cards:
+                    emit(CardRemoved(zone, card, t, "fusion"))
+            if wanted is not None and zone.seat not in self._out.seats:
+                emit(dataclasses.replace(wanted, t=t))
+        else:
+            for position in range(1, 6):
+                current, wanted_card = self._out.board.get(position), reads.board.get(position)
+                if current is not None and (wanted_card is None
+                                            or wanted_card.card != current.card):
+                    emit(CardRemoved(BOARD, current.card, t, "fusion"))
+            for position, read in sorted(reads.board.items()):
+                current = self._out.board.get(position)
+                if current is None or current.card != read.card:
+                    emit(dataclasses.replace(read, t=t))
+        for slot in _zone_slots(zone):
+            for confirmation in self._confirmations(slot, source, t):
+                emit(confirmation)
+        return out
 
     def _feed(self, source: Source, event: CaptureEvent) -> list[CaptureEvent]:
         zone = _zone_of(event)
         if zone is None or zone not in self.both:
             return [event]  # not a fused zone: unchanged
         self._reads[source].apply(event)
-        slots = _slots_of(event, zone)
+        slots = _zone_slots(zone)  # a board read also leaves any other position
         out: list[CaptureEvent] = []
 
         def emit(events: Iterable[CaptureEvent]) -> None:
@@ -232,13 +294,13 @@ class CardFusion:
                 self._out.apply(emitted)
                 out.append(emitted)
 
-        primary = self._primary()
+        primary = self.reporting(zone)
         if primary is None:
             for slot in slots:
                 emit(self._agreed(slot, event.t))
         else:
             if source is primary:
-                emit([self._boosted(event, slots)])
+                emit([self._boosted(event)])
             for slot in slots:
                 emit(self._confirmations(slot, primary, event.t))
         for slot in slots:
@@ -255,10 +317,12 @@ class CardFusion:
             return None
         return combined_confidence(rfid[1], camera[1])
 
-    def _boosted(self, event: CaptureEvent, slots: list[Slot]) -> CaptureEvent:
+    def _boosted(self, event: CaptureEvent) -> CaptureEvent:
         """The primary source's event, with the combined confidence if the check agrees."""
         if isinstance(event, HoleCardsRead | BoardCardRead):
-            confidence = self._agreement(slots[0])
+            slot = (("seat", event.seat) if isinstance(event, HoleCardsRead)
+                    else board_slot(event.position))
+            confidence = self._agreement(slot)
             if confidence is not None and confidence > event.confidence:
                 return dataclasses.replace(event, confidence=confidence)
         return event

@@ -419,3 +419,34 @@ async def test_the_cameras_own_faults_alert_without_naming_a_card(tmp_path: Path
                    if e.kind == "capture.capture_fault"]
         assert str(fault.secrecy) == "secret" and fault.payload.event.cards == (Card("As"),)
         assert 1 not in rig.bridge._seats  # the card is reported in neither place
+
+
+async def test_while_the_rfid_reader_is_unplugged_the_camera_stands_in(tmp_path: Path) -> None:
+    video = write_video(tmp_path / "hand.avi", [(3, {}), (150, HOLE)])
+    async with camera_rig(tmp_path, [camera(video)], rfid=True) as rig:
+        await rig.ok("next_hand")
+        rig.place(4, *HOLE["seat4"])
+        rig.place(7, *HOLE["seat7"])
+        await rig.until(lambda: all(rig.hand.hole_cards(s) and None not in
+                                    rig.hand.hole_cards(s) for s in (4, 7)),
+                        timeout=30, what="seats 4 and 7 from RFID")
+        camera_ = rig.app[CAMERAS_KEY].coordinators[CAMERA]
+        await rig.until(lambda: camera_.processed > 15, timeout=30, what="camera frames")
+        # The camera sees seat 1's cards, RFID does not (policy rfid): not dealt.
+        assert None in (rig.hand.hole_cards(1) or (None,))
+        await rig.sim.unplug()  # the reader goes offline: the camera reports its zones
+        await rig.until(lambda: rig.hand.hole_cards(1) is not None
+                        and None not in rig.hand.hole_cards(1), timeout=15,
+                        what="seat 1 dealt from the camera while RFID is down")
+        assert sorted(c.code for c in rig.hand.hole_cards(1)) == sorted(HOLE["seat1"])
+
+        def seat1_sources() -> set[str]:
+            return {e.payload.event.source for e in rig.app[STORE_KEY].iter_all()
+                    if e.kind == "capture.hole_cards_read" and e.payload.event.seat == 1}
+
+        await rig.until(seat1_sources, what="the capture record")  # written just after
+        assert seat1_sources() == {CAMERA}
+        await rig.sim.replug()
+        await rig.until_view("operator", lambda v: not rig.alerts(v, "reader_offline"),
+                             timeout=10, what="the reader back")
+        assert sorted(c.code for c in rig.hand.hole_cards(1)) == sorted(HOLE["seat1"])

@@ -37,6 +37,7 @@ def test_a_camera_with_defaults_and_a_file_relative_to_the_config(tmp_path: Path
     assert seats.source == str(tmp_path / "videos/hand.mp4") and seats.is_file
     assert seats.zones == (Zone.at_seat(1), Zone.at_seat(9))
     assert seats.fusion is FusionPolicy.AGREE and seats.deck == "Blue 1"
+    assert board.fallback and not cameras({**BOARD_CAM, "fallback": False})[0].fallback
     [stream] = cameras({**BOARD_CAM, "source": "rtsp://127.0.0.1/board"})
     assert stream.source == "rtsp://127.0.0.1/board" and not stream.is_file
     assert parse_config({}).cameras == ()
@@ -64,6 +65,7 @@ def test_a_camera_with_defaults_and_a_file_relative_to_the_config(tmp_path: Path
     ({"threshold": 0}, "capture.cameras[0].threshold", "more than 0"),
     ({"threshold": 1.5}, "capture.cameras[0].threshold", "at most 1"),
     ({"fusion": "both"}, "capture.cameras[0].fusion", "rfid, camera or agree"),
+    ({"fallback": "yes"}, "capture.cameras[0].fallback", "true or false"),
     ({"deck": ""}, "capture.cameras[0].deck", "deck name"),
     ({"fps": 30}, "capture.cameras[0].fps", "unknown key"),
 ])

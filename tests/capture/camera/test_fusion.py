@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capture.camera.fusion import CardFusion, FusionPolicy, combined_confidence
+from capture.camera.fusion import CardFusion, FusionPolicy, Source, combined_confidence
 from engine.capture_events import (
     BOARD,
     BoardCardRead,
@@ -142,6 +142,31 @@ def test_agree_policy_reports_only_agreement_and_takes_it_back() -> None:
     assert "neither is shown" in out[0].detail  # type: ignore[union-attr]
 
 
+def test_while_rfid_is_down_the_camera_stands_in_and_rfid_takes_over_again() -> None:
+    f = fusion()
+    f.rfid(hole(1, "Ah", "Kd"))
+    f.camera(hole(1, "Ah", "Ks", source=CAM, confidence=0.9))  # a disagreement: RFID's shown
+    out = f.set_down(Source.RFID, [SEAT1, SEAT2, BOARD], True, 5.0)  # the reader unplugged
+    assert out == [CardRemoved(SEAT1, Card("Ah"), 5.0, "fusion"),
+                   CardRemoved(SEAT1, Card("Kd"), 5.0, "fusion"),
+                   hole(1, "Ah", "Ks", t=5.0, source=CAM, confidence=0.9)]
+    assert f.reporting(SEAT1) is Source.CAMERA
+    read = board("2c", 1, t=6.0, source=CAM, confidence=0.8)
+    assert f.camera(read) == [read]  # the camera reports the board now
+    out = f.set_down(Source.RFID, [SEAT1, SEAT2, BOARD], False, 7.0)  # back: RFID's again
+    assert hole(1, "Ah", "Kd", t=7.0) in out
+    assert CardRemoved(BOARD, Card("2c"), 7.0, "fusion") in out  # RFID has no board card
+    assert f.reporting(SEAT1) is Source.RFID
+    # Without fallback (or with both down) nothing changes hands.
+    strict = CardFusion(rfid_zones={SEAT1}, camera_zones={SEAT1: CAM}, fallback=False)
+    strict.rfid(hole(1, "Ah", "Kd"))
+    strict.camera(hole(1, "Ah", "Ks", source=CAM))
+    assert strict.set_down(Source.RFID, [SEAT1], True, 5.0) == []
+    assert strict.reporting(SEAT1) is Source.RFID
+    f.set_down(Source.CAMERA, [SEAT1], True, 8.0)
+    assert f.set_down(Source.RFID, [SEAT1], True, 9.0) == []  # both down: RFID's, frozen
+
+
 def test_zones_only_one_source_reads_pass_through_unchanged() -> None:
     f = fusion()
     seat2 = hole(2, "2c", "2d")  # RFID only
@@ -209,8 +234,10 @@ ZONES = (SEAT1, SEAT2, BOARD)
 
 
 @st.composite
-def streams(draw: st.DrawFn) -> tuple[FusionPolicy, dict[Zone, str], list[tuple[str, Any]]]:
+def streams(draw: st.DrawFn) -> tuple[FusionPolicy, bool, dict[Zone, str],
+                                      list[tuple[str, Any]]]:
     policy = draw(st.sampled_from(list(FusionPolicy)))
+    fallback = draw(st.booleans())
     coverage = {zone: draw(st.sampled_from(["rfid", "camera", "both"])) for zone in ZONES}
     steps: list[tuple[str, Any]] = []
     for t in range(draw(st.integers(1, 40))):
@@ -219,6 +246,9 @@ def streams(draw: st.DrawFn) -> tuple[FusionPolicy, dict[Zone, str], list[tuple[
         if not zones:
             continue
         zone = draw(st.sampled_from(zones))
+        if draw(st.integers(0, 7)) == 0:  # the source goes offline, or comes back
+            steps.append((source, ("down", zone, draw(st.booleans()))))
+            continue
         if draw(st.integers(0, 3)) == 0:  # the sources mostly agree: read what the other has
             steps.append((source, ("copy", zone, draw(st.sampled_from([0.5, 0.9, 1.0])))))
             continue
@@ -237,14 +267,14 @@ def streams(draw: st.DrawFn) -> tuple[FusionPolicy, dict[Zone, str], list[tuple[
         else:
             event = CardRemoved(BOARD, draw(st.sampled_from(POOL)), float(t), name)
         steps.append((source, event))
-    return policy, coverage, steps
+    return policy, fallback, coverage, steps
 
 
 def expand(steps: list[tuple[str, Any]], rfid: Model,
-           camera: Model) -> Iterator[tuple[str, CaptureEvent]]:
+           camera: Model) -> Iterator[tuple[str, Any]]:
     """The steps, with each copy step turned into reads of what the other source has now."""
     for source, step in steps:
-        if not isinstance(step, tuple):
+        if not isinstance(step, tuple) or step[0] == "down":
             yield source, step
             continue
         _copy, zone, confidence = step
@@ -261,27 +291,47 @@ def expand(steps: list[tuple[str, Any]], rfid: Model,
                 yield source, BoardCardRead(card, position, t, name, confidence=confidence)
 
 
+def reporting(policy: FusionPolicy, fallback: bool, zone: Zone,
+              down: dict[str, set[Zone]]) -> str:
+    """Which source's cards the service must see in a fused zone (rfid/camera policies):
+    the policy's, unless it is down and the other is not (with fallback)."""
+    chosen, other = ("rfid", "camera") if policy is FusionPolicy.RFID else ("camera", "rfid")
+    if fallback and zone in down[chosen] and zone not in down[other]:
+        return other
+    return chosen
+
+
+@settings(max_examples=400)
 @given(streams())
-def test_fusion_invariants(stream: tuple[FusionPolicy, dict[Zone, str],
+def test_fusion_invariants(stream: tuple[FusionPolicy, bool, dict[Zone, str],
                                          list[tuple[str, Any]]]) -> None:
-    policy, coverage, steps = stream
+    policy, fallback, coverage, steps = stream
     f = CardFusion(rfid_zones=[z for z, c in coverage.items() if c != "camera"],
                    camera_zones={z: CAM for z, c in coverage.items() if c != "rfid"},
-                   policy=policy)
+                   policy=policy, fallback=fallback)
     seen: dict[Zone, set[Card]] = {zone: set() for zone in ZONES}
     rfid, camera, view = Model(), Model(), Model()
+    down: dict[str, set[Zone]] = {"rfid": set(), "camera": set()}
     disagreeing: dict[tuple[str, int], tuple[frozenset[Card], frozenset[Card]]] = {}
     for source, step in expand(steps, rfid, camera):
-        event = step
-        zone = event.zone if isinstance(event, CardRemoved) else (
-            BOARD if isinstance(event, BoardCardRead) else Zone.at_seat(event.seat))
-        (rfid if source == "rfid" else camera).apply(event)
-        if isinstance(event, HoleCardsRead | BoardCardRead):
-            seen[zone] |= set(event.cards if isinstance(event, HoleCardsRead) else
-                              (event.card,))
-        out = f.rfid(event) if source == "rfid" else f.camera(event)
-        if coverage[zone] != "both":
-            assert out == [event]  # a zone one source reads: unchanged
+        if isinstance(step, tuple):  # a reader or a camera goes offline, or comes back
+            _down, zone, is_down = step
+            (down[source].add if is_down else down[source].discard)(zone)
+            out = f.set_down(Source.RFID if source == "rfid" else Source.CAMERA, [zone],
+                             is_down, 50.0)
+            if coverage[zone] != "both":
+                assert out == []
+        else:
+            event = step
+            zone = event.zone if isinstance(event, CardRemoved) else (
+                BOARD if isinstance(event, BoardCardRead) else Zone.at_seat(event.seat))
+            (rfid if source == "rfid" else camera).apply(event)
+            if isinstance(event, HoleCardsRead | BoardCardRead):
+                seen[zone] |= set(event.cards if isinstance(event, HoleCardsRead) else
+                                  (event.card,))
+            out = f.rfid(event) if source == "rfid" else f.camera(event)
+            if coverage[zone] != "both":
+                assert out == [event]  # a zone one source reads: unchanged
         for emitted in out:
             if not isinstance(emitted, CaptureFault):
                 view.apply(emitted)
@@ -312,10 +362,11 @@ def test_fusion_invariants(stream: tuple[FusionPolicy, dict[Zone, str],
             if coverage[zone] != "both":
                 only = rfid if coverage[zone] == "rfid" else camera
                 assert view.in_zone(zone) == only.in_zone(zone)
-            elif policy is FusionPolicy.RFID:
-                assert view.in_zone(zone) == rfid.in_zone(zone)  # RFID always wins
-            elif policy is FusionPolicy.CAMERA:
-                assert view.in_zone(zone) == camera.in_zone(zone)
+            elif policy is not FusionPolicy.AGREE:  # RFID always wins with policy rfid
+                # (while it reads: with fallback the camera stands in while RFID is down)
+                source_ = reporting(policy, fallback, zone, down)
+                assert view.in_zone(zone) == (rfid if source_ == "rfid" else
+                                              camera).in_zone(zone), (source_, out)
             else:
                 for slot in slots_of(zone):
                     r, c = rfid.slot(slot), camera.slot(slot)
