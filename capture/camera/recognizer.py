@@ -185,9 +185,9 @@ class Recognizer:
         for quad in find_card_quads(view, self.outline):
             detection, fit = self._read(pyramid, quad)
             found = [detection]
-            if fit < FIT_FLOOR and _wide(quad):
-                # No index where a card's would be, and about as wide as high: perhaps
-                # two overlapping cards (a fanned pair) taken for one.
+            if fit < FIT_FLOOR:
+                # No index where a card's would be: perhaps two cards taken for one (a
+                # fanned pair, or two cards side by side joined by a finger or a chip).
                 halves = [self._read(pyramid, half) for half in split_ends(quad)]
                 if any(half_fit >= FIT_FLOOR for _, half_fit in halves):
                     found = [half for half, _ in halves]
@@ -283,12 +283,6 @@ def _correlate(windows: npt.NDArray[np.float32], templates_t: npt.NDArray[np.flo
     """The correlation of every shifted window with every template: ``(shifts, 52)``."""
     return np.concatenate([windows[start:start + _BLOCK] @ templates_t
                            for start in range(0, windows.shape[0], _BLOCK)])
-
-
-def _wide(quad: Quad) -> bool:
-    """Too wide for one card seen from above (long over short under 1.3: a card is 1.4)."""
-    sides = side_lengths(quad)
-    return float(sides[1] + sides[3]) / float(sides[0] + sides[2]) < 1.3
 
 
 def _margin(scores: npt.NDArray[np.float32], best: int, others: npt.NDArray[np.bool_],
