@@ -329,11 +329,11 @@ class AutoOperator:
 
     # -- the tournament --------------------------------------------------------------------
 
-    async def prepare(self, portraits: Path) -> None:
+    async def prepare(self, portraits: Path) -> dict[str, Any]:
         """Before the first hand: the players' identities (names, display names, countries)
         and portraits (drawn into ``portraits``, uploaded through the photo API), then the
         tournament clock started. A seat already identified (``--data`` of an earlier run)
-        is left as it is."""
+        is left as it is. Returns the operator's view from before."""
         view = await self.view()
         tournament = view["tournament"]
         in_play = {p["seat"]: p for p in tournament["players"]}
@@ -355,6 +355,7 @@ class AutoOperator:
             await self.send("start_clock")
         self.synced = time.monotonic()
         self.reported = len(tournament["eliminations"])
+        return view
 
     async def keep_pace(self, view: dict[str, Any]) -> None:
         """At ``--speed F`` the table plays F times faster than real time; the floor keeps the
@@ -642,13 +643,18 @@ async def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> 
         async with aiohttp.ClientSession() as session:
             operator = AutoOperator(session, base, tokens.operator, reader,
                                     random.Random(seed), timing, out)
-            await operator.prepare(data_dir / "portraits")
+            before = await operator.prepare(data_dir / "portraits")
             small, big, _ = LEVELS[0]
             out(f"Feltcast demo: {TOURNAMENT_NAME}, {TABLE_NAME}, nine players, prize pool "
                 f"{_money(PRIZE_POOL)}, {LEVEL_MINUTES}-minute levels from {small:,}/{big:,}, "
                 f"security delay {options.delay:g} s")
             out(f"  data directory                 {data_dir}")
             out(f"  simulated RFID reader          {reader_path} (serial, native protocol)")
+            if before["table"]["hand_number"]:  # --data of an earlier run
+                field = before["tournament"]["field"]
+                out(f"  continuing after hand {before['table']['hand_number']}: "
+                    f"{field['remaining']} of {ENTRANTS} players left, "
+                    f"{before['tournament']['clock']['name']}")
             for line in page_lines(base, tokens.operator, tokens.secure):
                 out(line)
             out("The delayed pages show the table after the security delay. Ctrl-C stops.")

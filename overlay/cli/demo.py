@@ -10,6 +10,9 @@ from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = ("It plays the final table of a simulated tournament (the clock, prizes, "
+                     "players with flags and portraits) with simulated RFID readers, and "
+                     "prints the address of every page. See docs/demo.md.")
     parser.add_argument("--port", type=int, default=8080,
                         help="port on 127.0.0.1 (default 8080; 0 picks a free one)")
     parser.add_argument("--delay", type=float, default=30.0,
