@@ -258,7 +258,7 @@ async function disqualify(event) {
   const button = $("btn-dq");
   if (!panel.armed || panel.armed.seat !== seat) {
     disarm();
-    panel.armed = { seat, timer: setTimeout(disarm, ARM_MS) };
+    panel.armed = { seat, timer: setTimeout(() => { disarm(); feedback("", true); }, ARM_MS) };
     button.classList.add("armed");
     setText(button, `Confirm: disqualify ${seatName(seat)}`);
     $("btn-dq-cancel").hidden = false;
@@ -386,6 +386,13 @@ export function wireTournament({ send: sendCommand, upload, channel }) {
   $("correct-form").addEventListener("submit", correctStack);
   $("dq-form").addEventListener("submit", disqualify);
   $("btn-dq-cancel").addEventListener("click", () => { disarm(); feedback("", true); });
+  $("dq-form").addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && panel.armed) {
+      event.preventDefault();
+      disarm();
+      feedback("", true);
+    }
+  });
   $("identity-form").addEventListener("submit", saveIdentity);
   for (const id of IDENTITY_INPUTS) {
     $(id).addEventListener("input", () => { $(id).dataset.dirty = "1"; });
