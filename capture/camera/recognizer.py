@@ -57,6 +57,10 @@ FIT_FLOOR = 0.6
 FIT_FULL = 0.9
 """... and is not reduced above this."""
 
+ONE_END = 0.9
+"""Factor on the score of a card read at one end only (the other covered or off the
+outline): two ends that agree are worth more than one."""
+
 _CARDS = tuple(Card.from_index(i) for i in range(52))
 _RANK_OF = np.array([i >> 2 for i in range(52)])
 _SUIT_OF = np.array([i & 3 for i in range(52)])
@@ -228,6 +232,8 @@ class Recognizer:
                          np.mean([read.suit for read in good], axis=0, dtype=np.float32),
                          good[0].bank)
         code, score = self._decide(combined)
+        if len(good) == 1:
+            score *= ONE_END  # one end only: nothing to check it against
         return _detection(code if score >= self.threshold else None, printed, score), fit
 
     def _read_corner(self, pyramid: _Pyramid, quad: Quad) -> list[_Read]:
