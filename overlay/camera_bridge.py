@@ -22,8 +22,10 @@ one per camera, with the camera's ``fusion`` policy) into the same path the RFID
 the :class:`overlay.capture_bridge.CaptureBridge` of the table, which deals the cards with
 ``deal_cards`` / ``deal_board`` and logs every capture event as a secret capture record. RFID
 events of a zone a camera also reads are routed through that camera's fusion first (the
-service wraps :attr:`capture.rfid.reader.RfidCapture.sink`). On a table without RFID readers
-the context starts a bridge of its own with no reader.
+service wraps :attr:`capture.rfid.reader.RfidCapture.sink`); a reader or a camera going
+offline or coming back tells the fusions, which switch a zone to the other source where the
+camera's ``fallback`` allows it. On a table without RFID readers the context starts a bridge
+of its own with no reader.
 
 A disagreement between a camera and RFID is logged as a secret ``capture.capture_fault``
 record naming both readings and shown to the operator as an alert that names the zone, never
