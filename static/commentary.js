@@ -221,12 +221,11 @@ function updateTournamentLines(node, seat) {
 }
 
 /** What the next place out is worth, and what outlasting one more player adds. */
-export function payJumpText(payouts) {
-  if (!payouts || !Array.isArray(payouts.places) || typeof payouts.remaining !== "number") {
-    return "";
-  }
-  const left = payouts.remaining;
-  if (left < 2) return "";
+export function payJumpText(payouts, field) {
+  if (!payouts || !Array.isArray(payouts.places)) return "";
+  const left = typeof payouts.remaining === "number" ? payouts.remaining
+    : field && typeof field.remaining === "number" ? field.remaining : null;
+  if (left === null || left < 2) return "";
   const prize = (place) => {
     const found = payouts.places.find((p) => p.place === place);
     return found ? found.prize : 0;
@@ -262,13 +261,13 @@ function renderStakes(tournament) {
   setText($("field-leader"), typeof field.chip_leader === "number"
     ? nameOf(field.chip_leader) : "");
   setText($("field-pool"), payouts ? money(payouts.prize_pool, currency) : "—");
-  setText($("pay-jump"), payJumpText(payouts));
+  setText($("pay-jump"), payJumpText(payouts, field));
   const icm = tournament.icm && typeof tournament.icm === "object" ? tournament.icm : null;
   $("icm").hidden = !icm;
   if (!icm) return;
   const list = Array.isArray(tournament.players) ? tournament.players : [];
   const remaining = payouts && typeof payouts.remaining === "number" ? payouts.remaining
-    : list.length;
+    : typeof field.remaining === "number" ? field.remaining : list.length;
   const atStake = payouts ? payouts.places.filter((p) => p.place <= remaining)
     .reduce((sum, p) => sum + p.prize, 0) : 0;
   let total = 0;

@@ -4,7 +4,9 @@ summing to the prizes still to be won; the field; the pay jump), an all-in's out
 each player's prize equity before and after (on secure and delayed, and on venue never before
 the hands are face up, R14), then the ticker line and the session statistics.
 
-Every test also asserts: no page error, no console error, no request that leaves 127.0.0.1.
+The last test draws fixture views from the harness (``tests/pages/harness.py``) to reach the
+cases a short session cannot (above the money, no prize pool, many outcomes). Every test also
+asserts: no page error, no console error, no request that leaves 127.0.0.1.
 The tests share one service and run in order.
 """
 
@@ -25,7 +27,9 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.pages import service as service_module
 from tests.pages.conftest import Probe
+from tests.pages.harness import Harness
 from tests.pages.service import Service, running_service
+from tests.pages.tournament_views import tournament_view
 
 DELAY = 2.0
 POOL = 10000
@@ -282,3 +286,58 @@ def test_after_the_hand_ticker_stats_and_the_money(browser: Browser, service: Se
     finally:
         page.close()
     check_probe(probe)
+
+
+def test_patches_above_the_money_without_prizes_and_many_outcomes(
+        page: Page, harness: Harness) -> None:
+    """The same screen from the harness's fixture views: every part re-renders from patches
+    (docs/view-model.md); above the money, without a prize pool, more outcomes than fit."""
+    view = tournament_view("delayed")
+    view["tournament"]["stats"] = {"4": {"hands": 12, "vpip": 0.25, "pfr": 0.1667,
+                                         "three_bet": None, "af": None, "wtsd": 0.5}}
+    harness.set_view("delayed", view)
+    page.goto(f"{harness.base}/commentary")
+    expect(page.locator("html")).to_have_attribute("data-revision", "1")
+    # Seven left, nine paid (the fixture's payouts name no remaining: the field's is used).
+    expect(page.locator("#pay-jump")).to_have_text(
+        "Next out finishes 7th: €5,000 · 6th pays €6,000 (+€1,000)")
+    expect(page.locator(".player[data-seat='4'] .stats")).to_have_text(
+        "12 hands · VPIP 25% · PFR 17% · WTSD 50%")  # unknown 3-bet and AF left out
+    expect(page.locator(".player[data-seat='4'] .flag img")).to_have_attribute(
+        "src", "/static/flags/se.svg")
+    expect(page.locator("#ticker-text")).to_have_text("Hand 41: Rast wins 4,800 with two pair")
+    # Three places paid: four more players out before the money.
+    places = [{"place": 1, "prize": 50000, "name": None, "jump": 20000},
+              {"place": 2, "prize": 30000, "name": None, "jump": 10000},
+              {"place": 3, "prize": 20000, "name": None, "jump": 20000}]
+    harness.push_patch("delayed", {"tournament": {"payouts": {"places": places, "paid": 3,
+                                                              "remaining": 7}}})
+    expect(page.locator("#pay-jump")).to_have_text(
+        "Next out finishes 7th: no prize · 4 more out before the money")
+    # An all-in with more outcomes than fit: the likeliest eight, the rest summed.
+    outcomes = [{"probability": p, "stacks": [1, 1], "winners": [4], "busted": [1],
+                 "doubled": [4], "split": False, "equity": [0.0, 1000.0 * i]}
+                for i, p in enumerate([0.3, 0.2, 0.1, 0.1, 0.1, 0.05, 0.05, 0.04, 0.03, 0.03])]
+    allin = {"seats": [1, 4], "chip_equity": [0.25, 0.75], "expected_stacks": [1, 2],
+             "equity_before": [9000.0, 12000.0], "expected_equity": [8000.0, 13000.5],
+             "boards": 990, "outcomes": outcomes}
+    harness.push_patch("delayed", {"tournament": {"allin": allin}})
+    expect(page.locator("#allin")).to_be_visible()
+    expect(page.locator("#allin-outcomes .outcome:not(.more)")).to_have_count(8)
+    expect(page.locator("#allin-outcomes .outcome.more")).to_have_text(
+        "2 more outcomes (6.0%)")
+    expect(page.locator("#allin-outcomes .outcome-text").first).to_have_text(
+        "Rast doubles up; Ashton busts")
+    expect(page.locator("#allin-players tr[data-seat='4'] .equity-change")).to_have_text(
+        "+€1,001")
+    expect(page.locator("#allin-players tr[data-seat='1'] .equity-change")).to_have_text(
+        "−€1,000")
+    harness.push_patch("delayed", {"tournament": {"allin": None}})
+    expect(page.locator("#allin")).to_be_hidden()
+    # No prize pool: no prizes, no ICM, no pay jump; the field stays.
+    harness.push_patch("delayed", {"tournament": {"payouts": None, "icm": None}})
+    expect(page.locator("#icm")).to_be_hidden()
+    expect(page.locator("#field-pool")).to_have_text("—")
+    expect(page.locator("#pay-jump")).to_have_text("")
+    expect(page.locator("#field-remaining")).to_have_text("7 of 10")
+    expect(page.locator(".player[data-seat='4'] .prize-equity")).to_have_text("")
