@@ -375,8 +375,13 @@ class TableViewReducer:
         for seat in range(1, count + 1):
             entry = _empty_seat(seat, positions.get(seat))
             player = state.roster.get(seat)
-            if hand is not None and seat in in_hand:
-                stack = hand.stack(seat)
+            # After the hand the table's roster decides: a player who left with chips
+            # (disqualified, seat emptied) is gone, a corrected stack shows at once; a player
+            # who busted in the hand stays in the picture of that hand until the next one.
+            left = (over and hand is not None and seat in in_hand and player is None
+                    and hand.stack(seat) > 0)
+            if hand is not None and seat in in_hand and not left:
+                stack = player.stack if over and player is not None else hand.stack(seat)
                 dead = hand.is_folded(seat) or hand.is_mucked(seat)
                 entry.update(
                     name=hand.names[hand.seats.index(seat)], stack=stack,

@@ -323,3 +323,24 @@ def test_the_ticker_names_only_this_hands_eliminations() -> None:
     events.extend(hand.events)
     ticker = view_of(events)["tournament"]["ticker"]
     assert ticker.startswith("Hand 1: ") and "is out" not in ticker
+
+
+def test_after_a_hand_the_seats_follow_corrections_and_disqualifications() -> None:
+    """Between hands the table's roster decides what the seats show: a corrected stack at
+    once, a disqualified player's seat empty (his chips leave play), while a player who
+    busted in the hand stays in the picture of that hand."""
+    players = {1: ("Ann", 10_000), 3: ("Bo", 3_000), 5: ("Cy", 12_000), 7: ("Di", 2_000)}
+    table = seated(players)
+    hand = all_in_hand(table, {1: "AsAh", 3: "7c2d", 5: "KsKh", 7: "8c3d"}, "AdKdQh4s5c")
+    events: list[Event] = [PlayerSeated(s, n, c) for s, (n, c) in players.items()]
+    events += [*hand.events, *table.finish_hand()]
+    before = {s["seat"]: s for s in view_of(events)["seats"]}
+    survivors = [seat for seat, stack in table.stacks.items() if stack > 0]
+    corrected, dropped = survivors[0], survivors[1]
+    events.append(table.correct_stack(corrected, table.stacks[corrected] + 500, "miscount"))
+    events.append(table.disqualify(dropped, "abuse"))
+    after = {s["seat"]: s for s in view_of(events)["seats"]}
+    assert after[corrected]["stack"] == before[corrected]["stack"] + 500
+    assert before[dropped]["name"] and after[dropped]["name"] is None
+    for seat in (3, 7):  # busted in the hand: still shown with the hand's outcome
+        assert after[seat]["name"] == before[seat]["name"] and after[seat]["stack"] == 0
