@@ -63,7 +63,7 @@ from engine.capture_events import (
 from engine.errors import FeltcastError
 from engine.log import CaptureRecord
 from overlay.camera_config import CameraConfigSection
-from overlay.capture_bridge import CAPTURE_KEY, CaptureBridge, _safe_detail, antenna_map_of
+from overlay.capture_bridge import CAPTURE_KEY, CaptureBridge, antenna_map_of, safe_detail
 from overlay.hub import TableLog
 from overlay.keys import CONFIG_KEY, LOG_KEY, STORE_KEY, TABLE_KEY
 from overlay.tasks import cancel_and_wait
@@ -444,7 +444,7 @@ class CameraService:
         zones = tuple(str(zone) for zone in fault.zones)
         self._alert((str(fault.kind), fault.reader, *zones),
                     "error" if fault.misdeal else "warning", f"camera:{fault.reader}",
-                    _safe_detail(fault), str(fault.kind))
+                    safe_detail(fault), str(fault.kind))
         if self.log is not None:
             task = asyncio.ensure_future(self.log.append([CaptureRecord(fault)],
                                                          source="capture"))
@@ -578,14 +578,6 @@ def load_camera_deck(name: str, engine: Any) -> Any:
 # -- the cleanup context --------------------------------------------------------------------
 
 
-class _CameraOnlyBridge(CaptureBridge):
-    """The capture bridge of a table that reads cards with cameras only: no reader, no RFID
-    deck (so no "no active deck" alert)."""
-
-    def _no_deck_alert(self) -> None:
-        pass
-
-
 CAMERAS_KEY = web.AppKey("cameras", CameraService)
 
 
@@ -600,7 +592,7 @@ async def camera_ctx(app: web.Application) -> AsyncIterator[None]:
     bridge = app.get(CAPTURE_KEY)
     rfid_zones: dict[str, set[Zone]] = {}
     if bridge is None:
-        own_bridge = bridge = _CameraOnlyBridge(
+        own_bridge = bridge = CaptureBridge(  # cameras only: no reader, no RFID deck
             app[TABLE_KEY], app[LOG_KEY], readers=[], antenna_map=AntennaMap(()),
             registry=None, table_name=config.table.name)
         await bridge.start()

@@ -220,6 +220,8 @@ class CaptureBridge:
             self._no_deck_alert()
 
     def _no_deck_alert(self) -> None:
+        if not self.capture.coordinators:
+            return  # a table read by cameras only needs no RFID deck
         self._alert(("deck",), "error", "capture",
                     f"no active deck for table {self.table_name!r}: every tag is unknown "
                     "(register and activate one: feltcast deck)", "no_deck", sticky=True)
@@ -405,7 +407,7 @@ class CaptureBridge:
     def _on_fault(self, fault: CaptureFault) -> None:
         kind = fault.kind
         self._fault_at[fault.reader] = self.clock()
-        message = _safe_detail(fault)
+        message = safe_detail(fault)
         source = f"reader:{fault.reader}"
         if kind in (FaultKind.READER_OFFLINE, FaultKind.READER_SILENT):
             self._offline_reason[fault.reader] = kind
@@ -592,7 +594,7 @@ def _without_cards(text: str) -> str:
     return _CARD_CODE.sub("**", text)
 
 
-def _safe_detail(fault: CaptureFault) -> str:
+def safe_detail(fault: CaptureFault) -> str:
     """The fault's message without any card (it goes into a public event)."""
     if not fault.cards or not any(card.code in fault.detail for card in fault.cards):
         return _without_cards(fault.detail)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from engine.capture_events import CaptureFault, FaultKind, Zone
 from engine.cards import FULL_DECK, Card
-from overlay.capture_bridge import _safe_detail, _without_cards
+from overlay.capture_bridge import _without_cards, safe_detail
 
 cards = st.lists(st.sampled_from(FULL_DECK), min_size=0, max_size=3, unique=True)
 words = st.lists(st.one_of(
@@ -26,7 +26,7 @@ def test_no_card_of_a_fault_reaches_its_alert(fault_cards: list[Card], text: lis
     detail = " ".join(text + [c.code for c in fault_cards])
     fault = CaptureFault(kind, "table", detail, 1.0, "table", (Zone.parse("seat3"),),
                          tuple(fault_cards))
-    message = _safe_detail(fault)
+    message = safe_detail(fault)
     for card in FULL_DECK:  # no card code stands as a word of its own
         assert card.code not in message.split()
     for card in fault_cards:
@@ -44,5 +44,5 @@ def test_a_duplicate_alert_names_the_zones_not_the_card() -> None:
     fault = CaptureFault(FaultKind.DUPLICATE_CARD, "table",
                          "two tags both say Ah: on seat3 and on board", 1.0, "table",
                          (Zone.parse("seat3"), Zone.parse("board")), (Card("Ah"),))
-    assert _safe_detail(fault) == ("two tags read as the same card (seat3 and board): "
+    assert safe_detail(fault) == ("two tags read as the same card (seat3 and board): "
                                    "suspected misdeal (R13); confirm with Misdeal")
