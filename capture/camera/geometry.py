@@ -135,6 +135,12 @@ def find_card_quads(image: Image, params: OutlineParams = DEFAULT_OUTLINE) -> li
             # A fanned pair whose top card came out whole: the rest of the blob is the card
             # underneath.
             under = _card_under(found[0], contour, params)
+            whole = quad_from_contour(contour, params) if area <= max_area else None
+            if whole is not None:
+                # The blob's far end, a card wide, is the card underneath.
+                far = min(split_ends(whole), key=lambda half: quad_iou(half, found[0]))
+                if quad_iou(far, found[0]) < 0.3:
+                    under = far
             if under is not None:
                 found.append(under)
         if len(found) < 2:

@@ -60,6 +60,10 @@ FIT_FULL = 0.9
 ONE_END = 0.9
 """Factor on the score of a card read at one end only (the other covered or off the
 outline): two ends that agree are worth more than one."""
+ONE_END_SMALL = 0.75
+SMALL_CARD = 0.75
+"""A card narrower than this fraction of the templates' card width is small: read at one
+end only, its score is multiplied by :data:`ONE_END_SMALL` instead."""
 
 _CARDS = tuple(Card.from_index(i) for i in range(52))
 _RANK_OF = np.array([i >> 2 for i in range(52)])
@@ -233,7 +237,11 @@ class Recognizer:
                          good[0].bank)
         code, score = self._decide(combined)
         if len(good) == 1:
-            score *= ONE_END  # one end only: nothing to check it against
+            # One end only: nothing to check it against; on a small card (its suit a few
+            # pixels across) that is not enough to name it.
+            width = float(min(side_lengths(quad)[0], side_lengths(quad)[2]))
+            small = width < SMALL_CARD * self._card_width_px
+            score *= ONE_END_SMALL if small else ONE_END
         return _detection(code if score >= self.threshold else None, printed, score), fit
 
     def _read_corner(self, pyramid: _Pyramid, quad: Quad) -> list[_Read]:

@@ -125,7 +125,7 @@ def test_a_fanned_pair_is_two_cards(default_deck: CameraDeck, offset: float,
                                  (Card("Kd"), (400 + offset * 150, 360), 150, angle)])
     detections = Recognizer(default_deck).detect(image)
     assert [d.code for d in detections] == ["Ah", "Kd"]
-    assert same_card_corners(detections[1].quad, top, 12.0)  # split, so less exact
+    assert same_card_corners(detections[1].quad, top, 15.0)  # split, so less exact
 
 
 def test_overlapping_cards_never_read_as_a_wrong_card(default_deck: CameraDeck) -> None:
