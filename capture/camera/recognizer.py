@@ -5,7 +5,9 @@ downscaled copy), then reads each card's index corner straight from the full-res
 image: only the index box of the deck (:attr:`.deck.CameraDeck.box`) is resampled, for both
 ends of the card (the index is printed top-left and, turned, bottom-right). Each read
 correlates the patch, at every shift of up to :data:`SHIFT` pixels, with the deck's 52
-templates, the rank rows and the suit rows separately.
+templates, the rank rows and the suit rows separately, against the templates at the blur
+(:data:`BLUR_BANKS`) that fits the card best. An outline with no index at either end is tried
+as two cards (:func:`.geometry.split_ends`: a fanned pair, or two cards joined by a finger).
 
 The score. For the best card, its rank is compared with the best card of another rank and its
 suit with the best card of another suit. Each margin is measured against how far apart those
@@ -13,7 +15,8 @@ two templates are: 1.0 means the patch looks exactly like the winner, 0.5 means 
 between the winner and the runner-up. The score is the smaller of the two margins, scaled down
 when the patch fits no template well (a card back, a thumb over the index). Below the
 recognizer's threshold the detection's code is ``None``: a wrong card on air is worse than none.
-The two ends of a card must agree; a card whose ends disagree is unknown.
+The two ends of a card must agree; a card whose ends disagree is unknown; a card read at one
+end only scores less (:data:`ONE_END`, :data:`ONE_END_SMALL`).
 
 >>> from capture.camera.cardart import DEFAULT_STYLE, render_card
 >>> from engine.cards import Card
