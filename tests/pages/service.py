@@ -9,10 +9,12 @@ import subprocess
 import sys
 import time
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,6 +61,23 @@ class Service:
     pid: int
     """The server process (benchmarks read its CPU time)."""
 
+    def request(self, path: str, body: dict[str, Any] | None = None) -> Any:
+        """GET ``path`` (or POST ``body`` as JSON) with the operator token; the JSON answer."""
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(f"{self.base}{path}", data=data, headers={
+            "Authorization": f"Bearer {self.operator}", "Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as response:
+            return json.loads(response.read())
+
+    def command(self, kind: str, **fields: Any) -> Any:
+        """One operator command through ``POST /api/commands``; its acknowledgement."""
+        return self.request("/api/commands", {"id": str(uuid.uuid4()), "type": kind, **fields})
+
+    def view(self, channel: str) -> dict[str, Any]:
+        """``channel``'s view as ``GET /api/state`` gives it."""
+        view: dict[str, Any] = self.request(f"/api/state?channel={channel}")["view"]
+        return view
+
 
 def free_port() -> int:
     with socket.socket() as probe:
@@ -68,10 +87,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_service(root: Path, delay: float) -> Iterator[Service]:
-    """Start ``feltcast serve`` in ``root``, wait until it answers, stop it afterwards."""
+def running_service(root: Path, delay: float, *, extra_config: str = "") -> Iterator[Service]:
+    """Start ``feltcast serve`` in ``root``, wait until it answers, stop it afterwards.
+
+    ``extra_config`` is appended to the configuration (e.g. a ``[tournament]`` section)."""
     root.mkdir(parents=True, exist_ok=True)
-    (root / "feltcast.toml").write_text(config_text(delay))
+    (root / "feltcast.toml").write_text(config_text(delay) + extra_config)
     port = free_port()
     log_path = root / "serve.log"
     log = log_path.open("w")

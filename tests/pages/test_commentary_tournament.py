@@ -12,12 +12,10 @@ The tests share one service and run in order.
 
 from __future__ import annotations
 
-import json
 import re
 import time
 import urllib.error
 import urllib.request
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +23,6 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.pages import service as service_module
 from tests.pages.conftest import Probe
 from tests.pages.harness import Harness
 from tests.pages.service import Service, running_service
@@ -54,33 +51,9 @@ BOARD = [["8h", "8s", "Kh"], ["3c"], ["4d"]]
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     """The service's usual three players, a fourth, and a 10,000 EUR prize pool."""
-    base_config = service_module.config_text
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(service_module, "config_text",
-                      lambda delay: base_config(delay) + TOURNAMENT)
-        started = running_service(tmp_path_factory.mktemp("serve"), DELAY)
-        running = started.__enter__()
-    try:
+    with running_service(tmp_path_factory.mktemp("serve"), DELAY,
+                         extra_config=TOURNAMENT) as running:
         yield running
-    finally:
-        started.__exit__(None, None, None)
-
-
-def request(service: Service, path: str, body: dict[str, Any] | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(f"{service.base}{path}", data=data, headers={
-        "Authorization": f"Bearer {service.operator}", "Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=10) as response:
-        return json.loads(response.read())
-
-
-def command(service: Service, kind: str, **fields: Any) -> Any:
-    return request(service, "/api/commands", {"id": str(uuid.uuid4()), "type": kind, **fields})
-
-
-def view_of(service: Service, channel: str) -> dict[str, Any]:
-    view: dict[str, Any] = request(service, f"/api/state?channel={channel}")["view"]
-    return view
 
 
 def euros(text: str) -> int:
@@ -131,7 +104,7 @@ def test_what_is_at_stake(browser: Browser, service: Service, artifacts: Path) -
         expect(page.locator("#stakes-title")).to_have_text("Main Event: what is at stake")
         # The delayed channel shows the seated players once its delay has passed.
         expect(page.locator("#field-remaining")).to_have_text("4 of 4", timeout=10000)
-        tournament = view_of(service, "delayed")["tournament"]
+        tournament = service.view("delayed")["tournament"]
         expect(page.locator("#field-leader")).to_have_text("Ashton Griffin")
         expect(page.locator("#field-pool")).to_have_text("€10,000")
         average = tournament["field"]["average"]
@@ -150,7 +123,7 @@ def test_what_is_at_stake(browser: Browser, service: Service, artifacts: Path) -
         expect(page.locator("#allin")).to_be_hidden()
         expect(page.locator("#ticker")).to_be_hidden()  # no hand played yet
         # An identity set by the operator reaches the commentators on this channel's delay.
-        assert command(service, "set_player", seat=9, name="Lena Fischer",
+        assert service.command("set_player", seat=9, name="Lena Fischer",
                        display_name="Lena", country="DE")["ok"]
         expect(page.locator("#icm-rows tr[data-seat='9'] th")).to_have_text("Lena")
         expect(page.locator(".player[data-seat='9'] .flag img")).to_have_attribute(
@@ -185,23 +158,23 @@ def test_all_in_outcomes_by_channel(browser: Browser, service: Service,
     try:
         for page in pages:
             page.evaluate(RECORD)
-        assert command(service, "next_hand")["ok"]
+        assert service.command("next_hand")["ok"]
         for seat, cards in HOLE.items():
-            assert command(service, "deal_cards", seat=seat, cards=cards)["ok"]
+            assert service.command("deal_cards", seat=seat, cards=cards)["ok"]
         started = time.time()
         while True:
-            to_act = [s["seat"] for s in view_of(service, "operator")["seats"] if s["to_act"]]
+            to_act = [s["seat"] for s in service.view("operator")["seats"] if s["to_act"]]
             if len(to_act) == 0:
                 break
             # Someone still to act: no all-in run-out yet, on any channel (secure knows
             # every card but the betting is not over).
-            assert view_of(service, "secure")["tournament"]["allin"] is None
+            assert service.view("secure")["tournament"]["allin"] is None
             last = time.time()
             try:
-                command(service, "all_in", seat=to_act[0])
+                service.command("all_in", seat=to_act[0])
             except urllib.error.HTTPError:
-                command(service, "call", seat=to_act[0])  # all in by calling
-        allin = view_of(service, "secure")["tournament"]["allin"]
+                service.command("call", seat=to_act[0])  # all in by calling
+        allin = service.view("secure")["tournament"]["allin"]
         assert allin is not None and allin["seats"] == [1, 4, 7, 9]
         # Secure: at once, with the view's numbers.
         expect(secure.locator("#allin")).to_be_visible()
@@ -218,7 +191,7 @@ def test_all_in_outcomes_by_channel(browser: Browser, service: Service,
             expect(row.locator(".equity-after")).to_have_text(
                 f"€{round(allin['expected_equity'][index]):,}")
         # Prize equity before the hand is the ICM the stakes table shows.
-        icm = view_of(service, "secure")["tournament"]["icm"]
+        icm = service.view("secure")["tournament"]["icm"]
         assert allin["equity_before"] == pytest.approx([icm[str(s)] for s in allin["seats"]],
                                                        abs=0.01)
         outcomes = sorted(allin["outcomes"], key=lambda o: -o["probability"])
@@ -247,7 +220,7 @@ def test_all_in_outcomes_by_channel(browser: Browser, service: Service,
         assert seen and all(entry["faces"] == 8 for entry in seen), seen
         assert seen[0]["at"] / 1000 >= started
         for part in BOARD:
-            assert command(service, "deal_board", cards=part)["ok"]
+            assert service.command("deal_board", cards=part)["ok"]
         for page in pages:
             expect(page.locator("#allin")).to_be_hidden(timeout=15000)
     finally:
@@ -261,7 +234,7 @@ def test_after_the_hand_ticker_stats_and_the_money(browser: Browser, service: Se
     probe = Probe()
     page = watch(browser, probe, f"{service.base}/commentary")
     try:
-        tournament = view_of(service, "delayed")["tournament"]
+        tournament = service.view("delayed")["tournament"]
         assert tournament["field"]["remaining"] == 3  # Yuki busted in 4th
         assert isinstance(tournament["ticker"], str) and tournament["ticker"]
         expect(page.locator("#ticker")).to_be_visible()

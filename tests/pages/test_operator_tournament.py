@@ -10,11 +10,8 @@ purpose), no request that leaves 127.0.0.1. The tests share one service and run 
 
 from __future__ import annotations
 
-import json
 import re
 import struct
-import urllib.request
-import uuid
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +20,6 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, FilePayload, Page, expect
 
-from tests.pages import service as service_module
 from tests.pages.conftest import Probe
 from tests.pages.service import Service, running_service
 
@@ -45,32 +41,13 @@ stack = 100000
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     """The service's usual three players, a fourth, and a 10,000 EUR prize pool."""
-    base_config = service_module.config_text
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(service_module, "config_text",
-                      lambda delay: base_config(delay) + TOURNAMENT)
-        started = running_service(tmp_path_factory.mktemp("serve"), DELAY)
-        running = started.__enter__()
-    try:
+    with running_service(tmp_path_factory.mktemp("serve"), DELAY,
+                         extra_config=TOURNAMENT) as running:
         yield running
-    finally:
-        started.__exit__(None, None, None)
-
-
-def request(service: Service, path: str, body: dict[str, Any] | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(f"{service.base}{path}", data=data, headers={
-        "Authorization": f"Bearer {service.operator}", "Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=10) as response:
-        return json.loads(response.read())
-
-
-def command(service: Service, kind: str, **fields: Any) -> Any:
-    return request(service, "/api/commands", {"id": str(uuid.uuid4()), "type": kind, **fields})
 
 
 def tournament_of(service: Service, channel: str = "operator") -> dict[str, Any]:
-    view: dict[str, Any] = request(service, f"/api/state?channel={channel}")["view"]
+    view: dict[str, Any] = service.request(f"/api/state?channel={channel}")["view"]
     return dict(view["tournament"])
 
 
@@ -202,7 +179,7 @@ def test_the_level_clock_by_clicks(console: Page, service: Service, artifacts: P
     expect(page.locator("#t-state")).to_have_text("Running")
     assert tournament_of(service)["clock"]["running"] is True
     # The server's refusal reaches the operator verbatim (pausing twice over the API first).
-    command(service, "pause_clock")
+    service.command("pause_clock")
     expect(page.locator("#t-state")).to_have_text("Paused")
     page.evaluate("window.feltcast.sendCommand('pause_clock')")
     expect(page.locator("#error")).to_be_visible()
@@ -347,13 +324,13 @@ def test_stack_correction_between_hands_and_refused_during_one(
     page.screenshot(path=str(artifacts / "operator-tournament-refused.png"), full_page=True)
     cards = iter(["Ah", "As", "Kd", "Kc", "7s", "2d", "8c", "8d"])
     for seat in (1, 4, 7, 9):
-        command(service, "deal_cards", seat=seat, cards=[next(cards), next(cards)])
+        service.command("deal_cards", seat=seat, cards=[next(cards), next(cards)])
     while True:  # everyone folds to the big blind
-        seats = request(service, "/api/state?channel=operator")["view"]["seats"]
+        seats = service.request("/api/state?channel=operator")["view"]["seats"]
         to_act = [s["seat"] for s in seats if s["to_act"]]
         if not to_act:
             break
-        command(service, "fold", seat=to_act[0])
+        service.command("fold", seat=to_act[0])
     expect(page.locator("#t-between")).to_have_text("Between hands")
 
 

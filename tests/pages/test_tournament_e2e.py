@@ -9,14 +9,11 @@ called by the operator counts down on the overlay of the channel it was released
 
 from __future__ import annotations
 
-import json
 import re
 import time
 import urllib.error
 import urllib.request
-import uuid
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
@@ -32,23 +29,6 @@ GRAPHICS = ("leaderboard", "lowerthird", "elimination", "payouts", "clock")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
     with running_service(tmp_path_factory.mktemp("serve"), DELAY) as running:
         yield running
-
-
-def request(service: Service, path: str, body: dict[str, Any] | None = None) -> Any:
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(f"{service.base}{path}", data=data, headers={
-        "Authorization": f"Bearer {service.operator}", "Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=10) as response:
-        return json.loads(response.read())
-
-
-def command(service: Service, kind: str, **fields: Any) -> Any:
-    return request(service, "/api/commands", {"id": str(uuid.uuid4()), "type": kind, **fields})
-
-
-def view_of(service: Service, channel: str) -> dict[str, Any]:
-    state: dict[str, Any] = request(service, f"/api/state?channel={channel}")["view"]
-    return state
 
 
 def clock_seconds(text: str) -> int:
@@ -74,7 +54,7 @@ def test_graphics_on_the_real_service(browser: Browser, service: Service) -> Non
                          + ("&seat=4" if name == "lowerthird" else ""))
              for name in GRAPHICS}
     try:
-        version = request(service, "/api/config")["version"]
+        version = service.request("/api/config")["version"]
         for page in pages.values():
             expect(page.locator('meta[name="feltcast-version"]')).to_have_attribute(
                 "content", version)
@@ -83,14 +63,14 @@ def test_graphics_on_the_real_service(browser: Browser, service: Service) -> Non
                   for name in GRAPHICS]
         deadline = time.monotonic() + 10
         while True:
-            listed = view_of(service, "operator")["operator"]["pages"]
+            listed = service.view("operator")["operator"]["pages"]
             if all(entry in listed for entry in wanted) or time.monotonic() > deadline:
                 break
             time.sleep(0.1)
         assert all(entry in listed for entry in wanted), listed
         # The leaderboard draws the service's tournament object: the configured players by
         # stack, their share of the chips.
-        tournament = view_of(service, "venue")["tournament"]
+        tournament = service.view("venue")["tournament"]
         board = pages["leaderboard"]
         expect(board.locator(".row:not(.out) .name")).to_have_text(
             ["Ashton Griffin", "Rast", "Yuki Tanaka"])
@@ -114,24 +94,24 @@ def test_graphics_on_the_real_service(browser: Browser, service: Service) -> Non
             expect(level.locator("#time")).to_have_text(f"{whole // 60}:{whole % 60:02d}")
         # The operator starts the clock: it runs on every page, counting locally; taking a
         # minute away and pausing reach the page as they happen.
-        assert command(service, "start_clock")["ok"]
+        assert service.command("start_clock")["ok"]
         expect(level.locator("#state")).to_have_text("")
         first = clock_seconds(level.locator("#time").inner_text())
         level.wait_for_timeout(1300)
         assert 1 <= first - clock_seconds(level.locator("#time").inner_text()) <= 4
-        assert command(service, "adjust_clock", seconds=-60)["ok"]
+        assert service.command("adjust_clock", seconds=-60)["ok"]
         expect(level.locator("#time")).to_have_text(re.compile(
             "^(" + "|".join(f"{t // 60}:{t % 60:02d}" for t in range(first - 66, first - 59))
             + ")$"))
-        assert command(service, "pause_clock")["ok"]
+        assert service.command("pause_clock")["ok"]
         expect(level.locator("#state")).to_have_text("Paused")
         paused = level.locator("#time").inner_text()
         level.wait_for_timeout(1100)
         expect(level.locator("#time")).to_have_text(paused)
-        assert command(service, "resume_clock")["ok"]
+        assert service.command("resume_clock")["ok"]
         expect(level.locator("#state")).to_have_text("")
         # The player's identity from the console reaches the lower third and the leaderboard.
-        assert command(service, "set_player", seat=4, name="Rast Andersson",
+        assert service.command("set_player", seat=4, name="Rast Andersson",
                        display_name="Rast", country="SE")["ok"]
         expect(third.locator("#full-name")).to_have_text("Rast Andersson")
         expect(third.locator("#flag img")).to_have_attribute("src", "/static/flags/se.svg")
@@ -141,13 +121,13 @@ def test_graphics_on_the_real_service(browser: Browser, service: Service) -> Non
         # A hand starts and the floor calls the clock on the player to act (R12): the overlay
         # on the venue channel (no delay) shows it on that player, counting down from 1:10.
         overlay = watch(browser, probe, f"{service.base}/overlay?channel=venue")
-        assert command(service, "next_hand")["ok"]
+        assert service.command("next_hand")["ok"]
         cards = iter(["Ah", "As", "Kd", "Kc", "7s", "2d"])
         for seated in (1, 4, 7):
-            assert command(service, "deal_cards", seat=seated,
+            assert service.command("deal_cards", seat=seated,
                            cards=[next(cards), next(cards)])["ok"]
-        seat = next(s for s in view_of(service, "venue")["seats"] if s["to_act"])
-        assert command(service, "call_clock", seat=seat["seat"])["ok"]
+        seat = next(s for s in service.view("venue")["seats"] if s["to_act"])
+        assert service.command("call_clock", seat=seat["seat"])["ok"]
         expect(overlay.locator("#action-clock")).to_be_visible()
         expect(overlay.locator("#action-clock-name")).to_have_text(seat["name"])
         expect(overlay.locator("#action-clock-time")).to_have_text(
@@ -176,21 +156,21 @@ def test_graphics_on_the_real_service(browser: Browser, service: Service) -> Non
 
 def play_all_in(service: Service, cards: dict[int, list[str]], board: list[str]) -> None:
     """Everyone all in before the flop (a short stack calls), then the board."""
-    if not command(service, "next_hand")["ok"]:
+    if not service.command("next_hand")["ok"]:
         raise AssertionError("next_hand refused")
     for seat, hole in cards.items():
-        command(service, "deal_cards", seat=seat, cards=hole)
+        service.command("deal_cards", seat=seat, cards=hole)
     while True:
-        to_act = [s for s in view_of(service, "venue")["seats"] if s["to_act"]]
+        to_act = [s for s in service.view("venue")["seats"] if s["to_act"]]
         if not to_act:
             break
         try:
-            command(service, "all_in", seat=to_act[0]["seat"])
+            service.command("all_in", seat=to_act[0]["seat"])
         except urllib.error.HTTPError:
-            command(service, "call", seat=to_act[0]["seat"])  # all in by calling
+            service.command("call", seat=to_act[0]["seat"])  # all in by calling
     for part in (board[:3], board[3:4], board[4:]):
-        if view_of(service, "venue")["table"]["street"] not in ("over", "showdown"):
-            command(service, "deal_board", cards=part)
+        if service.view("venue")["table"]["street"] not in ("over", "showdown"):
+            service.command("deal_board", cards=part)
 
 
 def test_bust_outs_reach_each_channel_when_it_shows_them(browser: Browser,
@@ -208,8 +188,8 @@ def test_bust_outs_reach_each_channel_when_it_shows_them(browser: Browser,
             page.evaluate(record)
         # The hand of the clock test is still running: finish it, then Ashton's aces beat
         # both others all in; Yuki (the smaller stack) finishes 3rd, Rast 2nd (R22).
-        while (to_act := [s for s in view_of(service, "venue")["seats"] if s["to_act"]]):
-            command(service, "fold", seat=to_act[0]["seat"])
+        while (to_act := [s for s in service.view("venue")["seats"] if s["to_act"]]):
+            service.command("fold", seat=to_act[0]["seat"])
         started = time.time()
         play_all_in(service, {1: ["Ah", "As"], 4: ["7c", "2d"], 7: ["8c", "3d"]},
                     ["Kd", "Qh", "4s", "5c", "9h"])
