@@ -296,11 +296,13 @@ class TournamentView:
             level = self.structure.level(number)
             nxt = (self.structure.level(number + 1)
                    if number < len(self.structure.levels) else None)
+            # A hand of no known level (a hand history replayed) has no next level.
+            upcoming = _level(nxt) if level_number else None
             return {"level": number, "small_blind": level.small_blind,
                     "big_blind": level.big_blind, "ante": level.ante, "is_break": False,
                     "running": False, "started": False,
                     "remaining": None if nxt is None else float(level.minutes * 60),
-                    "as_of": None, "name": level.describe(), "next": _level(nxt)}
+                    "as_of": None, "name": level.describe(), "next": upcoming}
         moment = now if clock.running else clock.anchor
         if clock.running:
             _, into = clock.position(moment)

@@ -344,3 +344,18 @@ def test_after_a_hand_the_seats_follow_corrections_and_disqualifications() -> No
     assert before[dropped]["name"] and after[dropped]["name"] is None
     for seat in (3, 7):  # busted in the hand: still shown with the hand's outcome
         assert after[seat]["name"] == before[seat]["name"] and after[seat]["stack"] == 0
+
+
+def test_a_hand_of_no_known_level_announces_no_next_level() -> None:
+    """A hand history replayed (its blinds are not a level of the structure) shows its own
+    blinds and no "next level" taken from an unrelated structure."""
+    from engine import phh
+
+    history = phh.loads('variant = "NT"\nantes = [0, 0]\nblinds_or_straddles = [1000, 2000]\n'
+                        'min_bet = 2000\nstarting_stacks = [50000, 60000]\n'
+                        'actions = ["d dh p1 AsKs", "d dh p2 7c7d", "p2 f"]\n')
+    hand = phh.replay(history)
+    assert hand.started is not None and not hand.started.level
+    view = view_of(list(hand.events))
+    assert view["table"]["level"]["big_blind"] == 2000
+    assert view["tournament"]["clock"]["next"] is None
