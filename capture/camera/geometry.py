@@ -357,6 +357,24 @@ def portrait_orders(quad: Quad) -> tuple[Quad, Quad]:
     return quad, np.asarray(np.roll(quad, 2, axis=0), dtype=np.float32)
 
 
+def parallelograms(quad: Quad) -> list[Quad]:
+    """``quad`` with each corner in turn replaced by the one that completes a parallelogram
+    with the other three (a card seen at a modest tilt), when that keeps a card's shape:
+    guesses for an outline with one corner wrong."""
+    guesses: list[Quad] = []
+    for i in range(4):
+        guess = quad.astype(np.float32, copy=True)
+        guess[i] = quad[(i - 1) % 4] + quad[(i + 1) % 4] - quad[(i + 2) % 4]
+        if float(np.abs(guess[i] - quad[i]).max()) < 1.5:
+            continue  # the corner was right already
+        sides = side_lengths(guess)
+        short, long_ = (sides[0] + sides[2]) / 2.0, (sides[1] + sides[3]) / 2.0
+        if short > 0 and 1.2 <= long_ / short <= 1.65 and cv2.isContourConvex(
+                guess.reshape(-1, 1, 2)):
+            guesses.append(guess)
+    return guesses
+
+
 def split_ends(quad: Quad) -> tuple[Quad, Quad]:
     """Two overlapping cards taken for one (a fanned pair side by side is about as high as
     a card and wider): the two cards at either end of ``quad``'s long sides, each as wide as

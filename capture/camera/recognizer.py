@@ -16,7 +16,9 @@ between the winner and the runner-up. The score is the smaller of the two margin
 when the patch fits no template well (a card back, a thumb over the index). Below the
 recognizer's threshold the detection's code is ``None``: a wrong card on air is worse than none.
 The two ends of a card must agree; a card whose ends disagree is unknown; a card read at one
-end only scores less (:data:`ONE_END`, :data:`ONE_END_SMALL`).
+end only scores less when the card is small (:data:`ONE_END_SMALL`). An outline that reads at
+neither end is retried with each corner in turn replaced by the parallelogram's
+(:func:`.geometry.parallelograms`: the edge cut inside a fanned pair can move one corner).
 
 >>> from capture.camera.cardart import DEFAULT_STYLE, render_card
 >>> from engine.cards import Card
@@ -45,6 +47,7 @@ from .geometry import (
     OutlineParams,
     Quad,
     find_card_quads,
+    parallelograms,
     portrait_orders,
     side_lengths,
     split_ends,
@@ -60,9 +63,11 @@ FIT_FLOOR = 0.6
 FIT_FULL = 0.9
 """... and is not reduced above this."""
 
-ONE_END = 0.9
+ONE_END = 1.0
 """Factor on the score of a card read at one end only (the other covered or off the
-outline): two ends that agree are worth more than one."""
+outline, as under a fanned pair). A clear index needs no second end: the score's margins
+already say how sure it is (on the development styles a penalty here cost recall and bought
+no precision); only a small card's one end is discounted (:data:`ONE_END_SMALL`)."""
 ONE_END_SMALL = 0.75
 SMALL_CARD = 0.75
 """A card narrower than this fraction of the templates' card width is small: read at one
@@ -195,6 +200,13 @@ class Recognizer:
         offset = np.array([x0, y0], dtype=np.float32)
         for quad in find_card_quads(view, self.outline):
             detection, fit = self._read(pyramid, quad)
+            if fit < FIT_FLOOR:
+                # One corner of the outline may be wrong (cut along an edge inside a fanned
+                # pair): the card is the parallelogram its other three corners make.
+                for guess in parallelograms(quad):
+                    guessed, guessed_fit = self._read(pyramid, guess)
+                    if guessed_fit > max(fit, FIT_FLOOR - 1e-6):
+                        detection, fit = guessed, guessed_fit
             found = [detection]
             if fit < FIT_FLOOR:
                 # No index where a card's would be: perhaps two cards taken for one (a

@@ -12,6 +12,7 @@ from capture.camera.geometry import (
     clockwise,
     find_card_quads,
     grow,
+    parallelograms,
     portrait_orders,
     quad_area,
     quad_iou,
@@ -104,3 +105,21 @@ def test_rectify_brings_a_turned_card_back_upright() -> None:
     # Inside the card (away from the rounded corners), the two agree to a few grey levels.
     inner = (slice(30, 320), slice(30, 220))
     assert float(np.abs(upright[inner].astype(np.float32) - original[inner]).mean()) < 12
+
+
+def test_parallelograms_put_back_the_one_wrong_corner_of_a_card_outline() -> None:
+    card = np.array([[100, 50], [200, 60], [186, 199], [86, 189]], dtype=np.float32)
+    for wrong in range(4):
+        outline = card.copy()
+        outline[wrong] += (22.0, 9.0)  # the cut inside a fanned pair moved this corner
+        guesses = parallelograms(outline)
+        assert any(np.abs(guess - card).max() < 1e-3 for guess in guesses)
+        assert all(len(guess) == 4 and 1.2 <= side_lengths(guess)[1] / side_lengths(guess)[0]
+                   <= 1.65 for guess in guesses)
+
+
+def test_a_true_parallelogram_has_no_other_guess_and_a_sliver_gives_none() -> None:
+    card = np.array([[100, 50], [200, 60], [186, 199], [86, 189]], dtype=np.float32)
+    assert parallelograms(card) == []
+    sliver = np.array([[0, 0], [30, 0], [35, 140], [0, 140]], dtype=np.float32)
+    assert parallelograms(sliver) == []
