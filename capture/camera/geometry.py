@@ -375,6 +375,32 @@ def parallelograms(quad: Quad) -> list[Quad]:
     return guesses
 
 
+def anchored_cards(quad: Quad) -> list[Quad]:
+    """Card-shaped rectangles standing on each side of ``quad`` in turn, on its inner side:
+    guesses for an outline of which only one side is right (the others cut by an occluder
+    or by the edge between two overlapping cards)."""
+    centre = quad.mean(axis=0)
+    guesses: list[Quad] = []
+    for i in range(4):
+        a, b = quad[i].astype(np.float64), quad[(i + 1) % 4].astype(np.float64)
+        length = float(np.hypot(*(b - a)))
+        if length < 8.0:
+            continue
+        unit = (b - a) / length
+        normal = np.array([-unit[1], unit[0]])
+        if float(np.dot(normal, centre - a)) < 0:
+            normal = -normal
+        # Side 0 (and 2) of a quad from this module is a short side of the card.
+        depth = length * CARD_ASPECT if i % 2 == 0 else length / CARD_ASPECT
+        corners = [a, b, b + depth * normal, a + depth * normal]
+        guess = clockwise(np.array(corners, dtype=np.float32))
+        if side_lengths(guess)[0] > side_lengths(guess)[1]:
+            guess = np.asarray(np.roll(guess, -1, axis=0), dtype=np.float32)
+        if min(float(np.abs(guess - np.roll(quad, k, axis=0)).max()) for k in range(4)) >= 1.5:
+            guesses.append(guess)
+    return guesses
+
+
 def split_ends(quad: Quad) -> tuple[Quad, Quad]:
     """Two overlapping cards taken for one (a fanned pair side by side is about as high as
     a card and wider): the two cards at either end of ``quad``'s long sides, each as wide as

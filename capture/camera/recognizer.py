@@ -16,9 +16,11 @@ between the winner and the runner-up. The score is the smaller of the two margin
 when the patch fits no template well (a card back, a thumb over the index). Below the
 recognizer's threshold the detection's code is ``None``: a wrong card on air is worse than none.
 The two ends of a card must agree; a card whose ends disagree is unknown; a card read at one
-end only scores less when the card is small (:data:`ONE_END_SMALL`). An outline that reads at
-neither end is retried with each corner in turn replaced by the parallelogram's
-(:func:`.geometry.parallelograms`: the edge cut inside a fanned pair can move one corner).
+end only scores less when the card is small (:data:`ONE_END_SMALL`). An outline that does not
+read surely is retried with each corner in turn replaced by the parallelogram's
+(:func:`.geometry.parallelograms`: the edge cut inside a fanned pair can move one corner) and,
+when an index shows on it, as a card standing on each of its sides
+(:func:`.geometry.anchored_cards`: a chip or a thumb on the outline).
 
 >>> from capture.camera.cardart import DEFAULT_STYLE, render_card
 >>> from engine.cards import Card
@@ -46,6 +48,7 @@ from .geometry import (
     Image,
     OutlineParams,
     Quad,
+    anchored_cards,
     find_card_quads,
     parallelograms,
     portrait_orders,
@@ -200,13 +203,23 @@ class Recognizer:
         offset = np.array([x0, y0], dtype=np.float32)
         for quad in find_card_quads(view, self.outline):
             detection, fit = self._read(pyramid, quad)
-            if fit < FIT_FLOOR:
-                # One corner of the outline may be wrong (cut along an edge inside a fanned
-                # pair): the card is the parallelogram its other three corners make.
-                for guess in parallelograms(quad):
+            if detection.code is None:
+                # The outline may be wrong in one corner (cut along an edge inside a fanned
+                # pair): a card is a parallelogram. When an index shows but reads unsurely,
+                # all but one side may be off (a chip or a thumb on the outline): a card
+                # also has a known shape. (Not for every unknown outline: chips and card
+                # backs would cost the board camera its frame rate.)
+                guesses = parallelograms(quad)
+                if fit >= FIT_FLOOR:
+                    guesses += anchored_cards(quad)
+                best: tuple[Detection, float] | None = None
+                for guess in guesses:
                     guessed, guessed_fit = self._read(pyramid, guess)
-                    if guessed_fit > max(fit, FIT_FLOOR - 1e-6):
-                        detection, fit = guessed, guessed_fit
+                    if guessed.code is not None and (best is None
+                                                     or guessed.score > best[0].score):
+                        best = guessed, guessed_fit
+                if best is not None:
+                    detection, fit = best
             found = [detection]
             if fit < FIT_FLOOR:
                 # No index where a card's would be: perhaps two cards taken for one (a

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from capture.camera.cardart import DEFAULT_STYLE, render_card
 from capture.camera.geometry import (
     CARD_ASPECT,
+    anchored_cards,
     clockwise,
     find_card_quads,
     grow,
@@ -123,3 +124,16 @@ def test_a_true_parallelogram_has_no_other_guess_and_a_sliver_gives_none() -> No
     assert parallelograms(card) == []
     sliver = np.array([[0, 0], [30, 0], [35, 140], [0, 140]], dtype=np.float32)
     assert parallelograms(sliver) == []
+
+
+def test_anchored_cards_rebuild_a_card_from_its_one_right_side() -> None:
+    card = np.array([[100, 50], [200, 50], [200, 190], [100, 190]], dtype=np.float32)
+    # A chip over the card's lower half: only the top side of the outline is right.
+    outline = np.array([[100, 50], [200, 50], [188, 150], [108, 140]], dtype=np.float32)
+    guesses = anchored_cards(outline)
+    assert any(np.abs(guess - card).max() < 1e-3 for guess in guesses)
+    for guess in guesses:
+        sides = side_lengths(guess)
+        assert sides[0] < sides[1]  # a short side first, like every quad of the module
+        assert abs(sides[1] / sides[0] - CARD_ASPECT) < 1e-3
+    assert anchored_cards(card) == []  # a whole card outline suggests nothing else
