@@ -401,6 +401,22 @@ def anchored_cards(quad: Quad) -> list[Quad]:
     return guesses
 
 
+NUDGES = ((-3.0, 1.0), (3.0, 1.0), (0.0, 0.94), (0.0, 1.06))
+"""(Degrees turned, scale) of the guesses :func:`nudged` makes."""
+
+
+def nudged(quad: Quad) -> list[Quad]:
+    """``quad`` turned a little either way about its centre, and a little smaller and
+    larger: guesses for an outline whose corners are each a few pixels off."""
+    centre = quad.mean(axis=0)
+    guesses: list[Quad] = []
+    for degrees, scale in NUDGES:
+        turn = np.radians(degrees)
+        matrix = scale * np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+        guesses.append(np.asarray((quad - centre) @ matrix.T + centre, dtype=np.float32))
+    return guesses
+
+
 def split_ends(quad: Quad) -> tuple[Quad, Quad]:
     """Two overlapping cards taken for one (a fanned pair side by side is about as high as
     a card and wider): the two cards at either end of ``quad``'s long sides, each as wide as

@@ -20,7 +20,8 @@ end only scores less when the card is small (:data:`ONE_END_SMALL`). An outline 
 read surely is retried with each corner in turn replaced by the parallelogram's
 (:func:`.geometry.parallelograms`: the edge cut inside a fanned pair can move one corner) and,
 when an index shows on it, as a card standing on each of its sides
-(:func:`.geometry.anchored_cards`: a chip or a thumb on the outline).
+(:func:`.geometry.anchored_cards`: a chip or a thumb on the outline) or turned and scaled
+a little (:func:`.geometry.nudged`).
 
 >>> from capture.camera.cardart import DEFAULT_STYLE, render_card
 >>> from engine.cards import Card
@@ -50,6 +51,7 @@ from .geometry import (
     Quad,
     anchored_cards,
     find_card_quads,
+    nudged,
     parallelograms,
     portrait_orders,
     side_lengths,
@@ -211,7 +213,7 @@ class Recognizer:
                 # backs would cost the board camera its frame rate.)
                 guesses = parallelograms(quad)
                 if fit >= FIT_FLOOR:
-                    guesses += anchored_cards(quad)
+                    guesses += anchored_cards(quad) + nudged(quad)
                 best: tuple[Detection, float] | None = None
                 for guess in guesses:
                     guessed, guessed_fit = self._read(pyramid, guess)

@@ -13,6 +13,7 @@ from capture.camera.geometry import (
     clockwise,
     find_card_quads,
     grow,
+    nudged,
     parallelograms,
     portrait_orders,
     quad_area,
@@ -137,3 +138,14 @@ def test_anchored_cards_rebuild_a_card_from_its_one_right_side() -> None:
         assert sides[0] < sides[1]  # a short side first, like every quad of the module
         assert abs(sides[1] / sides[0] - CARD_ASPECT) < 1e-3
     assert anchored_cards(card) == []  # a whole card outline suggests nothing else
+
+
+def test_nudged_guesses_keep_the_card_where_it_is_and_its_corner_order() -> None:
+    card = np.array([[100, 50], [200, 60], [186, 199], [86, 189]], dtype=np.float32)
+    guesses = nudged(card)
+    assert len(guesses) >= 4
+    for guess in guesses:
+        assert np.allclose(guess.mean(axis=0), card.mean(axis=0), atol=1e-3)
+        assert 0.0 < float(np.abs(guess - card).max()) < 12.0
+        assert quad_iou(guess, card) > 0.85
+        assert side_lengths(guess)[0] < side_lengths(guess)[1]
