@@ -49,6 +49,7 @@ from obswebsocket import requests as obs_requests
 
 from overlay.obs.client import ObsClient
 from overlay.obs.settings import ObsSettings
+from tests.system_packages import missing_system_package
 
 STARTED = re.compile(r"Server started successfully on port (\d+)")
 LISTEN_FAILED = "Listen failed"
@@ -224,7 +225,8 @@ class ObsStudio:
 def obs_studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ObsStudio]:
     missing = [tool for tool in ("obs", "Xvfb") if shutil.which(tool) is None]
     if missing:
-        pytest.skip(f"{', '.join(missing)} not installed: `make system-deps` installs them")
+        missing_system_package(f"{', '.join(missing)} not installed: `make system-deps` "
+                               "installs them")
     studio = ObsStudio(tmp_path_factory.mktemp("obs"))
     try:
         studio.start_xvfb()

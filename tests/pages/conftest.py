@@ -15,6 +15,7 @@ import pytest
 from playwright.sync_api import Browser, ConsoleMessage, Page, Request, sync_playwright
 
 from tests.pages.harness import Harness
+from tests.system_packages import missing_system_package
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -66,7 +67,7 @@ class Probe:
 
 def _skip_reason() -> str | None:
     if not CHROMIUM.exists():
-        return "Debian's chromium is not installed (apt-get install chromium)"
+        return "Debian's chromium is not installed: `make system-deps` installs it"
     return None
 
 
@@ -82,7 +83,7 @@ def harness() -> Iterator[Harness]:
 def browser() -> Iterator[Browser]:
     reason = _skip_reason()
     if reason:
-        pytest.skip(reason)
+        missing_system_package(reason)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium

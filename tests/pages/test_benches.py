@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from bench import bench_operator_overlay, bench_pages
 from tests.pages.conftest import CHROMIUM
+from tests.system_packages import unless_installed
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason="Debian's chromium is not installed")
+pytestmark = unless_installed(CHROMIUM.exists(), "Debian's chromium is not installed: "
+                                                 "`make system-deps` installs it")
 
 
 def test_bench_pages_reports_every_figure() -> None:
