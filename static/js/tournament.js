@@ -3,7 +3,7 @@
 // boilerplate every graphic page repeats. The view's "tournament" object is described in
 // docs/view-model.md; anything unknown is null and is shown as nothing, never as 0.
 import { connectChannel, pageParams } from "./channel.js";
-import { chips, clockText, el, loadFonts, setText, toggle } from "./dom.js";
+import { bigBlinds, chips, clockText, el, loadFonts, percent, setText, toggle } from "./dom.js";
 
 export { chips, clockText };
 
@@ -23,8 +23,7 @@ export function ordinal(place) {
 
 /** 20 → "20.0 BB", 142.3 → "142 BB" (one decimal below 100). */
 export function bigBlindsText(value) {
-  if (typeof value !== "number" || !Number.isFinite(value)) return "";
-  return `${value.toFixed(Math.abs(value) >= 100 ? 0 : 1)} BB`;
+  return typeof value === "number" && Number.isFinite(value) ? bigBlinds(value) : "";
 }
 
 const MONEY = new Map();
@@ -48,8 +47,7 @@ export function money(amount, currency) {
 
 /** 0.2413 → "24.1%". */
 export function shareText(share) {
-  if (typeof share !== "number" || !Number.isFinite(share)) return "";
-  return `${(share * 100).toFixed(1)}%`;
+  return typeof share === "number" && Number.isFinite(share) ? percent(share) : "";
 }
 
 /** "Blinds 300 / 600" parts of a clock level ({small_blind, big_blind, ante}). */
