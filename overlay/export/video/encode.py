@@ -205,6 +205,23 @@ def _h264_args(preset: str, crf: int, size: tuple[int, int] | None = None) -> li
             "-movflags", "+faststart"]
 
 
+def _muxed_inputs(audio_from: Path | None, audio: str | None,
+                  chapters: Path | None) -> list[str]:
+    """The inputs after the video (input 0): the footage's audio and the chapters file, then
+    the mapping of the video, that audio and those chapters into the output."""
+    inputs: list[str] = []
+    mapping = ["-map", "0:v:0"]
+    count = 1
+    if audio_from is not None and audio is not None:
+        inputs += ["-i", str(audio_from)]
+        mapping += _audio_args(audio, str(count))
+        count += 1
+    if chapters is not None:
+        inputs += ["-f", "ffmetadata", "-i", str(chapters)]
+        mapping += ["-map_chapters", str(count)]
+    return [*inputs, *mapping]
+
+
 class FfmpegWriter:
     """Frames piped into ffmpeg (raw BGR), encoded to H.264 in an mp4 in one pass; the audio
     of ``audio_from`` (the footage) and the chapters of ``chapters`` (an FFMETADATA file)
@@ -220,17 +237,8 @@ class FfmpegWriter:
         command = [ffmpeg, "-hide_banner", "-loglevel", "error", "-y",
                    "-f", "rawvideo", "-pix_fmt", "bgr24", "-s", f"{size[0]}x{size[1]}",
                    "-framerate", rate or repr(fps), "-i", "pipe:0"]
-        inputs = 1
-        mapping = ["-map", "0:v:0"]
-        if audio_from is not None and audio is not None:
-            command += ["-i", str(audio_from)]
-            mapping += _audio_args(audio, str(inputs))
-            inputs += 1
-        if chapters is not None:
-            command += ["-f", "ffmetadata", "-i", str(chapters)]
-            mapping += ["-map_chapters", str(inputs)]
-            inputs += 1
-        command += [*mapping, *_h264_args(preset, crf, size), str(path)]
+        command += [*_muxed_inputs(audio_from, audio, chapters),
+                    *_h264_args(preset, crf, size), str(path)]
         self.command = command
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                         stderr=self._log)
@@ -280,16 +288,7 @@ def reencode_h264(ffmpeg: str, source: Path, out: Path, *, audio_from: Path | No
     """Re-encode ``source`` (e.g. OpenCV's mp4) to H.264 at ``out``, with the footage's audio
     and the chapters muxed in."""
     command = [ffmpeg, "-hide_banner", "-loglevel", "error", "-y", "-i", str(source)]
-    mapping = ["-map", "0:v:0"]
-    inputs = 1
-    if audio_from is not None and audio is not None:
-        command += ["-i", str(audio_from)]
-        mapping += _audio_args(audio, str(inputs))
-        inputs += 1
-    if chapters is not None:
-        command += ["-f", "ffmetadata", "-i", str(chapters)]
-        mapping += ["-map_chapters", str(inputs)]
-    command += [*mapping, *_h264_args(preset, crf), str(out)]
+    command += [*_muxed_inputs(audio_from, audio, chapters), *_h264_args(preset, crf), str(out)]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines()
