@@ -5,7 +5,7 @@
 //   ?channel=delayed (default)  ?token=
 import { setText, toggle } from "./js/dom.js";
 import { anteText, blindsText, chips, clockText, everyTick, levelRemaining, money,
-  startGraphic, tournamentOf, wallNow } from "./js/tournament.js";
+  playersLeftText, startGraphic, tournamentOf, wallNow } from "./js/tournament.js";
 
 const $ = (id) => document.getElementById(id);
 const shown = { clock: null };
@@ -40,8 +40,7 @@ export function render(view) {
     : "");
   $("next").parentElement.hidden = !next;
   const field = tournament.field || {};
-  setText($("players"), typeof field.remaining === "number"
-    ? (field.entrants ? `${field.remaining} / ${field.entrants}` : String(field.remaining)) : "");
+  setText($("players"), playersLeftText(field));
   setText($("average"), chips(field.average));
   const payouts = tournament.payouts;
   setText($("pool"), payouts ? money(payouts.prize_pool, payouts.currency) : "");

@@ -4,8 +4,9 @@
 //   ?channel=delayed (default)  ?token=  ?rows=N (at most N players in play)  ?out=0 (hide
 //   eliminated players)
 import { KeyedList, el, setText, toggle } from "./js/dom.js";
-import { bigBlindsText, blindsText, chips, flagElement, money, ordinal, shareText, shownName,
-  startGraphic, syncFlag, tournamentOf, numberParam } from "./js/tournament.js";
+import { bigBlindsText, blindsText, chips, flagElement, money, ordinal, playersLeftText,
+  shareText, shownName, startGraphic, syncFlag, tournamentOf, numberParam }
+  from "./js/tournament.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -74,9 +75,7 @@ export function render(view) {
   const clock = tournament.clock || null;
   const currency = tournament.payouts ? tournament.payouts.currency : null;
   setText($("event-name"), tournament.name || (view.table ? view.table.name : ""));
-  const remaining = typeof field.remaining === "number" ? field.remaining : null;
-  setText($("remaining"), remaining === null ? ""
-    : field.entrants ? `${remaining} / ${field.entrants}` : String(remaining));
+  setText($("remaining"), playersLeftText(field));
   setText($("average"), chips(field.average));
   setText($("average-bb"), bigBlindsText(field.average_bb));
   setText($("level"), clock ? (clock.is_break ? clock.name || "Break" : `${clock.level}`) : "");

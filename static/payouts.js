@@ -4,7 +4,7 @@
 // number of players to the bubble.
 //   ?channel=delayed (default)  ?token=
 import { KeyedList, el, setText, toggle } from "./js/dom.js";
-import { money, ordinal, startGraphic, tournamentOf } from "./js/tournament.js";
+import { money, ordinal, playersLeftText, startGraphic, tournamentOf } from "./js/tournament.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -61,8 +61,7 @@ export function render(view) {
     prizes: new Map(rows.map((row) => [row.place, row.prize])) };
   setText($("event-name"), tournament.name || (view.table ? view.table.name : ""));
   setText($("pool"), money(payouts.prize_pool, currency));
-  setText($("remaining"), remaining === null ? ""
-    : field.entrants ? `${remaining} / ${field.entrants}` : String(remaining));
+  setText($("remaining"), playersLeftText(field));
   const paid = rows.length;
   let label = "Next out";
   let next = "";

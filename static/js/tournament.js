@@ -194,6 +194,13 @@ export function fieldPosition(player, field) {
   return remaining ? `${ordinal(player.rank)} of ${remaining}` : ordinal(player.rank);
 }
 
+/** Players left in the field: "7 / 120", or "7" when the entrants are unknown. */
+export function playersLeftText(field) {
+  const remaining = field && typeof field.remaining === "number" ? field.remaining : null;
+  if (remaining === null) return "";
+  return field.entrants ? `${remaining} / ${field.entrants}` : String(remaining);
+}
+
 /** A countdown that redraws `tick()` several times a second (whole seconds stay on time). */
 export function everyTick(tick, intervalMs = 200) {
   tick();
