@@ -22,7 +22,7 @@ queens and nines"``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,7 @@ from engine.events import (
 )
 from engine.hand import Hand
 
-__all__ = ["PlayerStats", "hand_stats", "session_stats", "ticker_line"]
+__all__ = ["PlayerStats", "hand_stats", "merge_stats", "session_stats", "ticker_line"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,8 +156,17 @@ def session_stats(hands: Iterable[Sequence[Event]]) -> dict[str, PlayerStats]:
     ``HandStarted``; void hands count for nothing)."""
     out: dict[str, PlayerStats] = {}
     for events in hands:
-        for name, stats in hand_stats(events).items():
-            out[name] = out[name] + stats if name in out else stats
+        out = merge_stats(out, hand_stats(events))
+    return out
+
+
+def merge_stats(stats: Mapping[str, PlayerStats], more: Mapping[str, PlayerStats],
+                ) -> dict[str, PlayerStats]:
+    """``stats`` with ``more`` added, per player name (a new dict; the inputs are kept)."""
+    out = dict(stats)
+    for name, counts in more.items():
+        before = out.get(name)
+        out[name] = counts if before is None else before + counts
     return out
 
 

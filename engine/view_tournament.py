@@ -49,7 +49,7 @@ from engine.icm import MAX_PLAYERS, allin_outcomes, icm
 from engine.identity import Identity, PlayerIdentified
 from engine.payouts import PayoutTable, default_payouts
 from engine.pots import Pot
-from engine.stats import PlayerStats, hand_stats, ticker_line
+from engine.stats import PlayerStats, hand_stats, merge_stats, ticker_line
 from engine.table_events import ClockCalled, ClockStopped, PlayerSeated, SeatEmptied
 from engine.tournament import DEFAULT_STRUCTURE, Structure
 from engine.tournament_events import PlayerDisqualified, PrizeAwarded, StackCorrected
@@ -199,7 +199,7 @@ class TournamentView:
         """``hand`` is final on this channel (the next one started): its statistics join the
         session's. A void hand counts for nothing (R13)."""
         counts, ticker = self._hand_stats(state, hand)
-        state.stats = _merge(state.stats, counts)
+        state.stats = merge_stats(state.stats, counts)
         state.ticker = ticker or state.ticker
         state.current = None
         state.out_from = len(state.out)  # the next hand's eliminations come after these
@@ -270,7 +270,7 @@ class TournamentView:
         stats, ticker = state.stats, state.ticker
         if hand is not None:
             counts, line = self._hand_stats(state, hand)
-            stats, ticker = _merge(stats, counts), line or ticker
+            stats, ticker = merge_stats(stats, counts), line or ticker
         return {
             "name": settings.name or None,
             "clock": None,
@@ -331,14 +331,9 @@ class TournamentView:
         out = []
         for player in standings:
             name = alive[player.seat][0]
-            ident = state.identities.get(player.seat)
             out.append({
-                "seat": player.seat, "name": ident.name if ident else name,
-                "display_name": ident.display_name if ident else name,
-                "table_name": name,
-                "country": ident.country if ident else None,
-                "photo": ident.photo if ident else None,
-                "stack": player.stack, "in_bb": player.in_big_blinds,
+                "seat": player.seat, **_who(state.identities.get(player.seat), name),
+                "table_name": name, "stack": player.stack, "in_bb": player.in_big_blinds,
                 "share": round(player.share, 4), "rank": player.rank,
                 "prize_so_far": locked if prizes else None,
             })
@@ -346,11 +341,7 @@ class TournamentView:
 
     @staticmethod
     def _elimination(entry: _Out) -> dict[str, Any]:
-        ident = entry.identity
-        return {"seat": entry.seat, "place": entry.place, "name": ident.name if ident
-                else entry.name, "display_name": ident.display_name if ident else entry.name,
-                "country": ident.country if ident else None,
-                "photo": ident.photo if ident else None,
+        return {"seat": entry.seat, "place": entry.place, **_who(entry.identity, entry.name),
                 "prize": entry.prize, "hand": entry.hand or None}
 
     def _payouts(self, state: TournamentState, prizes: Sequence[int],
@@ -375,6 +366,12 @@ class TournamentView:
 _STANDING_EVENTS = (PlayerIdentified, SeatEmptied, PlayerSeated, HandStarted, PlayerEliminated,
                     PrizeAwarded, PlayerDisqualified, StackCorrected, HandEnded, HandVoided)
 """Events that change the drawn standing (names, places, prizes, statistics)."""
+
+
+def _who(identity: Identity | None, table_name: str) -> dict[str, Any]:
+    """A player's name, display name, country and photo: his identity, or else the table's
+    name of him."""
+    return (identity or Identity(table_name, table_name)).to_view()
 
 
 def _level(level: Any) -> dict[str, Any] | None:
@@ -413,15 +410,6 @@ def _stats_view(stats: Mapping[str, PlayerStats], seated: Mapping[int, tuple[str
             out[str(seat)] = {key: round(value, 4) if isinstance(value, float) else value
                               for key, value in counts.to_dict().items()}
     return out or None
-
-
-def _merge(stats: Mapping[str, PlayerStats], more: Mapping[str, PlayerStats],
-           ) -> dict[str, PlayerStats]:
-    out = dict(stats)
-    for name, counts in more.items():
-        before = out.get(name)
-        out[name] = counts if before is None else before + counts
-    return out
 
 
 def roster_change(payload: object) -> tuple[int, int | None] | None:
