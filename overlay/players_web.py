@@ -68,9 +68,7 @@ async def upload_photo(request: web.Request) -> web.Response:
             from None
     service = request.app[TABLE_KEY]
     desk = service.tournament
-    if not 1 <= seat <= service.table.rules.max_seats:
-        raise InvalidInputError(f"seat {seat} does not exist "
-                                f"(1-{service.table.rules.max_seats})")
+    desk.check_seat(seat)
     declared = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
     if declared and declared not in PHOTO_TYPES and declared != "application/octet-stream":
         raise _refuse(415, "unsupported_media_type", "a photo is sent as image/jpeg, "

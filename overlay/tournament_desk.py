@@ -276,9 +276,7 @@ class TournamentDesk:
             return [event_dq, *self.prize_events()]
         if kind == "set_player":
             seat: int = command["seat"]
-            if not 1 <= seat <= self.table.rules.max_seats:
-                raise InvalidInputError(f"seat {seat} does not exist "
-                                        f"(1-{self.table.rules.max_seats})")
+            self.check_seat(seat)
             fields = {k: v for k, v in command.items() if k not in ("id", "type", "seat")}
             return [self.players.identify(seat, fields, table_name=self.table.names.get(seat),
                                           photos=self.photos)]
@@ -317,7 +315,11 @@ class TournamentDesk:
     def import_rows(self, events: Sequence[PlayerIdentified]) -> list[PlayerIdentified]:
         """Identity events of a CSV import, checked against the table's seats."""
         for event in events:
-            if event.seat > self.table.rules.max_seats:
-                raise InvalidInputError(f"seat {event.seat} does not exist "
-                                        f"(1-{self.table.rules.max_seats})")
+            self.check_seat(event.seat)
         return list(events)
+
+    def check_seat(self, seat: int) -> None:
+        """:raises InvalidInputError: ``seat`` is not one of the table's (1 to its size)."""
+        if not 1 <= seat <= self.table.rules.max_seats:
+            raise InvalidInputError(f"seat {seat} does not exist "
+                                    f"(1-{self.table.rules.max_seats})")
