@@ -26,7 +26,10 @@ import re
 import sys
 import unicodedata
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from overlay.store import EventStore
 
 FORMATS = ("phh", "pokerstars", "ohh")
 
@@ -93,12 +96,11 @@ class _Output:
 
 
 def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from engine.errors import ConfigError, HandHistoryError, InvalidInputError
+    from engine.errors import HandHistoryError, InvalidInputError
+    from overlay.cli.export_video import open_log
     from overlay.config import load_config
     from overlay.export import ohh, phh, pokerstars
     from overlay.export.hands import DEFAULT_TABLE, TournamentInfo, parse_hand_range, read_hands
-    from overlay.store import SQLITE_FILE, EventStore, create_db_engine, database_url
-    from overlay.store import schema_version as version_of
 
     numbers = parse_hand_range(args.hands) if args.hands else None
     config = load_config(args.config) if args.config is not None else None
@@ -106,21 +108,16 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     url_text = args.url or (config.database_url if config else "")
     table = args.table or (config.table.name if config else DEFAULT_TABLE)
     info = TournamentInfo.from_config(config) if config else TournamentInfo()
-    if not url_text and not (data_dir / SQLITE_FILE).is_file():
-        raise ConfigError("--data-dir", f"no log at {data_dir / SQLITE_FILE}")
-    engine = create_db_engine(database_url(url_text, data_dir))
-    if version_of(engine) == 0:
-        engine.dispose()
-        raise ConfigError("--url", "this database holds no Feltcast log")
+    store = open_log(data_dir, url_text)
     output = _Output(args.out)
-    store = EventStore(engine)
     try:
-        total = _count_hands(store, numbers)
+        started = _hand_numbers(store)
+        total = sum(1 for n in started if numbers is None or n in numbers)
         if total == 0:
             if numbers is None:
                 raise InvalidInputError("the log holds no hands yet: nothing to export")
             raise InvalidInputError(f"no hand numbered {args.hands} in the log (it holds "
-                                    f"hands {_span(store)})")
+                                    f"hands {_span(started)})")
         tournament = pokerstars.tournament_id(store.log_id)
         stem = slug(table)
         written: list[int] = []
@@ -168,20 +165,14 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         store.close()
 
 
-def _count_hands(store: object, numbers: frozenset[int] | None) -> int:
-    """How many hands the export will read (for the progress line), without replaying."""
+def _hand_numbers(store: EventStore) -> list[int]:
+    """The number of every hand the log started (for the progress line and the error of a
+    range the log does not hold), read without replaying."""
     import sqlalchemy as sa
 
-    from overlay.store import EventStore
-
-    assert isinstance(store, EventStore)
     query = sa.text("SELECT payload FROM table_event WHERE kind = 'hand_started'")
-    count = 0
     with store.engine.connect() as conn:
-        for (payload,) in conn.execute(query):
-            if numbers is None or _hand_number(payload) in numbers:
-                count += 1
-    return count
+        return [_hand_number(payload) for (payload,) in conn.execute(query)]
 
 
 def _hand_number(payload: str) -> int:
@@ -191,13 +182,6 @@ def _hand_number(payload: str) -> int:
     return number if isinstance(number, int) else 0
 
 
-def _span(store: object) -> str:
-    import sqlalchemy as sa
-
-    from overlay.store import EventStore
-
-    assert isinstance(store, EventStore)
-    query = sa.text("SELECT payload FROM table_event WHERE kind = 'hand_started'")
-    with store.engine.connect() as conn:
-        found = sorted({_hand_number(p) for (p,) in conn.execute(query)})
+def _span(numbers: list[int]) -> str:
+    found = sorted(set(numbers))
     return f"{found[0]}-{found[-1]}" if found else "none"

@@ -136,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         raise InvalidInputError("say where the footage sits on the log's clock: --start TIME "
                                 "or --hand-start HAND@FRAME")
-    store = _open_log(args)
+    store = open_log(args.data_dir, args.url)
     try:
         result = export_footage(store.iter_all, args.video, args.out, spec, options)
     finally:
@@ -145,7 +145,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _open_log(args: argparse.Namespace) -> EventStore:
+def open_log(data_dir: Path, url: str) -> EventStore:
+    """The table log at ``url`` (else ``data_dir``'s SQLite file), refused with a message
+    naming the option when there is none."""
     from engine.errors import ConfigError
     from overlay.store import (
         SQLITE_FILE,
@@ -155,9 +157,9 @@ def _open_log(args: argparse.Namespace) -> EventStore:
         schema_version,
     )
 
-    if not args.url and not (args.data_dir / SQLITE_FILE).is_file():
-        raise ConfigError("--data-dir", f"no log at {args.data_dir / SQLITE_FILE}")
-    engine = create_db_engine(database_url(args.url, args.data_dir))
+    if not url and not (data_dir / SQLITE_FILE).is_file():
+        raise ConfigError("--data-dir", f"no log at {data_dir / SQLITE_FILE}")
+    engine = create_db_engine(database_url(url, data_dir))
     if schema_version(engine) == 0:
         engine.dispose()
         raise ConfigError("--url", "this database holds no Feltcast log")
