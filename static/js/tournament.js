@@ -210,16 +210,15 @@ export function everyTick(tick, intervalMs = 200) {
 /**
  * The boilerplate of a graphic page: fonts, query settings (`?channel=`, default "delayed",
  * `?token=`), the one channel client, `render` subscribed for first paint and every update.
- * Returns {channel, params, query}; `window.feltcast` exposes them for tests and OBS debugging.
+ * Returns {channel, params}; `window.feltcast` exposes them for tests and OBS debugging.
  */
 export function startGraphic(page, render) {
   loadFonts();
   const params = pageParams({ channel: "delayed" });
-  const query = new URLSearchParams(location.search);
   const channel = connectChannel({ channel: params.channel, page, token: params.token });
   channel.subscribe(render);
   window.feltcast = { channel, render, params };
-  return { channel, params, query };
+  return { channel, params };
 }
 
 /**
