@@ -36,7 +36,8 @@ from engine.tournament_events import (
     ClockStarted,
 )
 
-__all__ = ["ACTION_CLOCK_SECONDS", "ActionClock", "ClockStatus", "TournamentClock"]
+__all__ = ["ACTION_CLOCK_COUNTDOWN", "ACTION_CLOCK_SECONDS", "ActionClock", "ClockStatus",
+           "TournamentClock"]
 
 CLOCK_EVENTS = (ClockStarted, ClockPaused, ClockResumed, ClockAdjusted, ClockLevelSet)
 

@@ -40,7 +40,7 @@ from functools import lru_cache
 from typing import Any
 
 from engine.cards import Card
-from engine.clock import CLOCK_EVENTS, TournamentClock
+from engine.clock import ACTION_CLOCK_COUNTDOWN, CLOCK_EVENTS, ActionClock, TournamentClock
 from engine.errors import FeltcastError
 from engine.events import ActionTaken, HandEnded, HandStarted, HandVoided, PlayerEliminated
 from engine.field import Field
@@ -55,10 +55,6 @@ from engine.tournament import DEFAULT_STRUCTURE, Structure
 from engine.tournament_events import PlayerDisqualified, PrizeAwarded, StackCorrected
 
 __all__ = ["TournamentSettings", "TournamentState", "TournamentView"]
-
-ACTION_CLOCK = 70.0
-"""R12: one minute, then a ten-second countdown."""
-
 
 @dataclass(frozen=True, slots=True)
 class TournamentSettings:
@@ -112,8 +108,8 @@ class TournamentState:
 
     clock: TournamentClock
     """The tournament clock replayed from the clock events this channel released."""
-    action_clock: tuple[int, float, float] | None = None
-    """R12: (seat, called at (log time), seconds)."""
+    action_clock: ActionClock | None = None
+    """R12: the clock called on a player (called at log time)."""
     identities: dict[int, Identity] = field(default_factory=dict)
     out: list[_Out] = field(default_factory=list)
     """Eliminated (and disqualified) players, in the order the channel learnt of them."""
@@ -156,10 +152,10 @@ class TournamentView:
             with suppress(FeltcastError):
                 state.clock = state.clock.apply(payload)
         elif isinstance(payload, ClockCalled):
-            state.action_clock = (payload.seat, time, payload.seconds)
+            state.action_clock = ActionClock(payload.seat, time, payload.seconds)
         elif isinstance(payload, ClockStopped) or (
                 isinstance(payload, ActionTaken) and state.action_clock is not None
-                and payload.seat == state.action_clock[0]):
+                and payload.seat == state.action_clock.seat):
             state.action_clock = None  # withdrawn, or the player acted (R12)
         elif isinstance(payload, PlayerIdentified):
             state.identities[payload.seat] = Identity.of(payload)
@@ -319,9 +315,10 @@ class TournamentView:
     def _action_clock(self, state: TournamentState) -> dict[str, Any] | None:
         if state.action_clock is None:
             return None
-        seat, called, seconds = state.action_clock
-        ends = called + seconds + self.delay
-        return {"seat": seat, "ends_at": round(ends, 3), "countdown_at": round(ends - 10.0, 3)}
+        clock = state.action_clock
+        ends = clock.ends_at + self.delay
+        return {"seat": clock.seat, "ends_at": round(ends, 3),
+                "countdown_at": round(ends - ACTION_CLOCK_COUNTDOWN, 3)}
 
     def _players(self, state: TournamentState, alive: Mapping[int, tuple[str, int]],
                  big_blind: int | None, prizes: Sequence[int]) -> list[dict[str, Any]]:
