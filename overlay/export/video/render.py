@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageChops, ImageDraw
 
+from engine.actions import chips as engine_chips
 from engine.errors import InvalidInputError
 from overlay.export.video.draw import (
     COLORS,
@@ -47,7 +48,7 @@ _ANTES = {"big_blind": "BB ante", "button": "Button ante", "per_player": "Ante"}
 
 
 def chips(amount: int | None) -> str:
-    return "" if amount is None else f"{amount:,}"
+    return "" if amount is None else engine_chips(amount)
 
 
 def big_blinds(value: float | None) -> str:
