@@ -29,7 +29,7 @@ import io
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -118,10 +118,6 @@ class CameraDeck:
     """Wall-clock time of the calibration (seconds since the epoch)."""
     sources: tuple[str, ...] = ()
     """Where the calibration images came from (file names), for the record."""
-    _rank: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
-    _suit: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
-    _rank_similarity: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
-    _suit_similarity: npt.NDArray[np.float32] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.templates.ndim != 4 or self.templates.shape[:2] != (52, 3):
@@ -134,12 +130,6 @@ class CameraDeck:
         if not 4 <= self.split <= self.templates.shape[2] - 4:
             raise CameraDeckError(f"deck {self.name!r}: rank/suit split {self.split} is outside "
                                   "the index")
-        rank = normalise(self.templates[:, :, :self.split])
-        suit = normalise(self.templates[:, :, self.split:])
-        object.__setattr__(self, "_rank", rank)
-        object.__setattr__(self, "_suit", suit)
-        object.__setattr__(self, "_rank_similarity", rank @ rank.T)
-        object.__setattr__(self, "_suit_similarity", suit @ suit.T)
 
     def __repr__(self) -> str:
         return f"<CameraDeck {self.name!r} index {self.patch[0]}x{self.patch[1]} px>"
@@ -148,27 +138,6 @@ class CameraDeck:
     def patch(self) -> tuple[int, int]:
         """Template size in pixels: (width, height)."""
         return int(self.templates.shape[3]), int(self.templates.shape[2])
-
-    @property
-    def rank_templates(self) -> npt.NDArray[np.float32]:
-        """``(52, 3 * split * w)``: each card's rank rows, normalised (a dot product with a
-        normalised patch of the same rows is their normalised cross-correlation)."""
-        return self._rank
-
-    @property
-    def suit_templates(self) -> npt.NDArray[np.float32]:
-        """``(52, 3 * (h - split) * w)``: each card's suit rows, normalised."""
-        return self._suit
-
-    @property
-    def rank_similarity(self) -> npt.NDArray[np.float32]:
-        """``(52, 52)``: normalised correlation of every two cards' rank rows."""
-        return self._rank_similarity
-
-    @property
-    def suit_similarity(self) -> npt.NDArray[np.float32]:
-        """``(52, 52)``: normalised correlation of every two cards' suit rows."""
-        return self._suit_similarity
 
     # -- calibration ---------------------------------------------------------------------
 
