@@ -338,6 +338,18 @@ class EventStore:
         self.engine.dispose()
 
 
+def open_existing_store(url: str, data_dir: Path) -> EventStore:
+    """The table log at ``url`` (else ``data_dir``'s SQLite file) for reading, refused with a
+    message naming the option when there is none (nothing is created)."""
+    if not url and not (data_dir / SQLITE_FILE).is_file():
+        raise ConfigError("--data-dir", f"no log at {data_dir / SQLITE_FILE}")
+    engine = create_db_engine(database_url(url, data_dir))
+    if schema_version(engine) == 0:
+        engine.dispose()
+        raise ConfigError("--url", "this database holds no Feltcast log")
+    return EventStore(engine)
+
+
 def open_store(url: str = "", data_dir: Path | None = None, *,
                decode: PayloadDecoder = decode_payload,
                synchronous: str = "NORMAL") -> EventStore:

@@ -97,10 +97,10 @@ class _Output:
 
 def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from engine.errors import HandHistoryError, InvalidInputError
-    from overlay.cli.export_video import open_log
     from overlay.config import load_config
     from overlay.export import ohh, phh, pokerstars
     from overlay.export.hands import DEFAULT_TABLE, TournamentInfo, parse_hand_range, read_hands
+    from overlay.store import open_existing_store
 
     numbers = parse_hand_range(args.hands) if args.hands else None
     config = load_config(args.config) if args.config is not None else None
@@ -108,7 +108,7 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     url_text = args.url or (config.database_url if config else "")
     table = args.table or (config.table.name if config else DEFAULT_TABLE)
     info = TournamentInfo.from_config(config) if config else TournamentInfo()
-    store = open_log(data_dir, url_text)
+    store = open_existing_store(url_text, data_dir)
     output = _Output(args.out)
     try:
         started = _hand_numbers(store)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from overlay.store import EventStore
+    pass
 
 
 X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow",
@@ -136,34 +136,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         raise InvalidInputError("say where the footage sits on the log's clock: --start TIME "
                                 "or --hand-start HAND@FRAME")
-    store = open_log(args.data_dir, args.url)
+    from overlay.store import open_existing_store
+
+    store = open_existing_store(args.url, args.data_dir)
     try:
         result = export_footage(store.iter_all, args.video, args.out, spec, options)
     finally:
         store.close()
     _report(result.files, result.frames, result.fps, result.seconds, len(result.clips))
     return 0
-
-
-def open_log(data_dir: Path, url: str) -> EventStore:
-    """The table log at ``url`` (else ``data_dir``'s SQLite file), refused with a message
-    naming the option when there is none."""
-    from engine.errors import ConfigError
-    from overlay.store import (
-        SQLITE_FILE,
-        EventStore,
-        create_db_engine,
-        database_url,
-        schema_version,
-    )
-
-    if not url and not (data_dir / SQLITE_FILE).is_file():
-        raise ConfigError("--data-dir", f"no log at {data_dir / SQLITE_FILE}")
-    engine = create_db_engine(database_url(url, data_dir))
-    if schema_version(engine) == 0:
-        engine.dispose()
-        raise ConfigError("--url", "this database holds no Feltcast log")
-    return EventStore(engine)
 
 
 def _report(files: list[Path], frames: int, fps: float, seconds: float,

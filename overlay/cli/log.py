@@ -47,22 +47,10 @@ def run_log(args: argparse.Namespace, out: TextIO) -> int:
     from engine.channels import ChannelState, channels_from_config, due_items
     from engine.errors import ConfigError
     from engine.events import Secrecy
-    from overlay.store import (
-        SQLITE_FILE,
-        EventStore,
-        create_db_engine,
-        database_url,
-        schema_version,
-    )
+    from overlay.store import open_existing_store, schema_version
 
-    url = database_url(args.url, args.data_dir)
-    if not args.url and not (args.data_dir / SQLITE_FILE).is_file():
-        raise ConfigError("--data-dir", f"no log at {args.data_dir / SQLITE_FILE}")
-    engine = create_db_engine(url)
-    if schema_version(engine) == 0:
-        engine.dispose()
-        raise ConfigError("--url", "this database holds no Feltcast log")
-    store = EventStore(engine)
+    store = open_existing_store(args.url, args.data_dir)
+    engine = store.engine
     try:
         entries = list(store.iter_all())
         if args.log_command == "info":
