@@ -264,6 +264,8 @@ class TournamentView:
         prizes = settings.prizes(entrants)
         remaining = len(alive)
         stats, ticker = state.stats, state.ticker
+        chips = Field.of({s: v[1] for s, v in alive.items()}, big_blind=big_blind or 0,
+                         entrants=entrants or None)
         if hand is not None:
             counts, line = self._hand_stats(state, hand)
             stats, ticker = merge_stats(stats, counts), line or ticker
@@ -271,9 +273,8 @@ class TournamentView:
             "name": settings.name or None,
             "clock": None,
             "action_clock": None,
-            "field": Field.of({s: v[1] for s, v in alive.items()}, big_blind=big_blind or 0,
-                              entrants=entrants or None).to_dict(),
-            "players": self._players(state, alive, big_blind, prizes),
+            "field": chips.to_dict(),
+            "players": self._players(state, alive, chips, prizes),
             "eliminations": [self._elimination(o) for o in state.out
                              if o.eliminated and not o.disqualified],
             "payouts": self._payouts(state, prizes, alive),
@@ -321,12 +322,10 @@ class TournamentView:
                 "countdown_at": round(ends - ACTION_CLOCK_COUNTDOWN, 3)}
 
     def _players(self, state: TournamentState, alive: Mapping[int, tuple[str, int]],
-                 big_blind: int | None, prizes: Sequence[int]) -> list[dict[str, Any]]:
-        standings = Field.of({s: v[1] for s, v in alive.items()},
-                             big_blind=big_blind or 0).players()
+                 chips: Field, prizes: Sequence[int]) -> list[dict[str, Any]]:
         locked = prizes[len(alive) - 1] if 0 < len(alive) <= len(prizes) else 0
         out = []
-        for player in standings:
+        for player in chips.players():
             name = alive[player.seat][0]
             out.append({
                 "seat": player.seat, **_who(state.identities.get(player.seat), name),
