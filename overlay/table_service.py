@@ -319,9 +319,7 @@ class TableService:
             name = command["name"].strip()
             if not name:
                 raise InvalidInputError("a player needs a name")
-            if not 1 <= seat <= table.rules.max_seats:
-                raise InvalidInputError(f"seat {seat} does not exist "
-                                        f"(1-{table.rules.max_seats})")
+            self.tournament.check_seat(seat)
             if seat in table.names:
                 table.update_player(seat, name, command["stack"])
             else:
