@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.channels import ChannelFilter, ChannelItem, ChannelSpec, filter_event
+from engine.clock import ACTION_CLOCK_COUNTDOWN
 from engine.errors import InvalidInputError
 from engine.log import TableEvent
 from engine.view import TableViewReducer
@@ -122,10 +123,6 @@ class Clocks:
     final: bool = False
 
 
-ACTION_CLOCK_FINAL = 10.0
-"""R12: a called clock runs a minute, then a final ten-second countdown."""
-
-
 def clocks_at(view: dict[str, Any] | None, now: float) -> Clocks:
     """The level clock and the R12 action clock at wall time ``now``, as the overlay shows
     them (static/overlay.js renderLevelClock)."""
@@ -137,7 +134,7 @@ def clocks_at(view: dict[str, Any] | None, now: float) -> Clocks:
     left = max(0.0, ends_at - now)
     countdown = called.get("countdown_at")
     start = float(countdown) if isinstance(countdown, int | float) \
-        else ends_at - ACTION_CLOCK_FINAL
+        else ends_at - ACTION_CLOCK_COUNTDOWN
     final = now >= start
     text = str(math.ceil(left)) if final else clock_text(left)
     seat = called.get("seat")
