@@ -102,9 +102,9 @@ class CardTracker:
         removals: list[CaptureEvent] = []
         arrivals: list[CaptureEvent] = []
         faults: dict[Hashable, CaptureFault] = {}
+        height, width = frame.shape[:2]
         for state in self._states:
             x, y, w, h = state.region.rect
-            height, width = frame.shape[:2]
             roi = (x, y, min(w, width - x), min(h, height - y))
             self._observe(state, self.recognizer.detect(frame, roi))
         owners: dict[Card, list[_RegionState]] = {}
@@ -151,9 +151,10 @@ class CardTracker:
             if card in read:
                 continue
             candidate = state.cards[card]
-            covered = candidate.detection is not None and any(
-                quad_iou(quad, detection_quad(candidate.detection)) >= 0.5
-                for quad in unreadable)
+            covered = False
+            if candidate.detection is not None and unreadable:
+                where = detection_quad(candidate.detection)  # once, not per unreadable quad
+                covered = any(quad_iou(quad, where) >= 0.5 for quad in unreadable)
             if covered:
                 continue  # still lying there, its index hidden: neither seen nor gone
             if not candidate.confirmed:
