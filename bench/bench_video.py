@@ -66,20 +66,23 @@ def sample():
     page = os.sysconf("SC_PAGE_SIZE")
     def run():
         while not done.is_set():
-            with open("/proc/self/statm") as f:
-                rss = int(f.read().split()[1]) * page / 2**20
-            samples.append((time.perf_counter() - start, rss))
+            take()
             done.wait(0.25)
+    def take():
+        with open("/proc/self/statm") as f:
+            rss = int(f.read().split()[1]) * page / 2**20
+        samples.append((time.perf_counter() - start, rss))
     done = threading.Event()
     threading.Thread(target=run, daemon=True).start()
-    return done
+    return done, take
 tracemalloc.start()
 cpu_before = cpu()
 start = time.perf_counter()
-stop = sample()
+stop, take = sample()
 result = export_footage(lambda: iter(entries), Path({footage!r}), Path({out!r}),
                         SyncSpec(start=0.0), ExportOptions(ffmpeg={ffmpeg!r},
                         via_opencv={via_opencv!r}, alpha={alpha!r}, clips=False))
+take()  # the RSS at the end: short runs on a busy machine may get no sample in their 2nd half
 seconds = time.perf_counter() - start
 stop.set()
 _, peak = tracemalloc.get_traced_memory()
