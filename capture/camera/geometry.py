@@ -96,9 +96,36 @@ def card_mask(image: Image, params: OutlineParams = DEFAULT_OUTLINE) -> Image | 
     return np.asarray(mask, dtype=np.uint8)
 
 
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """A card quad found in an image and the outline of the blob it came from."""
+
+    quad: Quad
+    """Full-image pixels, clockwise from a corner that starts a short side."""
+    blob: npt.NDArray[np.float32]
+    """The blob's outline points, ``(n, 2)``, in search-image pixels (see :attr:`scale`):
+    several cards can share one blob (a fanned pair, cards touching)."""
+    scale: float
+    """Search-image pixels per full-image pixel."""
+
+    def snap(self, guess: Quad) -> Quad:
+        """``guess`` (a card quad in full-image pixels, corners in any fixed order) with
+        every side that runs along the blob's outline fitted to it; sides across the blob
+        (where one card ends under another) stay where they are."""
+        fitted = _refine(np.asarray(guess * self.scale, dtype=np.float32), self.blob,
+                         tolerance=0.06)
+        return np.asarray(fitted / self.scale, dtype=np.float32)
+
+
 def find_card_quads(image: Image, params: OutlineParams = DEFAULT_OUTLINE) -> list[Quad]:
     """Card-shaped outlines in ``image`` (BGR or grey), each ordered clockwise from a corner
     that starts a short side (see :func:`portrait_orders` for the two printed orders)."""
+    return [outline.quad for outline in find_card_outlines(image, params)]
+
+
+def find_card_outlines(image: Image, params: OutlineParams = DEFAULT_OUTLINE
+                       ) -> list[Outline]:
+    """What :func:`find_card_quads` finds, each quad with its blob's outline."""
     height, width = image.shape[:2]
     scale = to_search_scale(width)
     small: Image = image if scale >= 1.0 else np.asarray(cv2.resize(
@@ -110,7 +137,7 @@ def find_card_quads(image: Image, params: OutlineParams = DEFAULT_OUTLINE) -> li
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     min_area = params.min_area * scale * scale
     max_area = params.max_fraction * small.shape[0] * small.shape[1]
-    quads: list[Quad] = []
+    outlines: list[Outline] = []
     for contour in contours:
         area = cv2.contourArea(contour)
         if not min_area <= area <= max_area * 3:
@@ -143,12 +170,14 @@ def find_card_quads(image: Image, params: OutlineParams = DEFAULT_OUTLINE) -> li
                     under = far
             if under is not None:
                 found.append(under)
-        if len(found) < 2:
-            whole = quad_from_contour(contour, params) if area <= max_area else None
-            if whole is not None:
-                found = [whole]
-        quads.extend(np.asarray(quad / scale, dtype=np.float32) for quad in found)
-    return quads
+        # One part that is a card stays, unless the blob as it is is one too.
+        if len(found) < 2 and area <= max_area and (
+                not found or quad_from_contour(contour, params) is not None):
+            found = _card_quads(contour, params) or found
+        blob = contour.reshape(-1, 2).astype(np.float32)
+        outlines.extend(Outline(np.asarray(quad / scale, dtype=np.float32), blob, scale)
+                        for quad in found)
+    return outlines
 
 
 def _split(image: Image, mask: Image, contour: Contour,
@@ -232,6 +261,64 @@ def _covered_card(part: Contour, params: OutlineParams) -> Quad | None:
     return quad
 
 
+def _card_quads(contour: Contour, params: OutlineParams) -> list[Quad]:
+    """The card quads of an outline that may have something thin stuck to it: a fingertip
+    over a card's edge (of the quads of the outline as it is and with the fingertip cut
+    off, the one that fits the blob better), or a finger bridging two cards (each card's
+    own quad)."""
+    plain = quad_from_contour(contour, params)
+    pieces = _without_protrusions(contour)
+    if len(pieces) >= 2:
+        bridged = [quad for quad in (quad_from_contour(piece, params) for piece in pieces)
+                   if quad is not None]
+        if len(bridged) >= 2:
+            return bridged
+    better = quad_from_contour(pieces[0], params) if pieces else None
+    if better is None or (plain is not None
+                          and _blob_overlap(plain, contour) >= _blob_overlap(better, contour)):
+        return [] if plain is None else [plain]
+    return [better]
+
+
+def _blob_overlap(quad: Quad, contour: Contour) -> float:
+    """Intersection over union of ``quad`` and the blob inside ``contour``, in pixels."""
+    corners = np.round(quad).astype(np.int32)
+    points = np.vstack([contour.reshape(-1, 2), corners])
+    x, y, w, h = cv2.boundingRect(points)
+    blob = np.zeros((h, w), np.uint8)
+    cv2.drawContours(blob, [contour], -1, 1, cv2.FILLED, offset=(-x, -y))
+    card = np.zeros((h, w), np.uint8)
+    cv2.fillPoly(card, [corners - np.array([x, y], np.int32)], 1)
+    union = cv2.countNonZero(cv2.bitwise_or(blob, card))
+    return 0.0 if union == 0 else cv2.countNonZero(cv2.bitwise_and(blob, card)) / union
+
+
+def _without_protrusions(contour: Contour) -> list[Contour]:
+    """The outlines of a blob with what sticks out of it thinner than a fifth of its width
+    removed (a fingertip reaching over a card's edge; a finger from one card to the next,
+    which leaves two pieces), largest first; pieces under a sixth of the blob are dropped."""
+    (_, _), (w, h), _ = cv2.minAreaRect(contour)
+    size = round(0.2 * min(w, h)) | 1
+    if size < 5:
+        return []
+    x, y, bw, bh = cv2.boundingRect(contour)
+    pad = 2
+    blob = np.zeros((bh + 2 * pad, bw + 2 * pad), np.uint8)
+    cv2.drawContours(blob, [contour], -1, 255, cv2.FILLED, offset=(pad - x, pad - y))
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size))
+    opened = cv2.morphologyEx(blob, cv2.MORPH_OPEN, kernel)
+    # The opening rounds the card's corners off too: give them back (what lies within a
+    # little more than (sqrt 2 - 1) times the disc's radius of the opened blob).
+    back = (int(0.25 * size) + 2) * 2 + 1
+    kept = cv2.bitwise_and(blob, cv2.dilate(opened, cv2.getStructuringElement(
+        cv2.MORPH_ELLIPSE, (back, back))))
+    parts, _ = cv2.findContours(kept, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE,
+                                offset=(x - pad, y - pad))
+    whole = cv2.contourArea(contour)
+    pieces = sorted((np.asarray(part) for part in parts), key=cv2.contourArea, reverse=True)
+    return [piece for piece in pieces if cv2.contourArea(piece) >= whole / 6.0]
+
+
 def quad_from_contour(contour: Contour,
                       params: OutlineParams = DEFAULT_OUTLINE) -> Quad | None:
     """The card quad of one outline, or ``None`` when the outline is not card-shaped."""
@@ -296,8 +383,20 @@ def _refine(corners: Quad, points: npt.NDArray[np.float32], *, tolerance: float 
             ) -> Quad:
     """Corners at the intersections of lines fitted to the outline along each side.
 
-    Only outline points close to a side count, so a thumb over one side moves nothing.
+    Only outline points close to a side count, so a thumb over one side moves nothing. The
+    fit runs twice: first with the points up to :data:`_WIDE_BAND` pixels off each side (the
+    polygon's corners can sit a few pixels inside a card's rounded corners; a side close to
+    the image axes then runs beside its outline and has few points within a narrow band),
+    then within a narrow band of the side found.
     """
+    return _refine_once(_refine_once(corners, points, _WIDE_BAND, tolerance), points, 2.0,
+                        tolerance)
+
+
+def _refine_once(corners: Quad, points: npt.NDArray[np.float32], band: float,
+                 tolerance: float) -> Quad:
+    """One fit of :func:`_refine`: outline points within ``band`` pixels (or ``tolerance``
+    times the side's length) of each side."""
     lines: list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]] = []
     for i in range(4):
         a, b = corners[i].astype(np.float64), corners[(i + 1) % 4].astype(np.float64)
@@ -310,7 +409,7 @@ def _refine(corners: Quad, points: npt.NDArray[np.float32], *, tolerance: float 
         rel = points.astype(np.float64) - a
         along = rel @ unit
         across = np.abs(rel @ normal)
-        near = (across < max(2.0, tolerance * length)) & (along > 0.1 * length) & (
+        near = (across < max(band, tolerance * length)) & (along > 0.1 * length) & (
             along < 0.9 * length)
         if int(near.sum()) < 5:
             lines.append((a, unit))
@@ -331,6 +430,11 @@ def _refine(corners: Quad, points: npt.NDArray[np.float32], *, tolerance: float 
             return corners  # a wild intersection: keep the polygon's own corners
         refined[i] = point
     return refined
+
+
+_WIDE_BAND = 4.0
+"""Pixels (search scale) either side of a polygon side whose outline points the first fit
+of :func:`_refine` uses."""
 
 
 def clockwise(points: npt.ArrayLike) -> Quad:

@@ -50,7 +50,7 @@ from .geometry import (
     OutlineParams,
     Quad,
     anchored_cards,
-    find_card_quads,
+    find_card_outlines,
     nudged,
     parallelograms,
     portrait_orders,
@@ -203,7 +203,8 @@ class Recognizer:
         detections: list[Detection] = []
         pyramid = _Pyramid(view)
         offset = np.array([x0, y0], dtype=np.float32)
-        for quad in find_card_quads(view, self.outline):
+        for outline in find_card_outlines(view, self.outline):
+            quad = outline.quad
             detection, fit = self._read(pyramid, quad)
             if detection.code is None:
                 # The outline may be wrong in one corner (cut along an edge inside a fanned
@@ -215,7 +216,8 @@ class Recognizer:
                 if fit >= FIT_FLOOR:
                     guesses += anchored_cards(quad) + nudged(quad)
                 best: tuple[Detection, float] | None = None
-                for guess in guesses:
+                # Each guess with its sides along the blob's outline fitted to it.
+                for guess in map(outline.snap, guesses):
                     guessed, guessed_fit = self._read(pyramid, guess)
                     if guessed.code is not None and (best is None
                                                      or guessed.score > best[0].score):
@@ -226,7 +228,8 @@ class Recognizer:
             if fit < FIT_FLOOR:
                 # No index where a card's would be: perhaps two cards taken for one (a
                 # fanned pair, or two cards side by side joined by a finger or a chip).
-                halves = [self._read(pyramid, half) for half in split_ends(quad)]
+                halves = [self._read(pyramid, outline.snap(half))
+                          for half in split_ends(quad)]
                 if any(half_fit >= FIT_FLOOR for _, half_fit in halves):
                     found = [half for half, _ in halves]
             detections.extend(Detection(

@@ -1,0 +1,90 @@
+"""Card outlines the simple search gets wrong: a light object over a card's edge, fanned
+pairs (issue 8, recall)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from capture.camera.geometry import find_card_outlines, find_card_quads
+from engine.cards import Card
+
+from .conftest import same_card_corners, scene
+
+_FINGERTIP = (138, 170, 222)
+"""BGR of a light fingertip: brighter than felt in every channel, darker than card stock."""
+
+
+def _pale_bar(image: np.ndarray, start: tuple[float, float], end: tuple[float, float],
+              thickness: int, colour: tuple[int, ...]) -> None:
+    """A pale rounded bar (a light fingertip, a sleeve) from ``start`` to ``end``: bright
+    enough to join the card's outline."""
+    cv2.line(image, (round(start[0]), round(start[1])), (round(end[0]), round(end[1])),
+             colour, thickness, cv2.LINE_AA)
+
+
+@settings(max_examples=12, deadline=None)
+@given(angle=st.floats(-30, 30), side=st.sampled_from(["left", "right", "top", "bottom"]),
+       along=st.floats(0.3, 0.7))
+def test_a_pale_bar_reaching_over_a_card_edge_leaves_the_card_outline_alone(
+        angle: float, side: str, along: float) -> None:
+    width = 150.0
+    image, (truth,) = scene([(Card("7c"), (640, 360), width, angle)])
+    tl, tr, br, bl = truth.astype(np.float64)
+    a, b = {"left": (tl, bl), "right": (tr, br), "top": (tl, tr), "bottom": (bl, br)}[side]
+    on_edge = a + along * (b - a)
+    centre = truth.mean(axis=0)
+    outward = (on_edge - centre) / np.linalg.norm(on_edge - centre)
+    # Half on the card, half sticking out over the felt, 14 % of the card wide.
+    _pale_bar(image, tuple(on_edge - 0.3 * width * outward),
+              tuple(on_edge + 0.35 * width * outward), round(0.14 * width), _FINGERTIP)
+    quads = find_card_quads(image)
+    assert len(quads) == 1
+    assert same_card_corners(quads[0].tolist(), truth, 4.0)
+
+
+@pytest.mark.parametrize(("angle", "x", "y", "width"), [
+    (0.0, 250, 243, 125), (-88.5, 250, 257, 181), (90.0, 640, 360, 150),
+    (1.0, 500, 300, 200), (179.5, 800, 400, 110)])
+def test_a_card_square_to_the_image_axes_is_fitted_to_its_whole_side(
+        angle: float, x: int, y: int, width: int) -> None:
+    """A side close to the image axes runs beside the outline's pixel rows, not across
+    them: its fit must still find the card's edge, not the polygon's corner cut inside the
+    card's rounded corner (both cases were 4.4-5 px off)."""
+    image, (truth,) = scene([(Card("Qs"), (x, y), width, angle)])
+    (quad,) = find_card_quads(image)
+    assert same_card_corners(quad.tolist(), truth, 3.0)
+
+
+def test_a_guess_snaps_to_the_sides_of_its_blob_and_keeps_its_corner_order() -> None:
+    width = 150.0
+    image, (truth,) = scene([(Card("Jd"), (640, 360), width, 17.0)])
+    (outline,) = find_card_outlines(image)
+    turned = np.roll(truth, 2, axis=0)  # any fixed corner order is kept
+    for corners in (truth, turned):
+        # Every corner 6 px off, the whole card turned a little: a guess near the card.
+        guess = np.asarray(corners + np.array([[6, -5], [5, 6], [-6, 5], [-5, -6]]),
+                           dtype=np.float32)
+        snapped = outline.snap(guess)
+        assert float(np.abs(snapped - corners).max()) < 3.0
+
+
+def test_snap_leaves_a_side_that_runs_across_the_blob_where_it_is() -> None:
+    """The side where a guessed card ends under another lies inside the blob: nothing to
+    fit it to, so it stays (the card's other three sides still snap)."""
+    width = 150.0
+    image, truths = scene([(Card("3s"), (560, 360), width, 0.0),
+                           (Card("9h"), (560 + 0.7 * width, 360), width, 0.0)])
+    outlines = find_card_outlines(image)
+    assert outlines
+    under = truths[0]
+    guess = np.asarray(under + np.array([[-4, -4], [0, -4], [0, 4], [-4, 4]]), np.float32)
+    snapped = outlines[0].snap(guess)
+    # Left, top and bottom sides come onto the card's; the right side (under the 9h) stays.
+    assert abs(float(snapped[0, 0]) - float(under[0, 0])) < 2.5
+    assert abs(float(snapped[0, 1]) - float(under[0, 1])) < 2.5
+    assert abs(float(snapped[3, 1]) - float(under[3, 1])) < 2.5
+    assert abs(float(snapped[1, 0]) - float(guess[1, 0])) < 1.0
