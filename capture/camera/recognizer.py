@@ -212,12 +212,14 @@ class Recognizer:
                 # all but one side may be off (a chip or a thumb on the outline): a card
                 # also has a known shape. (Not for every unknown outline: chips and card
                 # backs would cost the board camera its frame rate.)
-                guesses = parallelograms(quad)
+                # Each guess with its sides along the blob's outline fitted to it (not the
+                # nudged ones: that would undo the nudge).
+                guesses = [outline.snap(guess) for guess in parallelograms(quad)]
                 if fit >= FIT_FLOOR:
-                    guesses += anchored_cards(quad) + nudged(quad)
+                    guesses += [outline.snap(guess) for guess in anchored_cards(quad)]
+                    guesses += nudged(quad)
                 best: tuple[Detection, float] | None = None
-                # Each guess with its sides along the blob's outline fitted to it.
-                for guess in map(outline.snap, guesses):
+                for guess in guesses:
                     guessed, guessed_fit = self._read(pyramid, guess)
                     if guessed.code is not None and (best is None
                                                      or guessed.score > best[0].score):
