@@ -116,6 +116,46 @@ class Outline:
                          tolerance=0.06)
         return np.asarray(fitted / self.scale, dtype=np.float32)
 
+    def shared(self) -> bool:
+        """Whether the blob holds more than this card (its quad covers under 3/4 of it)."""
+        blob_area = float(cv2.contourArea(self.blob.reshape(-1, 1, 2)))
+        return quad_area(self.quad * self.scale) < 0.75 * blob_area
+
+    def ends(self) -> list[Quad]:
+        """The blob taken as a row of cards (for a blob that holds several, :meth:`shared`):
+        the cards at either end of its smallest enclosing rectangle, each as wide as a card
+        as high as the rectangle's short side, snapped to the outline. There lie the two
+        cards of a fanned pair (the blob is the top card's step longer than a card is
+        wide), or the end cards of a row joined by chips or fingers. Empty when the blob is
+        not wider than a card is high."""
+        box = clockwise(cv2.boxPoints(cv2.minAreaRect(self.blob.reshape(-1, 1, 2))))
+        sides = side_lengths(box)
+        if sides[0] > sides[1]:
+            box = np.asarray(np.roll(box, -1, axis=0), dtype=np.float32)
+            sides = side_lengths(box)
+        if float(sides[1]) < 1.1 * float(sides[0]):
+            return []
+        box = np.asarray(box / self.scale, dtype=np.float32)
+        return [self._end(box[[0, 1, 2, 3]]), self._end(box[[2, 3, 0, 1]])]
+
+    def _end(self, box: Quad) -> Quad:
+        """The card standing on ``box``'s side 0-1 (a card's long side: the blob is a row
+        of cards), reaching towards side 2-3: sized by that side, snapped to the outline,
+        then sized again by the side as snapped (the enclosing rectangle of two cards
+        turned a little against each other is higher than either)."""
+        card = box.astype(np.float64)
+        for _ in range(2):
+            height = float(np.hypot(*(card[1] - card[0])))
+            for near, far in ((1, 2), (0, 3)):
+                along = card[far] - card[near]
+                along = along / max(1e-6, float(np.hypot(*along)))
+                card[far] = card[near] + along * height / CARD_ASPECT
+            card = self.snap(np.asarray(card, dtype=np.float32)).astype(np.float64)
+        ordered = clockwise(card)
+        if side_lengths(ordered)[0] > side_lengths(ordered)[1]:
+            ordered = np.asarray(np.roll(ordered, -1, axis=0), dtype=np.float32)
+        return ordered
+
 
 def find_card_quads(image: Image, params: OutlineParams = DEFAULT_OUTLINE) -> list[Quad]:
     """Card-shaped outlines in ``image`` (BGR or grey), each ordered clockwise from a corner

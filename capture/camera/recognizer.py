@@ -47,6 +47,7 @@ from .deck import CameraDeck, index_features, normalise
 from .geometry import (
     DEFAULT_OUTLINE,
     Image,
+    Outline,
     OutlineParams,
     Quad,
     anchored_cards,
@@ -54,6 +55,7 @@ from .geometry import (
     nudged,
     parallelograms,
     portrait_orders,
+    quad_iou,
     side_lengths,
     split_ends,
     warp_region,
@@ -203,6 +205,7 @@ class Recognizer:
         detections: list[Detection] = []
         pyramid = _Pyramid(view)
         offset = np.array([x0, y0], dtype=np.float32)
+        unread: dict[int, Outline] = {}
         for outline in find_card_outlines(view, self.outline):
             quad = outline.quad
             detection, fit = self._read(pyramid, quad)
@@ -234,10 +237,34 @@ class Recognizer:
                           for half in split_ends(quad)]
                 if any(half_fit >= FIT_FLOOR for _, half_fit in halves):
                     found = [half for half, _ in halves]
-            detections.extend(Detection(
-                d.code, tuple((float(px), float(py)) for px, py in detection_quad(d) + offset),
-                d.score) for d in found)
+            if all(d.code is None for d in found) and outline.shared():
+                unread.setdefault(id(outline.blob), outline)
+            detections.extend(found)
+        for outline in unread.values():
+            detections = self._blob_ends(pyramid, outline, detections)
         detections.sort(key=lambda d: d.centre[0])
+        return [Detection(d.code, tuple((float(px), float(py))
+                                        for px, py in detection_quad(d) + offset), d.score)
+                for d in detections]
+
+    def _blob_ends(self, pyramid: _Pyramid, outline: Outline,
+                   detections: list[Detection]) -> list[Detection]:
+        """``detections`` with the cards read at either end of ``outline``'s blob (one that
+        holds several cards and left one of them unread: the top card of a fanned pair
+        whose outline the cut between the cards got wrong), each only where no card was
+        named yet and when its code is not named elsewhere (a deck holds each card once);
+        the unknown detections it lies on are dropped."""
+        for end in outline.ends():
+            detection, _ = self._read(pyramid, end)
+            if detection.code is None:
+                continue
+            named = [d for d in detections if d.code is not None]
+            if any(d.code == detection.code or quad_iou(detection_quad(d), end) >= 0.3
+                   for d in named):
+                continue
+            detections = [d for d in detections
+                          if d.code is not None or quad_iou(detection_quad(d), end) < 0.5]
+            detections.append(detection)
         return detections
 
     def read(self, image: Image | _Pyramid, quad: Quad) -> Detection:
