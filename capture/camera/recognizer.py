@@ -255,7 +255,13 @@ class Recognizer:
         named yet and when its code is not named elsewhere (a deck holds each card once);
         the unknown detections it lies on are dropped."""
         for end in outline.ends():
-            detection, _ = self._read(pyramid, end)
+            detection, fit = self._read(pyramid, end)
+            if detection.code is None and fit >= FIT_FLOOR:
+                # An index shows: the end may be a few pixels off, as any outline.
+                for guess in nudged(end):
+                    guessed, _ = self._read(pyramid, guess)
+                    if guessed.code is not None and guessed.score > detection.score:
+                        detection = guessed
             if detection.code is None:
                 continue
             named = [d for d in detections if d.code is not None]
