@@ -108,12 +108,13 @@ class Outline:
     scale: float
     """Search-image pixels per full-image pixel."""
 
-    def snap(self, guess: Quad) -> Quad:
+    def snap(self, guess: Quad, reach: float = 0.06) -> Quad:
         """``guess`` (a card quad in full-image pixels, corners in any fixed order) with
-        every side that runs along the blob's outline fitted to it; sides across the blob
-        (where one card ends under another) stay where they are."""
+        every side that runs along the blob's outline fitted to it (the outline within
+        ``reach`` times the side's length of it); sides across the blob (where one card
+        ends under another) stay where they are."""
         fitted = _refine(np.asarray(guess * self.scale, dtype=np.float32), self.blob,
-                         tolerance=0.06)
+                         tolerance=reach)
         return np.asarray(fitted / self.scale, dtype=np.float32)
 
     def shared(self) -> bool:
@@ -144,13 +145,15 @@ class Outline:
         then sized again by the side as snapped (the enclosing rectangle of two cards
         turned a little against each other is higher than either)."""
         card = box.astype(np.float64)
-        for _ in range(2):
+        # The cards of a row each lie at their own angle, a few degrees off the
+        # rectangle's: the first snap reaches further.
+        for reach in (0.12, 0.06):
             height = float(np.hypot(*(card[1] - card[0])))
             for near, far in ((1, 2), (0, 3)):
                 along = card[far] - card[near]
                 along = along / max(1e-6, float(np.hypot(*along)))
                 card[far] = card[near] + along * height / CARD_ASPECT
-            card = self.snap(np.asarray(card, dtype=np.float32)).astype(np.float64)
+            card = self.snap(np.asarray(card, dtype=np.float32), reach).astype(np.float64)
         ordered = clockwise(card)
         if side_lengths(ordered)[0] > side_lengths(ordered)[1]:
             ordered = np.asarray(np.roll(ordered, -1, axis=0), dtype=np.float32)
@@ -469,8 +472,16 @@ def _refine_once(corners: Quad, points: npt.NDArray[np.float64], band: float,
             lines.append((starts[i], units[i]))
             continue
         fitted = cv2.fitLine(points[near].astype(np.float32), distance, 0, 0.01,
-                             0.01).reshape(-1)
-        lines.append((fitted[2:].astype(np.float64), fitted[:2].astype(np.float64)))
+                             0.01).reshape(-1).astype(np.float64)
+        direction, through = fitted[:2], fitted[2:]
+        middle = starts[i] + 0.5 * directions[i]
+        if (abs(float(direction[0] * units[i, 1] - direction[1] * units[i, 0])) > _MAX_TURN
+                or abs(float(np.dot(middle - through, normals[i]))) > 2.0 * max(
+                    band, tolerance * float(lengths[i]))):
+            # Something else along this side (a chip's rim): keep the side as it was.
+            lines.append((starts[i], units[i]))
+            continue
+        lines.append((through, direction))
     refined = np.empty((4, 2), dtype=np.float32)
     for i in range(4):
         p, d = lines[(i - 1) % 4]
@@ -487,6 +498,10 @@ def _refine_once(corners: Quad, points: npt.NDArray[np.float64], band: float,
         refined[i] = point
     return refined, points[near_all.any(axis=1)]
 
+
+_MAX_TURN = 0.2
+"""Sine of the largest angle (about 11.5 degrees) between a side and the line fitted to
+the outline beside it; beyond it the fit is of something else."""
 
 _WIDE_BAND = 4.0
 """Pixels (search scale) either side of a polygon side whose outline points the first fit
