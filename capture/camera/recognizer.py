@@ -3,7 +3,11 @@
 :meth:`Recognizer.detect` finds card outlines (:func:`.geometry.find_card_quads`, on a
 downscaled copy), then reads each card's index corner straight from the full-resolution
 image: only the index box of the deck (:attr:`.deck.CameraDeck.box`) is resampled, for both
-ends of the card (the index is printed top-left and, turned, bottom-right). Each read
+ends of the card (the index is printed top-left and, turned, bottom-right), from the corner
+as the card's own edges place it (:func:`.corner.refine_corner`: an outline's far corners may
+be off, the index corner's two edges are measured) and, when the outline is out of a card's
+proportions, also at the card's width from its height (:func:`.corner.proportioned`; the
+guess the templates fit better is read). Each read
 correlates the patch, at every shift of up to :data:`SHIFT` pixels, with the deck's 52
 templates, the rank rows and the suit rows separately, against the templates at the blur
 (:data:`BLUR_BANKS`) that fits the card best. An outline with no index at either end is tried
@@ -15,8 +19,9 @@ two templates are: 1.0 means the patch looks exactly like the winner, 0.5 means 
 between the winner and the runner-up. The score is the smaller of the two margins, scaled down
 when the patch fits no template well (a card back, a thumb over the index). Below the
 recognizer's threshold the detection's code is ``None``: a wrong card on air is worse than none.
-The two ends of a card must agree; a card whose ends disagree is unknown; a card read at one
-end only scores less when the card is small (:data:`ONE_END_SMALL`). An outline that does not
+The two ends of a card must agree: a card whose ends disagree is unknown; two ends that both
+lean towards the same card are two witnesses, and the card is named unless both are wrong
+(the score is one minus the product of their doubts). An outline that does not
 read surely is retried with each corner in turn replaced by the parallelogram's
 (:func:`.geometry.parallelograms`: the edge cut inside a fanned pair can move one corner) and,
 when an index shows on it, as a card standing on each of its sides
@@ -43,6 +48,7 @@ import numpy.typing as npt
 
 from engine.cards import Card
 
+from .corner import Grey, lowest_channel, proportioned, refine_corner
 from .deck import CameraDeck, index_features, normalise
 from .geometry import (
     DEFAULT_OUTLINE,
@@ -69,16 +75,6 @@ FIT_FLOOR = 0.6
 """A best correlation below this is no index at all; the score falls to 0 there ..."""
 FIT_FULL = 0.9
 """... and is not reduced above this."""
-
-ONE_END = 1.0
-"""Factor on the score of a card read at one end only (the other covered or off the
-outline, as under a fanned pair). A clear index needs no second end: the score's margins
-already say how sure it is (on the development styles a penalty here cost recall and bought
-no precision); only a small card's one end is discounted (:data:`ONE_END_SMALL`)."""
-ONE_END_SMALL = 0.75
-SMALL_CARD = 0.75
-"""A card narrower than this fraction of the templates' card width is small: read at one
-end only, its score is multiplied by :data:`ONE_END_SMALL` instead."""
 
 _CARDS = tuple(Card.from_index(i) for i in range(52))
 _RANK_OF = np.array([i >> 2 for i in range(52)])
@@ -221,14 +217,13 @@ class Recognizer:
                 if fit >= FIT_FLOOR:
                     guesses += [outline.snap(guess) for guess in anchored_cards(quad)]
                     guesses += nudged(quad)
-                best: tuple[Detection, float] | None = None
-                for guess in guesses:
-                    guessed, guessed_fit = self._read(pyramid, guess)
-                    if guessed.code is not None and (best is None
-                                                     or guessed.score > best[0].score):
-                        best = guessed, guessed_fit
-                if best is not None:
-                    detection, fit = best
+                named = [(guessed, guessed_fit) for guessed, guessed_fit in
+                         (self._read(pyramid, guess) for guess in guesses)
+                         if guessed.code is not None]
+                # Guesses that name different cards surely say the index is ambiguous, not
+                # which card it is (of many guesses, one can read surely by chance).
+                if len({guessed.code for guessed, _ in named}) == 1:
+                    detection, fit = max(named, key=lambda pair: pair[0].score)
             found = [detection]
             if fit < FIT_FLOOR:
                 # No index where a card's would be: perhaps two cards taken for one (a
@@ -256,14 +251,15 @@ class Recognizer:
         the unknown detections it lies on are dropped."""
         for end in outline.ends():
             detection, fit = self._read(pyramid, end)
-            if detection.code is None and fit >= FIT_FLOOR:
-                # An index shows: the end may be a few pixels off, as any outline.
-                for guess in nudged(end):
-                    guessed, _ = self._read(pyramid, guess)
-                    if guessed.code is not None and guessed.score > detection.score:
-                        detection = guessed
-            if detection.code is None:
+            if fit < FIT_FLOOR:
                 continue
+            # An end is a guess: it names a card only when it and the same end nudged a
+            # little (a few pixels off, as any outline can be) agree on it.
+            reads = [detection, *(self._read(pyramid, guess)[0] for guess in nudged(end))]
+            named = [guessed for guessed in reads if guessed.code is not None]
+            if len({guessed.code for guessed in named}) != 1:
+                continue
+            detection = max(named, key=lambda guessed: guessed.score)
             named = [d for d in detections if d.code is not None]
             if any(d.code == detection.code or quad_iou(detection_quad(d), end) >= 0.3
                    for d in named):
@@ -304,32 +300,27 @@ class Recognizer:
                          np.mean([read.suit for read in good], axis=0, dtype=np.float32),
                          good[0].bank)
         code, score = self._decide(combined)
-        if len(good) == 1:
-            # One end only: nothing to check it against; on a small card (its suit a few
-            # pixels across) that is not enough to name it.
-            width = float(min(side_lengths(quad)[0], side_lengths(quad)[2]))
-            small = width < SMALL_CARD * self._card_width_px
-            score *= ONE_END_SMALL if small else ONE_END
+        if len(good) == 2 and codes[0][0] == codes[1][0] == code:
+            # Two ends, read apart, each nearer this card than any other: two witnesses
+            # (each end's doubt must be right for the card to be wrong).
+            score = max(score, 1.0 - (1.0 - codes[0][1]) * (1.0 - codes[1][1]))
         return _detection(code if score >= self.threshold else None, printed, score), fit
 
     def _read_corner(self, pyramid: _Pyramid, quad: Quad) -> list[_Read]:
         """The index at the top-left of ``quad``, against every blur's templates."""
         source, scale = pyramid.level_for(
             float(min(side_lengths(quad)[0], side_lengths(quad)[2])) / self._card_width_px)
-        patch = warp_region(source, quad * scale, self._box, self._size)
-        features = index_features(patch)
-        width, height = self.deck.patch
-        windows = np.lib.stride_tricks.sliding_window_view(features, (height, width),
-                                                           axis=(1, 2))
-        # (3, 2s+1, 2s+1, h, w) -> (shifts, 3, h, w)
-        windows = windows.transpose(1, 2, 0, 3, 4).reshape(-1, 3, height, width)
-        split = self.deck.split
-        rank_rows = normalise(windows[:, :, :split])
-        suit_rows = normalise(windows[:, :, split:])
+        local = refine_corner(pyramid.lowest(source), quad * scale)
+        # The outline's size may be off where its far corners were cut: the card's own
+        # proportions give the other guess; the one the templates fit better is read.
         # The sharp templates find the shift; the softer ones only look around it.
         sharp = self._banks[0]
-        rank = _correlate(rank_rows, sharp.rank_t)
-        suit = _correlate(suit_rows, sharp.suit_t)
+        tries = []
+        for guess in proportioned(local):
+            rank_rows, suit_rows = self._rows(source, guess)
+            tries.append((rank_rows, suit_rows, _correlate(rank_rows, sharp.rank_t),
+                          _correlate(suit_rows, sharp.suit_t)))
+        rank_rows, suit_rows, rank, suit = max(tries, key=lambda t: float((t[2] + t[3]).max()))
         reads = [_Read.at_best_shift(rank, suit, sharp)]
         side = 2 * SHIFT + 1
         row, column = divmod(int(np.argmax(rank + suit)) // rank.shape[1], side)
@@ -340,7 +331,22 @@ class Recognizer:
                                              suit_rows[near] @ bank.suit_t, bank))
         return reads
 
+    def _rows(self, source: Image, quad: Quad
+              ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """The index patch at the top-left of ``quad`` at every shift: normalised rank rows
+        and suit rows, ``(shifts, n)`` each."""
+        patch = warp_region(source, quad, self._box, self._size)
+        features = index_features(patch)
+        width, height = self.deck.patch
+        windows = np.lib.stride_tricks.sliding_window_view(features, (height, width),
+                                                           axis=(1, 2))
+        # (3, 2s+1, 2s+1, h, w) -> (shifts, 3, h, w)
+        windows = windows.transpose(1, 2, 0, 3, 4).reshape(-1, 3, height, width)
+        split = self.deck.split
+        return normalise(windows[:, :, :split]), normalise(windows[:, :, split:])
+
     def _decide(self, read: _Read) -> tuple[str, float]:
+        """The card ``read`` fits best and how surely it names it."""
         best = int(np.argmax(read.rank + read.suit))
         # Ranks are compared within the winner's suit, suits within its rank: the rows of
         # one part also hold a little of the other part's ink.
@@ -397,6 +403,14 @@ class _Pyramid:
 
     def __init__(self, image: Image) -> None:
         self._levels = [image]
+        self._lowest: dict[int, Grey] = {}
+
+    def lowest(self, level: Image) -> Grey:
+        """The darkest channel of one of this pyramid's levels, made once."""
+        key = id(level)
+        if key not in self._lowest:
+            self._lowest[key] = lowest_channel(level)
+        return self._lowest[key]
 
     def level_for(self, ratio: float) -> tuple[Image, float]:
         """The image to sample a card ``ratio`` times the template's width, and its scale."""
