@@ -218,7 +218,7 @@ class Recognizer:
                     guesses += [outline.snap(guess) for guess in anchored_cards(quad)]
                     guesses += nudged(quad)
                 named = [(guessed, guessed_fit) for guessed, guessed_fit in
-                         (self._read(pyramid, guess) for guess in guesses)
+                         (self._read(pyramid, guess) for guess in _distinct(guesses, quad))
                          if guessed.code is not None]
                 # Guesses that name different cards surely say the index is ambiguous, not
                 # which card it is (of many guesses, one can read surely by chance).
@@ -421,3 +421,19 @@ class _Pyramid:
         while len(self._levels) <= level:
             self._levels.append(np.asarray(cv2.pyrDown(self._levels[-1]), dtype=np.uint8))
         return self._levels[level], 0.5 ** level
+
+
+SAME_QUAD = 1.0
+"""Pixels within which two guessed quads (every corner) are the same guess."""
+
+
+def _distinct(guesses: list[Quad], tried: Quad) -> list[Quad]:
+    """``guesses`` without those that are ``tried`` or an earlier guess again, corner for
+    corner in any rotation (a guess snapped to the outline often lands back on the
+    outline's own quad: the same read twice costs the board camera its frame rate)."""
+    kept: list[Quad] = []
+    for guess in guesses:
+        if all(min(float(np.abs(np.roll(guess, k, axis=0) - other).max()) for k in range(4))
+               >= SAME_QUAD for other in [tried, *kept]):
+            kept.append(guess)
+    return kept

@@ -169,3 +169,13 @@ def test_the_ends_of_two_board_cards_joined_by_a_chip_are_the_cards(
     ends = outlines[0].ends()  # the blob of both cards and the chip
     for truth in truths:
         assert any(same_card_corners(end.tolist(), truth, 0.04 * width) for end in ends)
+
+
+def test_guesses_that_repeat_the_outline_or_each_other_are_read_once() -> None:
+    from capture.camera.recognizer import _distinct
+
+    quad = np.array([[100, 100], [200, 100], [200, 240], [100, 240]], np.float32)
+    again = np.roll(quad, 1, axis=0) + np.float32(0.4)  # the same quad, another start
+    moved = quad + np.float32(3.0)
+    kept = _distinct([again, moved, moved + np.float32(0.2), quad], quad)
+    assert len(kept) == 1 and np.array_equal(kept[0], moved)
