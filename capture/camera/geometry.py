@@ -59,6 +59,10 @@ class OutlineParams:
     canny_low: int = 40
     canny_high: int = 110
     """Hysteresis thresholds of the edges that separate touching cards."""
+    max_roundness: float = 0.88
+    """Roundness (4 pi area / perimeter squared of the convex hull: 1 for a disc, 0.76 for a
+    card, less for several) from which a blob is a chip or the dealer button, not cards:
+    on the development scenes, blobs with a card are at most 0.81, discs at least 0.9."""
 
 
 DEFAULT_OUTLINE = OutlineParams()
@@ -183,7 +187,7 @@ def find_card_outlines(image: Image, params: OutlineParams = DEFAULT_OUTLINE
     outlines: list[Outline] = []
     for contour in contours:
         area = cv2.contourArea(contour)
-        if not min_area <= area <= max_area * 3:
+        if not min_area <= area <= max_area * 3 or _roundness(contour) >= params.max_roundness:
             continue
         # Two cards side by side make a card-shaped blob too: look inside every blob. The
         # parts count when at least two of them are cards, or when the blob as a whole is
@@ -222,6 +226,12 @@ def find_card_outlines(image: Image, params: OutlineParams = DEFAULT_OUTLINE
         outlines.extend(Outline(np.asarray(quad / scale, dtype=np.float32), blob, scale)
                         for quad in found)
     return outlines
+
+
+def _roundness(contour: Contour) -> float:
+    """4 pi area over the squared perimeter of the outline's convex hull (1 for a disc)."""
+    perimeter = cv2.arcLength(cv2.convexHull(contour), True)
+    return 0.0 if perimeter <= 0 else 4.0 * np.pi * cv2.contourArea(contour) / perimeter ** 2
 
 
 def _split(image: Image, mask: Image, contour: Contour,

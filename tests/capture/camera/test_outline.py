@@ -179,3 +179,34 @@ def test_guesses_that_repeat_the_outline_or_each_other_are_read_once() -> None:
     moved = quad + np.float32(3.0)
     kept = _distinct([again, moved, moved + np.float32(0.2), quad], quad)
     assert len(kept) == 1 and np.array_equal(kept[0], moved)
+
+
+def test_a_dealer_button_and_a_chip_are_no_card_outlines() -> None:
+    """Round things on the felt: the white dealer button (a dark letter on it, so the edge
+    cut splits it into card-sized parts) and a chip with a white ring."""
+    image, (truth,) = scene([(Card("5h"), (400, 360), 150, 10.0)])
+    cv2.circle(image, (800, 300), 70, (235, 235, 235), -1, cv2.LINE_AA)
+    cv2.circle(image, (800, 300), 70, (120, 120, 120), 6, cv2.LINE_AA)
+    cv2.putText(image, "D", (760, 335), cv2.FONT_HERSHEY_DUPLEX, 3.0, (20, 20, 20), 9,
+                cv2.LINE_AA)
+    cv2.circle(image, (1000, 500), 55, (230, 230, 232), -1, cv2.LINE_AA)
+    cv2.circle(image, (1000, 500), 32, (40, 40, 200), 10, cv2.LINE_AA)
+    quads = find_card_quads(image)
+    assert len(quads) == 1 and same_card_corners(quads[0].tolist(), truth, 4.0)
+
+
+@settings(max_examples=30, deadline=None)
+@given(aspect=st.floats(1.1, 2.0), width=st.floats(25, 200), angle=st.floats(0, 180),
+       radius=st.integers(12, 150))
+def test_roundness_tells_discs_from_cards(aspect: float, width: float, angle: float,
+                                          radius: int) -> None:
+    from capture.camera.geometry import DEFAULT_OUTLINE, _roundness
+
+    card = np.zeros((500, 500), np.uint8)
+    box = cv2.boxPoints(((250.0, 250.0), (width, width * aspect), angle))
+    cv2.fillPoly(card, [np.round(box).astype(np.int32)], 255)
+    disc = np.zeros((320, 320), np.uint8)
+    cv2.circle(disc, (160, 160), radius, 255, -1)
+    for blob, round_ in ((card, False), (disc, True)):
+        (outline,), _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        assert (_roundness(outline) >= DEFAULT_OUTLINE.max_roundness) == round_
