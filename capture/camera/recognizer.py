@@ -25,8 +25,9 @@ lean towards the same card are two witnesses, and the card is named unless both 
 read surely is retried with each corner in turn replaced by the parallelogram's
 (:func:`.geometry.parallelograms`: the edge cut inside a fanned pair can move one corner) and,
 when an index shows on it, as a card standing on each of its sides
-(:func:`.geometry.anchored_cards`: a chip or a thumb on the outline) or turned and scaled
-a little (:func:`.geometry.nudged`).
+(:func:`.geometry.anchored_cards`: a chip or a thumb on the outline); guesses that name
+different cards leave it unknown. (An outline a few pixels or degrees off needs no guess: the
+measured corner puts it right.)
 
 >>> from capture.camera.cardart import DEFAULT_STYLE, render_card
 >>> from engine.cards import Card
@@ -48,7 +49,7 @@ import numpy.typing as npt
 
 from engine.cards import Card
 
-from .corner import Grey, lowest_channel, proportioned, refine_corner
+from .corner import proportioned, refine_corners
 from .deck import CameraDeck, index_features, normalise
 from .geometry import (
     DEFAULT_OUTLINE,
@@ -57,7 +58,6 @@ from .geometry import (
     Quad,
     anchored_cards,
     find_card_quads,
-    nudged,
     parallelograms,
     portrait_orders,
     side_lengths,
@@ -209,7 +209,7 @@ class Recognizer:
                 # backs would cost the board camera its frame rate.)
                 guesses = parallelograms(quad)
                 if fit >= FIT_FLOOR:
-                    guesses += anchored_cards(quad) + nudged(quad)
+                    guesses += anchored_cards(quad)
                 named = [(guessed, guessed_fit) for guessed, guessed_fit in
                          (self._read(pyramid, guess) for guess in guesses)
                          if guessed.code is not None]
@@ -237,7 +237,10 @@ class Recognizer:
     def _read(self, pyramid: _Pyramid, quad: Quad) -> tuple[Detection, float]:
         """The detection and how well its index fits any template (the better end)."""
         orders = portrait_orders(quad)
-        banks = [self._read_corner(pyramid, order) for order in orders]
+        source, scale = pyramid.level_for(
+            float(min(side_lengths(quad)[0], side_lengths(quad)[2])) / self._card_width_px)
+        banks = [self._read_corner(source, local)
+                 for local in refine_corners(source, [order * scale for order in orders])]
         # One blur for the whole card (both ends are as sharp as each other): the one that
         # fits the better end best, counting the other end when it fits at all.
         level = max(range(len(self._banks)), key=lambda i: max(
@@ -267,21 +270,22 @@ class Recognizer:
             score = max(score, 1.0 - (1.0 - codes[0][1]) * (1.0 - codes[1][1]))
         return _detection(code if score >= self.threshold else None, printed, score), fit
 
-    def _read_corner(self, pyramid: _Pyramid, quad: Quad) -> list[_Read]:
-        """The index at the top-left of ``quad``, against every blur's templates."""
-        source, scale = pyramid.level_for(
-            float(min(side_lengths(quad)[0], side_lengths(quad)[2])) / self._card_width_px)
-        local = refine_corner(pyramid.lowest(source), quad * scale)
-        # The outline's size may be off where its far corners were cut: the card's own
-        # proportions give the other guess; the one the templates fit better is read.
+    def _read_corner(self, source: Image, local: Quad) -> list[_Read]:
+        """The index at the top-left of ``local`` (the card on its measured corner, in
+        ``source``'s pixels), against every blur's templates."""
         # The sharp templates find the shift; the softer ones only look around it.
         sharp = self._banks[0]
-        tries = []
+        tries: list[tuple[float, npt.NDArray[np.float32], npt.NDArray[np.float32],
+                          npt.NDArray[np.float32], npt.NDArray[np.float32]]] = []
         for guess in proportioned(local):
             rank_rows, suit_rows = self._rows(source, guess)
-            tries.append((rank_rows, suit_rows, _correlate(rank_rows, sharp.rank_t),
-                          _correlate(suit_rows, sharp.suit_t)))
-        rank_rows, suit_rows, rank, suit = max(tries, key=lambda t: float((t[2] + t[3]).max()))
+            rank, suit = _correlate(rank_rows, sharp.rank_t), _correlate(suit_rows, sharp.suit_t)
+            tries.append((float((rank + suit).max()), rank_rows, suit_rows, rank, suit))
+            if not 2 * FIT_FLOOR <= tries[-1][0] < 2 * FIT_FULL:
+                break  # fits well, or shows no index at all
+        # The outline's size may be off where its far corners were cut: the card's own
+        # proportions give the other guess; the one the templates fit better is read.
+        _, rank_rows, suit_rows, rank, suit = max(tries, key=lambda t: t[0])
         reads = [_Read.at_best_shift(rank, suit, sharp)]
         side = 2 * SHIFT + 1
         row, column = divmod(int(np.argmax(rank + suit)) // rank.shape[1], side)
@@ -364,14 +368,6 @@ class _Pyramid:
 
     def __init__(self, image: Image) -> None:
         self._levels = [image]
-        self._lowest: dict[int, Grey] = {}
-
-    def lowest(self, level: Image) -> Grey:
-        """The darkest channel of one of this pyramid's levels, made once."""
-        key = id(level)
-        if key not in self._lowest:
-            self._lowest[key] = lowest_channel(level)
-        return self._lowest[key]
 
     def level_for(self, ratio: float) -> tuple[Image, float]:
         """The image to sample a card ``ratio`` times the template's width, and its scale."""
