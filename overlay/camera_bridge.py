@@ -44,7 +44,6 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -530,9 +529,11 @@ def opencv_pipeline(engine: Any) -> Callable[[CameraConfigSection],
     lock = threading.Lock()  # cameras that share a deck load it once
 
     def deck_of(name: str) -> Any:
+        from capture.camera.deck import open_deck
+
         with lock:
             if name not in decks:
-                decks[name] = load_camera_deck(name, engine)
+                decks[name] = open_deck(name, lambda: engine)
             return decks[name]
 
     def make(camera: CameraConfigSection) -> tuple[Callable[[], Frames], Callable[[], Tracker]]:
@@ -557,22 +558,6 @@ def opencv_pipeline(engine: Any) -> Callable[[CameraConfigSection],
         return open_source, make_tracker
 
     return make
-
-
-def load_camera_deck(name: str, engine: Any) -> Any:
-    """``default``: the project's own deck; an existing file: a saved deck; anything else: a
-    deck of the registry. Blocking (file or database reads).
-
-    :raises CameraDeckError: naming the deck, when it cannot be found or read.
-    """
-    from capture.camera.deck import CameraDeck, CameraDeckRegistry
-
-    if name == "default":
-        return CameraDeck.default()
-    path = Path(name).expanduser()
-    if path.suffix and path.is_file():
-        return CameraDeck.load(path)
-    return CameraDeckRegistry(engine).load(name)
 
 
 # -- the cleanup context --------------------------------------------------------------------

@@ -12,21 +12,23 @@ card's size kept from the outline. The rest of the card does not matter to the r
 
 >>> import numpy as np
 >>> image = np.full((300, 300, 3), (30, 110, 40), np.uint8)
->>> image[40:240, 60:203] = 235
+>>> image[40:240, 60:203] = 235  # a card: its edges lie half a pixel outside these pixels
 >>> quad = np.array([[64, 44], [207, 47], [205, 244], [62, 241]], np.float32)
->>> refine_corner(lowest_channel(image), quad).round().tolist()[0]
-[60.0, 40.0]
+>>> refined = refine_corner(image, quad)
+>>> corners = np.array([(59.5, 39.5), (202.5, 39.5)])  # top-left, top-right
+>>> bool(np.abs(refined[:2] - corners).max() < 0.6)
+True
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from .geometry import CARD_ASPECT, Image, Quad
-
-Grey = npt.NDArray[np.float32]
 
 ALONG_TOP = (0.14, 0.62)
 """Stretch of the top side, in card widths from the corner, whose edge is measured (past the
@@ -47,101 +49,119 @@ MAX_TURN = np.radians(12.0)
 """A measured edge turned more than this from the outline's is something else's edge."""
 
 
-def refine_corner(lowest: Grey, quad: Quad) -> Quad:
+def refine_corner(image: Image, quad: Quad) -> Quad:
     """``quad`` (printed order: top-left first) standing on the measured edges at its top-left
-    corner, or ``quad`` itself when either edge cannot be measured surely. ``lowest`` is the
-    image's darkest channel per pixel (:func:`lowest_channel`)."""
-    q = quad.astype(np.float64)
-    across, down = q[1] - q[0], q[3] - q[0]
-    width, height = float(np.hypot(*across)), float(np.hypot(*down))
-    if width < 8.0 or height < 8.0:
-        return quad
-    u, v = across / width, down / height
-    reach = max(MIN_REACH, REACH * width)
-    top = _edge(lowest, q[0], u, _inward(u, v), width, ALONG_TOP, reach)
-    side = _edge(lowest, q[0], v, _inward(v, u), height, ALONG_SIDE, reach)
-    if top is None or side is None:
-        return quad
-    (p, d), (r, e) = top, side
-    if float(np.dot(d, u)) < 0:
-        d = -d
-    if float(np.dot(e, v)) < 0:
-        e = -e
-    if float(np.dot(d, u)) < np.cos(MAX_TURN) or float(np.dot(e, v)) < np.cos(MAX_TURN):
-        return quad
-    matrix = np.array([[d[0], -e[0]], [d[1], -e[1]]])
-    if abs(float(np.linalg.det(matrix))) < 0.5:
-        return quad  # the two edges are far from square: not a card's corner
-    corner = p + np.linalg.solve(matrix, r - p)[0] * d
-    if float(np.hypot(*(corner - q[0]))) > reach + MIN_REACH:
-        return quad
-    refined = np.array([corner, corner + d * width, corner + d * width + e * height,
-                        corner + e * height], dtype=np.float32)
+    corner in ``image`` (BGR or grey), or ``quad`` itself when either edge cannot be measured
+    surely."""
+    return refine_corners(image, [quad])[0]
+
+
+def refine_corners(image: Image, quads: Sequence[Quad]) -> list[Quad]:
+    """:func:`refine_corner` for several quads at once (one sampling pass: both ends of a
+    card are read together)."""
+    frames = []
+    sides: list[Side] = []
+    for quad in quads:
+        q = quad.astype(np.float64)
+        across, down = q[1] - q[0], q[3] - q[0]
+        width, height = float(np.hypot(*across)), float(np.hypot(*down))
+        u, v = across / max(width, 1e-6), down / max(height, 1e-6)
+        frames.append((q[0], u, v, width, height, max(MIN_REACH, REACH * width)))
+        sides += [(q[0], u, _inward(u, v), width, ALONG_TOP, frames[-1][5]),
+                  (q[0], v, _inward(v, u), height, ALONG_SIDE, frames[-1][5])]
+    lines = _edges(image, sides)
+    refined = []
+    for i, quad in enumerate(quads):
+        corner, u, v, width, height, reach = frames[i]
+        top, side = lines[2 * i], lines[2 * i + 1]
+        if width < 8.0 or height < 8.0 or top is None or side is None:
+            refined.append(quad)
+            continue
+        (p, d), (r, e) = top, side
+        d = d if float(np.dot(d, u)) >= 0 else -d
+        e = e if float(np.dot(e, v)) >= 0 else -e
+        matrix = np.array([[d[0], -e[0]], [d[1], -e[1]]])
+        if (float(np.dot(d, u)) < np.cos(MAX_TURN) or float(np.dot(e, v)) < np.cos(MAX_TURN)
+                or abs(float(np.linalg.det(matrix))) < 0.5):  # not this card's square corner
+            refined.append(quad)
+            continue
+        point = p + np.linalg.solve(matrix, r - p)[0] * d
+        if float(np.hypot(*(point - corner))) > reach + MIN_REACH:
+            refined.append(quad)
+            continue
+        refined.append(np.array([point, point + d * width, point + d * width + e * height,
+                                 point + e * height], dtype=np.float32))
     return refined
 
 
-def _inward(along: npt.NDArray[np.float64], towards: npt.NDArray[np.float64]
-            ) -> npt.NDArray[np.float64]:
+Vector = npt.NDArray[np.float64]
+Line = tuple[Vector, Vector]
+"""A point on a line and its unit direction."""
+Side = tuple[Vector, Vector, Vector, float, tuple[float, float], float]
+"""A side to measure: the corner it starts from, its direction, the normal into the card,
+its length, the stretch of it (fractions of the length) to measure, and how far either side
+of it to look."""
+
+
+def _inward(along: Vector, towards: Vector) -> Vector:
     """The unit normal of a side running ``along``, pointing into the card (``towards``)."""
     normal = np.array([-along[1], along[0]])
     return normal if float(np.dot(normal, towards)) > 0 else -normal
 
 
-def lowest_channel(image: Image) -> Grey:
-    """The darkest of B, G and R per pixel (card stock is bright in all three, felt is not),
-    as float32 for sub-pixel sampling."""
-    if image.ndim == 2:
-        return image.astype(np.float32)
-    blue, green, red = cv2.split(image)
-    return np.asarray(cv2.min(cv2.min(blue, green), red), dtype=np.float32)
+def _edges(image: Image, sides: Sequence[Side]) -> list[Line | None]:
+    """The felt-to-card edge along each side, or None where it does not show as a straight
+    step.
 
-
-def _edge(lowest: Grey, corner: npt.NDArray[np.float64],
-          along: npt.NDArray[np.float64], inward: npt.NDArray[np.float64], length: float,
-          stretch: tuple[float, float], reach: float
-          ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]] | None:
-    """A point on and the direction of the felt-to-card edge near the side from ``corner``
-    ``along`` its length, or None when it does not show as one straight step."""
-    steps = np.arange(-reach, reach + 0.25, 0.5)
-    starts = np.linspace(stretch[0], stretch[1], PROFILES) * length
-    # (profiles, steps, 2): sample points; x, y maps for cv2.remap
-    points = (corner + starts[:, None, None] * along
-              + steps[None, :, None] * inward).astype(np.float32)
-    sampled = cv2.remap(lowest, points[..., 0], points[..., 1], cv2.INTER_LINEAR,
-                        borderMode=cv2.BORDER_REPLICATE)
+    :data:`PROFILES` profiles run across each side. On each, in the darkest channel (card
+    stock is bright in every channel, felt is not), the edge is the outermost strong rise
+    with felt outside it (further in, the far side of the dark index rises too), at the top
+    of that rise; a line is fitted to each side's edge points.
+    """
+    width = max(int(np.ceil(2 * reach / 0.5)) + 1 for *_, reach in sides)
+    offsets = np.empty((len(sides), width))
+    points = np.empty((len(sides) * PROFILES, width, 2), np.float32)
+    for index, (corner, along, inward, length, stretch, reach) in enumerate(sides):
+        offsets[index] = -reach + 0.5 * np.arange(width)
+        points[index * PROFILES:(index + 1) * PROFILES] = (
+            corner + (np.linspace(*stretch, PROFILES) * length)[:, None, None] * along
+            + offsets[index][None, :, None] * inward)
+    sampled = cv2.remap(image, points[..., 0], points[..., 1], cv2.INTER_LINEAR,
+                        borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
+    if sampled.ndim == 3:
+        sampled = sampled.min(axis=2)
     rise = np.diff(cv2.GaussianBlur(sampled, (3, 1), 0.7), axis=1)
-    found = []
-    for i in range(PROFILES):
-        peak, span = float(rise[i].max()), float(np.ptp(sampled[i]))
-        if span < MIN_STEP or peak < span / 16.0:  # a step, not a slow shading
+    rows = np.arange(len(rise))
+    peak, low = rise.max(axis=1), sampled.min(axis=1)
+    span = sampled.max(axis=1) - low
+    start = np.argmax(rise >= 0.6 * peak[:, None], axis=1)
+    outside = np.maximum.accumulate(sampled, axis=1)[rows, np.maximum(start - 1, 0)]
+    ok = ((span >= MIN_STEP) & (peak >= span / 16.0)  # a step, not a slow shading
+          & (start >= 2) & (outside <= low + span / 2.0))  # felt outside it
+    falling = np.diff(rise, axis=1) <= 0
+    falling[np.arange(falling.shape[1])[None, :] < start[:, None]] = False
+    top = np.where(falling.any(axis=1), np.argmax(falling, axis=1), rise.shape[1] - 1)
+    k = np.clip(top, 1, rise.shape[1] - 2)
+    a, b, c = rise[rows, k - 1], rise[rows, k], rise[rows, k + 1]
+    curve = a - 2 * b + c
+    vertex = np.clip(0.5 * (a - c) / np.where(curve < 0, curve, -1.0), -0.5, 0.5)
+    depth = (offsets[rows // PROFILES, top] + 0.25
+             + 0.5 * np.where((curve < 0) & (k == top), vertex, 0.0))
+    lines: list[Line | None] = []
+    for index, (corner, along, inward, length, stretch, _) in enumerate(sides):
+        part = slice(index * PROFILES, (index + 1) * PROFILES)
+        good = np.flatnonzero(ok[part])
+        if len(good) < PROFILES // 2 + 1:
+            lines.append(None)
             continue
-        # The outermost strong rise is the felt-to-card edge (further in, the dark index's
-        # far side rises too), when there is felt outside it.
-        j = int(np.flatnonzero(rise[i] >= 0.6 * peak)[0])
-        if j < 2 or float(sampled[i, :j].max()) > float(sampled[i].min()) + span / 2.0:
-            continue
-        while j + 1 < rise.shape[1] and rise[i, j + 1] > rise[i, j]:
-            j += 1  # to the top of that rise
-        offset = 0.0
-        if 0 < j < rise.shape[1] - 1:
-            a, b, c = float(rise[i, j - 1]), float(rise[i, j]), float(rise[i, j + 1])
-            if a - 2 * b + c < 0:
-                offset = float(np.clip(0.5 * (a - c) / (a - 2 * b + c), -0.5, 0.5))
-        found.append(corner + starts[i] * along + (steps[j] + 0.25 + offset * 0.5) * inward)
-    if len(found) < max(4, PROFILES // 2 + 1):
-        return None
-    pts = np.asarray(found, dtype=np.float32)
-    line = cv2.fitLine(pts, cv2.DIST_HUBER, 0, 0.01, 0.01).reshape(-1).astype(np.float64)
-    direction, point = line[:2], line[2:]
-    normal = np.array([-direction[1], direction[0]])
-    residual = np.abs((pts.astype(np.float64) - point) @ normal)
-    if float(np.median(residual)) > MAX_RESIDUAL:
-        return None
-    keep = residual <= max(1.5, 2.0 * float(np.median(residual)))
-    if int(keep.sum()) < 4:
-        return None
-    line = cv2.fitLine(pts[keep], cv2.DIST_L2, 0, 0.01, 0.01).reshape(-1).astype(np.float64)
-    return line[2:], line[:2]
+        found = (corner + (np.linspace(*stretch, PROFILES)[good] * length)[:, None] * along
+                 + depth[part][good][:, None] * inward).astype(np.float32)
+        fitted = cv2.fitLine(found, cv2.DIST_HUBER, 0, 0.01, 0.01).reshape(-1)
+        direction, point = fitted[:2].astype(np.float64), fitted[2:].astype(np.float64)
+        normal = np.array([-direction[1], direction[0]])
+        residual = float(np.median(np.abs((found - point) @ normal)))
+        lines.append(None if residual > MAX_RESIDUAL else (point, direction))
+    return lines
 
 
 PROPORTION_SLACK = 0.05

@@ -28,7 +28,7 @@ from __future__ import annotations
 import io
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -438,3 +438,23 @@ class CameraDeckRegistry:
             session.add(row)
             session.commit()
             return CameraDeckInfo(row.name, row.retired, row.registered_at)
+
+
+def is_deck_file(spec: str) -> bool:
+    """A deck named as a file (a ``.npz`` name or a path) rather than a registered name."""
+    return spec.endswith(".npz") or "/" in spec or "\\" in spec
+
+
+def open_deck(spec: str, engine: Callable[[], Engine]) -> CameraDeck:
+    """The deck ``spec`` names: ``default`` (the project's own), a saved deck file
+    (:func:`is_deck_file`, or an existing file with a suffix), or else a deck registered in
+    the database ``engine()`` opens (called only then). Blocking.
+
+    :raises CameraDeckError: no such deck (the message says where it looked).
+    """
+    if spec == "default":
+        return CameraDeck.default()
+    path = Path(spec).expanduser()
+    if is_deck_file(spec) or (path.suffix and path.is_file()):
+        return CameraDeck.load(path)
+    return CameraDeckRegistry(engine()).load(spec)

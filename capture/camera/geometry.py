@@ -121,6 +121,12 @@ class Outline:
                          tolerance=reach)
         return np.asarray(fitted / self.scale, dtype=np.float32)
 
+    def clean(self) -> bool:
+        """Whether the quad is its blob's outline (IoU >= :data:`_CLEAN_FIT`): a card alone,
+        nothing on its edges, so no other quad guessed for it can be truer."""
+        blob = self.blob.reshape(-1, 1, 2).astype(np.int32)
+        return _blob_overlap(self.quad * self.scale, blob) >= _CLEAN_FIT
+
     def shared(self) -> bool:
         """Whether the blob holds more than this card (its quad covers under 3/4 of it)."""
         blob_area = float(cv2.contourArea(self.blob.reshape(-1, 1, 2)))

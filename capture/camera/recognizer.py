@@ -25,8 +25,9 @@ lean towards the same card are two witnesses, and the card is named unless both 
 read surely is retried with each corner in turn replaced by the parallelogram's
 (:func:`.geometry.parallelograms`: the edge cut inside a fanned pair can move one corner) and,
 when an index shows on it, as a card standing on each of its sides
-(:func:`.geometry.anchored_cards`: a chip or a thumb on the outline) or turned and scaled
-a little (:func:`.geometry.nudged`).
+(:func:`.geometry.anchored_cards`: a chip or a thumb on the outline); guesses that name
+different cards leave it unknown. (An outline a few pixels or degrees off needs no guess: the
+measured corner puts it right.)
 
 >>> from capture.camera.cardart import DEFAULT_STYLE, render_card
 >>> from engine.cards import Card
@@ -48,7 +49,7 @@ import numpy.typing as npt
 
 from engine.cards import Card
 
-from .corner import Grey, lowest_channel, proportioned, refine_corner
+from .corner import proportioned, refine_corners
 from .deck import CameraDeck, index_features, normalise
 from .geometry import (
     DEFAULT_OUTLINE,
@@ -205,18 +206,18 @@ class Recognizer:
         for outline in find_card_outlines(view, self.outline):
             quad = outline.quad
             detection, fit = self._read(pyramid, quad)
-            if detection.code is None:
+            if detection.code is None and not outline.clean():
                 # The outline may be wrong in one corner (cut along an edge inside a fanned
                 # pair): a card is a parallelogram. When an index shows but reads unsurely,
                 # all but one side may be off (a chip or a thumb on the outline): a card
                 # also has a known shape. (Not for every unknown outline: chips and card
-                # backs would cost the board camera its frame rate.)
-                # Each guess with its sides along the blob's outline fitted to it (not the
-                # nudged ones: that would undo the nudge).
+                # backs would cost the board camera its frame rate. Nor for an outline that
+                # is its blob's: guessing around a card that shows whole only finds another
+                # reading of an index that is unclear.)
+                # Each guess with its sides along the blob's outline fitted to it.
                 guesses = [outline.snap(guess) for guess in parallelograms(quad)]
                 if fit >= FIT_FLOOR:
                     guesses += [outline.snap(guess) for guess in anchored_cards(quad)]
-                    guesses += nudged(quad)
                 named = [(guessed, guessed_fit) for guessed, guessed_fit in
                          (self._read(pyramid, guess) for guess in _distinct(guesses, quad))
                          if guessed.code is not None]
@@ -276,7 +277,10 @@ class Recognizer:
     def _read(self, pyramid: _Pyramid, quad: Quad) -> tuple[Detection, float]:
         """The detection and how well its index fits any template (the better end)."""
         orders = portrait_orders(quad)
-        banks = [self._read_corner(pyramid, order) for order in orders]
+        source, scale = pyramid.level_for(
+            float(min(side_lengths(quad)[0], side_lengths(quad)[2])) / self._card_width_px)
+        banks = [self._read_corner(source, local)
+                 for local in refine_corners(source, [order * scale for order in orders])]
         # One blur for the whole card (both ends are as sharp as each other): the one that
         # fits the better end best, counting the other end when it fits at all.
         level = max(range(len(self._banks)), key=lambda i: max(
@@ -306,44 +310,39 @@ class Recognizer:
             score = max(score, 1.0 - (1.0 - codes[0][1]) * (1.0 - codes[1][1]))
         return _detection(code if score >= self.threshold else None, printed, score), fit
 
-    def _read_corner(self, pyramid: _Pyramid, quad: Quad) -> list[_Read]:
-        """The index at the top-left of ``quad``, against every blur's templates."""
-        source, scale = pyramid.level_for(
-            float(min(side_lengths(quad)[0], side_lengths(quad)[2])) / self._card_width_px)
-        local = refine_corner(pyramid.lowest(source), quad * scale)
-        # The outline's size may be off where its far corners were cut: the card's own
-        # proportions give the other guess; the one the templates fit better is read.
+    def _read_corner(self, source: Image, local: Quad) -> list[_Read]:
+        """The index at the top-left of ``local`` (the card on its measured corner, in
+        ``source``'s pixels), against every blur's templates."""
         # The sharp templates find the shift; the softer ones only look around it.
         sharp = self._banks[0]
-        tries = []
+        tries: list[tuple[float, _Windows, npt.NDArray[np.float32],
+                          npt.NDArray[np.float32]]] = []
         for guess in proportioned(local):
-            rank_rows, suit_rows = self._rows(source, guess)
-            tries.append((rank_rows, suit_rows, _correlate(rank_rows, sharp.rank_t),
-                          _correlate(suit_rows, sharp.suit_t)))
-        rank_rows, suit_rows, rank, suit = max(tries, key=lambda t: float((t[2] + t[3]).max()))
+            windows = self._windows(source, guess)
+            rank, suit = windows.correlate(sharp)
+            tries.append((float((rank + suit).max()), windows, rank, suit))
+            if not 2 * FIT_FLOOR <= tries[-1][0] < 2 * FIT_FULL:
+                break  # fits well, or shows no index at all
+        # The outline's size may be off where its far corners were cut: the card's own
+        # proportions give the other guess; the one the templates fit better is read.
+        _, windows, rank, suit = max(tries, key=lambda t: t[0])
         reads = [_Read.at_best_shift(rank, suit, sharp)]
         side = 2 * SHIFT + 1
         row, column = divmod(int(np.argmax(rank + suit)) // rank.shape[1], side)
         near = [r * side + c for r in range(max(0, row - 1), min(side, row + 2))
                 for c in range(max(0, column - 1), min(side, column + 2))]
         for bank in self._banks[1:]:
-            reads.append(_Read.at_best_shift(rank_rows[near] @ bank.rank_t,
-                                             suit_rows[near] @ bank.suit_t, bank))
+            reads.append(_Read.at_best_shift(*windows.correlate(bank, near), bank))
         return reads
 
-    def _rows(self, source: Image, quad: Quad
-              ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-        """The index patch at the top-left of ``quad`` at every shift: normalised rank rows
-        and suit rows, ``(shifts, n)`` each."""
-        patch = warp_region(source, quad, self._box, self._size)
-        features = index_features(patch)
-        width, height = self.deck.patch
-        windows = np.lib.stride_tricks.sliding_window_view(features, (height, width),
-                                                           axis=(1, 2))
-        # (3, 2s+1, 2s+1, h, w) -> (shifts, 3, h, w)
-        windows = windows.transpose(1, 2, 0, 3, 4).reshape(-1, 3, height, width)
+    def _windows(self, source: Image, quad: Quad) -> _Windows:
+        """The index patch at the top-left of ``quad``, at every shift."""
+        features = index_features(warp_region(source, quad, self._box, self._size))
+        # Centred, so that the sums of squares below lose no precision to large means.
+        features -= features.mean(axis=(1, 2), keepdims=True)
         split = self.deck.split
-        return normalise(windows[:, :, :split]), normalise(windows[:, :, split:])
+        return _Windows(*_part_windows(features[:, :split + 2 * SHIFT], self.deck.patch[0]),
+                        *_part_windows(features[:, split:], self.deck.patch[0]))
 
     def _decide(self, read: _Read) -> tuple[str, float]:
         """The card ``read`` fits best and how surely it names it."""
@@ -366,9 +365,49 @@ _BLOCK = 6
 for larger ones, which only costs time at this size)."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Windows:
+    """An index patch at every shift, ``(shifts, n)`` rows per part as sampled, with the
+    factor that normalises each row. The templates are zero-mean per channel, so a row's own
+    mean drops out of its product with them: the normalised cross-correlation is the plain
+    product times the factor (no normalised copy of the rows is made)."""
+
+    rank: npt.NDArray[np.float32]
+    rank_scale: npt.NDArray[np.float32]
+    suit: npt.NDArray[np.float32]
+    suit_scale: npt.NDArray[np.float32]
+
+    def correlate(self, bank: _Bank, shifts: list[int] | None = None
+                  ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+        """The correlations with every card's rank and suit rows, ``(shifts, 52)`` each."""
+        if shifts is None:
+            return (_correlate(self.rank, bank.rank_t) * self.rank_scale[:, None],
+                    _correlate(self.suit, bank.suit_t) * self.suit_scale[:, None])
+        return ((self.rank[shifts] @ bank.rank_t) * self.rank_scale[shifts, None],
+                (self.suit[shifts] @ bank.suit_t) * self.suit_scale[shifts, None])
+
+
+def _part_windows(features: npt.NDArray[np.float32], width: int
+                  ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Every ``(height - 2 * SHIFT) x width`` window of ``(3, height, width + 2 * SHIFT)``
+    features as rows, and each row's normalising factor (see :class:`_Windows`)."""
+    channels, rows, _ = features.shape
+    height = rows - 2 * SHIFT
+    windows = np.lib.stride_tricks.sliding_window_view(features, (height, width), axis=(1, 2))
+    # (3, 2s+1, 2s+1, h, w) -> (shifts, 3, h * w)
+    flat = windows.transpose(1, 2, 0, 3, 4).reshape(-1, channels, height * width)
+    sums = flat.sum(axis=2)
+    squares = np.einsum("scn,scn->s", flat, flat)
+    size = height * width
+    spread = squares - (sums * sums).sum(axis=1) / size
+    # A window flatter than one grey level (root mean square) holds no index: kept small.
+    scale = 1.0 / np.sqrt(np.maximum(spread, float(size)))
+    return flat.reshape(len(flat), -1), scale.astype(np.float32)
+
+
 def _correlate(windows: npt.NDArray[np.float32], templates_t: npt.NDArray[np.float32]
                ) -> npt.NDArray[np.float32]:
-    """The correlation of every shifted window with every template: ``(shifts, 52)``."""
+    """The product of every shifted window with every template: ``(shifts, 52)``."""
     return np.concatenate([windows[start:start + _BLOCK] @ templates_t
                            for start in range(0, windows.shape[0], _BLOCK)])
 
@@ -403,14 +442,6 @@ class _Pyramid:
 
     def __init__(self, image: Image) -> None:
         self._levels = [image]
-        self._lowest: dict[int, Grey] = {}
-
-    def lowest(self, level: Image) -> Grey:
-        """The darkest channel of one of this pyramid's levels, made once."""
-        key = id(level)
-        if key not in self._lowest:
-            self._lowest[key] = lowest_channel(level)
-        return self._lowest[key]
 
     def level_for(self, ratio: float) -> tuple[Image, float]:
         """The image to sample a card ``ratio`` times the template's width, and its scale."""

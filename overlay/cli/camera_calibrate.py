@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from overlay.cli.camera_recognize import add_database_arguments, is_deck_file
+from overlay.cli.camera_recognize import add_database_arguments
 
 if TYPE_CHECKING:
     import numpy as np
@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from capture.camera.deck import CameraDeck
+    from capture.camera.deck import CameraDeck, is_deck_file
     from engine.errors import InvalidInputError
 
     name = args.name or (Path(args.out).stem if is_deck_file(args.out) else args.out)
@@ -79,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _store(deck: CameraDeck, args: argparse.Namespace) -> str:
+    from capture.camera.deck import is_deck_file
+
     if is_deck_file(args.out):
         return str(deck.save(args.out))
     from capture.camera.deck import CameraDeckRegistry

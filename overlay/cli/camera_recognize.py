@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from sqlalchemy.engine import Engine
+
     from capture.camera.deck import CameraDeck
 
 
@@ -30,29 +33,21 @@ def add_database_arguments(parser: argparse.ArgumentParser) -> None:
                         help="where the default SQLite database lives (default: data)")
 
 
-def is_deck_file(spec: str) -> bool:
-    """A deck given as a file (a ``.npz`` name or a path) rather than a registered name."""
-    return spec.endswith(".npz") or "/" in spec or "\\" in spec
-
-
 def open_deck(spec: str, db: str, data_dir: Path) -> CameraDeck:
-    """``default``, a deck file, or a deck registered in the database.
+    """``default``, a deck file, or a deck registered in the database (opened only then).
 
     :raises CameraDeckError: no such deck (the message says where it looked).
     """
-    from capture.camera.deck import CameraDeck, CameraDeckRegistry
-
-    if spec == "default":
-        return CameraDeck.default()
-    if is_deck_file(spec) or Path(spec).is_file():
-        return CameraDeck.load(spec)
+    from capture.camera import deck
     from overlay.store import create_db_engine, database_url
 
-    engine = create_db_engine(database_url(db, data_dir))
-    try:
-        return CameraDeckRegistry(engine).load(spec)
-    finally:
-        engine.dispose()
+    with ExitStack() as stack:
+        def engine() -> Engine:
+            opened = create_db_engine(database_url(db, data_dir))
+            stack.callback(opened.dispose)
+            return opened
+
+        return deck.open_deck(spec, engine)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

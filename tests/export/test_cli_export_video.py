@@ -23,13 +23,11 @@ from tests.export.videokit import (
     white_pixels,
     write_log,
 )
+from tests.system_packages import needs_ffmpeg
 
 ROOT = Path(__file__).resolve().parents[2]
 FAMOUS = ROOT.parent / "shared" / "data" / "phh" / "famous" / "dwan-ivey-2009.phh"
 FFMPEG = shutil.which("ffmpeg")
-needs_ffmpeg = pytest.mark.skipif(FFMPEG is None or shutil.which("ffprobe") is None,
-                                  reason="ffmpeg/ffprobe not installed (make test installs "
-                                         "Debian's ffmpeg)")
 
 
 def feltcast(*args: str | Path) -> subprocess.CompletedProcess[str]:

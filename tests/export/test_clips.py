@@ -4,7 +4,6 @@ FFMETADATA chapters (also muxed into the mp4) and a CMX 3600 EDL."""
 from __future__ import annotations
 
 import csv
-import shutil
 from pathlib import Path
 
 import pytest
@@ -25,6 +24,7 @@ from overlay.export.video.encode import find_ffmpeg
 from overlay.export.video.export import ExportOptions, SyncSpec, export_footage
 from overlay.export.video.timeline import Sync
 from tests.export.videokit import HAND2, T0, TIMES, make_footage, probe, scripted_log
+from tests.system_packages import needs_ffmpeg
 
 FPS = 30.0
 
@@ -114,8 +114,7 @@ def test_a_void_hand_is_titled_as_a_misdeal() -> None:
     assert hand_title(record) == "Hand 5 (misdeal)"
 
 
-@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg not installed (make test "
-                                                           "installs Debian's ffmpeg)")
+@needs_ffmpeg
 def test_the_export_writes_the_clip_files_and_muxes_the_chapters(tmp_path: Path) -> None:
     footage = make_footage(tmp_path / "f.mp4", frames=150, fps=FPS)
     result = export_footage(lambda: iter(scripted_log()), footage, tmp_path / "out.mp4",

@@ -36,11 +36,9 @@ from tests.export.videokit import (
     white_pixels,
     write_log,
 )
+from tests.system_packages import needs_ffmpeg
 
 FFMPEG = shutil.which("ffmpeg")
-needs_ffmpeg = pytest.mark.skipif(FFMPEG is None or shutil.which("ffprobe") is None,
-                                  reason="ffmpeg/ffprobe not installed (make test installs "
-                                         "Debian's ffmpeg)")
 
 FPS = 30.0
 FRAMES = 120

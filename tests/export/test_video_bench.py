@@ -4,18 +4,18 @@ belongs to the benchmark, not to this test)."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests.system_packages import needs_ffmpeg
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.skipif(shutil.which("ffmpeg") is None, reason="ffmpeg not installed (make test "
-                                                           "installs Debian's ffmpeg)")
+@needs_ffmpeg
 @pytest.mark.skipif(not (ROOT.parent / "shared" / "data" / "phh").is_dir(),
                     reason="the shared PHH hands are not beside the checkout")
 def test_bench_video_runs_and_reports_every_figure() -> None:

@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capture.camera.corner import lowest_channel, proportioned, refine_corner
+from capture.camera.corner import proportioned, refine_corner
 from capture.camera.deck import CameraDeck
 from capture.camera.geometry import CARD_ASPECT, portrait_orders
 from capture.camera.recognizer import Recognizer
@@ -31,7 +31,7 @@ def test_an_outline_a_few_pixels_and_degrees_off_is_put_on_the_card_edges(
     image, (truth,) = scene([(Card("7s"), (640, 360), width, angle)])
     printed = portrait_orders(truth)[end]
     off = _turned(printed, turn, printed[0]) + np.array([dx, dy], np.float32) * width
-    refined = refine_corner(lowest_channel(image), off)
+    refined = refine_corner(image, off)
     # The corner where the two measured edges meet, and the sides turned back along the
     # card's edges. The measured edge is where felt turns to card stock; the drawn card's
     # outermost pixels are anti-aliased, a printed border is darker, and pixel centres sit
@@ -47,15 +47,15 @@ def test_an_outline_a_few_pixels_and_degrees_off_is_put_on_the_card_edges(
 
 def test_no_edge_to_measure_leaves_the_quad_as_it_was() -> None:
     quad = np.array([[100, 100], [200, 100], [200, 240], [100, 240]], np.float32)
-    assert np.array_equal(refine_corner(lowest_channel(felt()), quad), quad)
+    assert np.array_equal(refine_corner(felt(), quad), quad)
     white = np.full((720, 1280, 3), 240, np.uint8)
-    assert np.array_equal(refine_corner(lowest_channel(white), quad), quad)
+    assert np.array_equal(refine_corner(white, quad), quad)
 
 
 def test_a_corner_far_from_any_card_edge_is_not_pulled_onto_another() -> None:
     image, (truth,) = scene([(Card("Kd"), (640, 360), 150, 0)])
     far = truth + np.array([40.0, 0.0], np.float32)  # outside the refining reach
-    refined = refine_corner(lowest_channel(image), far)
+    refined = refine_corner(image, far)
     assert np.array_equal(refined, far)
 
 
