@@ -210,3 +210,14 @@ def test_roundness_tells_discs_from_cards(aspect: float, width: float, angle: fl
     for blob, round_ in ((card, False), (disc, True)):
         (outline,), _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         assert (_roundness(outline) >= DEFAULT_OUTLINE.max_roundness) == round_
+
+
+def test_an_outline_is_clean_only_when_it_is_its_blobs_whole_outline() -> None:
+    image, _ = scene([(Card("Qs"), (400, 360), 150, 12.0)])
+    (alone,) = find_card_outlines(image)
+    assert alone.clean() and not alone.shared()
+    # Two cards touching along a long side: one blob, cut into two cards.
+    image, _ = scene([(Card("9c"), (500, 360), 150, 0), (Card("4h"), (650, 360), 150, 0)])
+    pair = find_card_outlines(image)
+    assert len(pair) == 2
+    assert all(o.shared() and not o.clean() for o in pair)
