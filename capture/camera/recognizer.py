@@ -27,7 +27,13 @@ read surely is retried with each corner in turn replaced by the parallelogram's
 when an index shows on it, as a card standing on each of its sides
 (:func:`.geometry.anchored_cards`: a chip or a thumb on the outline); guesses that name
 different cards leave it unknown. (An outline a few pixels or degrees off needs no guess: the
-measured corner puts it right.)
+measured corner puts it right.) Each guess has its sides along the blob's outline fitted to it
+(:meth:`.geometry.Outline.snap`); an outline that is its blob's whole outline (a card alone)
+is not retried, and a guess that repeats the outline or an earlier guess is not read twice.
+When a blob of several cards (a fanned pair, a row joined by a chip or a finger) leaves a card
+unread, the cards at the blob's two ends are read (:meth:`.geometry.Outline.ends`); an end
+names a card only where none is named yet, when it and the same end nudged a little agree,
+and when its code is not named elsewhere in the frame (a deck holds each card once).
 
 >>> from capture.camera.cardart import DEFAULT_STYLE, render_card
 >>> from engine.cards import Card
