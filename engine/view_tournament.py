@@ -447,21 +447,24 @@ def allin_view(hand: Hand, cards: Mapping[int, tuple[Card | None, ...] | None],
     hole = tuple((seat, _codes(known[seat])) for seat in sorted(known))
     dead = tuple(sorted(c.code for seat in hand.seats if seat not in known
                         for c in (cards.get(seat) or ()) if c is not None))
-    return _allin_cached(seats, now, start, pots, hole, paid, _codes(hand.board), dead)
+    chip_unit = hand.started.chip_unit if hand.started else 1
+    return _allin_cached(seats, now, start, pots, hole, paid, _codes(hand.board), dead,
+                         chip_unit)
 
 
 @lru_cache(maxsize=64)
 def _allin_cached(seats: tuple[int, ...], stacks: tuple[int, ...], start: tuple[int, ...],
                   pots: tuple[tuple[int, tuple[int, ...]], ...],
                   hole: tuple[tuple[int, tuple[str, ...]], ...], prizes: tuple[int, ...],
-                  board: tuple[str, ...], dead: tuple[str, ...]) -> dict[str, Any] | None:
+                  board: tuple[str, ...], dead: tuple[str, ...], chip_unit: int
+                  ) -> dict[str, Any] | None:
     try:
         result = allin_outcomes(
             seats=seats, stacks=stacks, start_stacks=start,
             pots=[Pot(amount, pot_seats) for amount, pot_seats in pots],
             hands={seat: tuple(Card(c) for c in codes) for seat, codes in hole},
             prizes=prizes, board=tuple(Card(c) for c in board),
-            dead=tuple(Card(c) for c in dead))
+            dead=tuple(Card(c) for c in dead), chip_unit=chip_unit)
     except (FeltcastError, NotImplementedError):
         return None
     view = result.to_dict()

@@ -15,7 +15,7 @@ from engine.hand import Hand
 from engine.identity import PlayerIdentified
 from engine.log import TableEvent
 from engine.payouts import PayoutTable, Standings
-from engine.table import Table
+from engine.table import Table, TableRules
 from engine.table_events import ClockCalled, ClockStopped, PlayerSeated, SeatEmptied
 from engine.tournament import Break, Structure
 from engine.tournament_events import (
@@ -252,6 +252,32 @@ def test_allin_outcomes_only_where_the_channel_knows_every_hand() -> None:
     # Before the showdown turned the hands face up, the venue had no outcome to show.
     first_known = next(k for k, v in enumerate(secure) if v["tournament"]["allin"])
     assert venue[first_known - 1]["tournament"]["allin"] is None
+
+
+def test_a_split_pot_outcome_is_split_in_the_tables_chip_unit() -> None:
+    """A chopped pot with an odd number of chip units gives the odd unit to one player
+    (R18), as the engine splits it, never half a unit each."""
+    players = {1: ("Ann", 10_000), 3: ("Bo", 3_000), 5: ("Cy", 9_000)}
+    table = Table(structure=SHORT, rules=TableRules(chip_unit=100))
+    for seat, (name, stack) in players.items():
+        table.seat_player(seat, name, stack)
+    table.set_button(5)  # Ann posts the small blind (100), Bo the big blind (200)
+    hand = table.start_hand()
+    for seat, cards in ((1, "7c2d"), (3, "AsKc"), (5, "AhKd")):
+        hand.deal_hole(seat, [Card(cards[:2]), Card(cards[2:])])
+    hand.all_in()  # Cy
+    hand.fold()  # Ann: her small blind stays in the pot
+    hand.call()  # Bo, all in: the pot holds 3,000 + 3,000 + 100, 61 units of 100
+    events = [*(PlayerSeated(s, n, c) for s, (n, c) in players.items()), *hand.events]
+    pool = TournamentSettings(entrants=3, prize_pool=900,
+                              payouts=PayoutTable.from_percentages([70, 30]))
+    _, _, secure = fold(SECURE, log_of(events), structure=SHORT, tournament=pool)
+    allin = secure[-1]["tournament"]["allin"]
+    assert allin is not None
+    chops = [o for o in allin["outcomes"] if o["split"]]
+    assert chops, "ace-king against ace-king chops on most boards"
+    for outcome in allin["outcomes"]:
+        assert all(stack % 100 == 0 for stack in outcome["stacks"]), outcome
 
 
 def test_a_three_way_all_in_before_the_flop_shows_its_outcomes_at_once() -> None:
