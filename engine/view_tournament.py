@@ -302,11 +302,15 @@ class TournamentView:
                     "as_of": None, "name": level.describe(), "next": upcoming}
         moment = now if clock.running else clock.anchor
         if clock.running:
-            _, into = clock.position(moment)
+            period, into = clock.position(moment)
             start = moment - into
             # The start of the current period, or the last clock event when it is later
             # (``into`` is negative when time was added: the anchor is the reference then).
             moment = clock.anchor if into < 0 or start < clock.anchor else start
+            if clock.position(moment)[0] != period:
+                # Rounding put the period's start a hair before it (wall times are about 2e9
+                # seconds): a few microseconds on, it has begun; shown, nothing changes.
+                moment += _BOUNDARY_SLACK
         view = clock.status(moment).to_dict()
         remaining = view["remaining"]
         view["remaining"] = None if remaining is None else round(float(remaining), 3)
@@ -474,6 +478,10 @@ def _allin_cached(seats: tuple[int, ...], stacks: tuple[int, ...], start: tuple[
         outcome["probability"] = round(float(outcome["probability"]), 6)
         outcome["equity"] = [round(float(v), 2) for v in outcome["equity"]]
     return view
+
+
+_BOUNDARY_SLACK = 1e-5
+"""Seconds past a period's computed start at which the clock is read (see ``_clock``)."""
 
 
 def _codes(cards: Sequence[Card]) -> tuple[str, ...]:

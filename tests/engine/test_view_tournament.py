@@ -26,7 +26,7 @@ from engine.tournament_events import (
     PrizeAwarded,
 )
 from engine.view import TableViewReducer
-from engine.view_tournament import TournamentSettings
+from engine.view_tournament import TournamentSettings, TournamentView
 from tests.engine.viewkit import (
     DELAYED,
     SECURE,
@@ -252,6 +252,24 @@ def test_allin_outcomes_only_where_the_channel_knows_every_hand() -> None:
     # Before the showdown turned the hands face up, the venue had no outcome to show.
     first_known = next(k for k, v in enumerate(secure) if v["tournament"]["allin"])
     assert venue[first_known - 1]["tournament"]["allin"] is None
+
+
+@settings(max_examples=200)
+@given(start=st.floats(1.7e9, 1.9e9), taken=st.floats(0.0, 170.0),
+       later=st.floats(0.001, 170.0))
+def test_the_clock_shows_the_period_it_is_in_right_after_a_boundary(
+        start: float, taken: float, later: float) -> None:
+    """Once real time carries the clock into the next level, every channel shows that level
+    (its start read back at wall times near 2e9 s must not round into the level before: the
+    demo's level once stayed at 1, remaining 0.0, for 40 s)."""
+    view = TournamentView(structure=SHORT)
+    state = view.initial()
+    state.clock = state.clock.start(start).adjust(-taken, start + 1.0)
+    boundary = start + 1.0 + (SHORT.levels[0].minutes * 60 - 1.0 - taken)
+    now = boundary + later
+    shown = view._clock(state, now, None)
+    assert shown["level"] == state.clock.level_at(now).number == 2
+    assert shown["remaining"] is not None and shown["remaining"] > 0
 
 
 def test_a_split_pot_outcome_is_split_in_the_tables_chip_unit() -> None:
