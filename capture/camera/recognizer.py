@@ -284,7 +284,7 @@ class Recognizer:
         """The detection and how well its index fits any template (the better end)."""
         orders = portrait_orders(quad)
         source, scale = pyramid.level_for(
-            float(min(side_lengths(quad)[0], side_lengths(quad)[2])) / self._card_width_px)
+            float(np.min(side_lengths(quad)[::2])) / self._card_width_px)
         banks = [self._read_corner(source, local)
                  for local in refine_corners(source, [order * scale for order in orders])]
         # One blur for the whole card (both ends are as sharp as each other): the one that
