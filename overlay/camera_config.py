@@ -14,7 +14,7 @@ configuration does not load OpenCV.
     regions = [{zone = "board", rect = [420, 300, 1080, 330]}]   # or "seat N", "muck"
     confirm_frames = 3      # K: frames a card must be read alike before it is reported
     drop_frames = 5         # M: frames without a card before it counts as gone
-    threshold = 0.7         # below this score a card is unknown, never a guess
+    threshold = 0.6         # below this score a card is unknown, never a guess
     fusion = "rfid"         # rfid | camera | agree, where RFID reads the same zone
     fallback = true         # while the source the policy reports from is offline, the other
 """
@@ -26,15 +26,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from capture.camera import defaults
 from capture.camera.fusion import FusionPolicy
 from engine.capture_events import Zone, ZoneKind
 from engine.errors import ConfigError, InvalidInputError
 
-DEFAULT_CONFIRM_FRAMES = 3
-DEFAULT_DROP_FRAMES = 5
-"""The tracker's own defaults (``capture.camera.source.CameraConfig``, not imported here)."""
-DEFAULT_THRESHOLD = 0.7
-DEFAULT_DECK = "default"
+DEFAULT_CONFIRM_FRAMES = defaults.CONFIRM_FRAMES
+DEFAULT_DROP_FRAMES = defaults.DROP_FRAMES
+DEFAULT_THRESHOLD = defaults.THRESHOLD
+DEFAULT_DECK = defaults.DECK
 _KEYS = ("name", "source", "deck", "regions", "confirm_frames", "drop_frames", "threshold",
          "fusion", "fallback")
 

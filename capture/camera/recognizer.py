@@ -55,6 +55,7 @@ import numpy.typing as npt
 
 from engine.cards import Card
 
+from . import defaults
 from .corner import proportioned, refine_corners
 from .deck import CameraDeck, index_features, normalise
 from .geometry import (
@@ -74,7 +75,7 @@ from .geometry import (
     warp_region,
 )
 
-DEFAULT_THRESHOLD = 0.7
+DEFAULT_THRESHOLD = defaults.THRESHOLD
 """Score below which a card's code is unknown."""
 SHIFT = 3
 """Largest shift, in template pixels, between a patch and a template (outline error)."""
@@ -147,19 +148,15 @@ class _Bank:
 @dataclass(frozen=True, slots=True)
 class _Read:
     """The correlations of one index patch with every card's rank and suit rows, ``(52,)``
-    each, at the shift where the best card fits best (every card is judged at that one
-    shift: letting the runner-up slide on its own flatters it)."""
+    each: every card at its best shift within one pixel of the shift where the patch fits
+    best (rank and suit apart: the gap between a card's rank and suit scales with the card,
+    and an outline a little large or small puts the suit a pixel off where the rank fits; a
+    club judged there looks more like a spade than itself). Every card gets the same
+    freedom, one pixel: letting a runner-up slide across the whole search flatters it."""
 
     rank: npt.NDArray[np.float32]
     suit: npt.NDArray[np.float32]
     bank: _Bank
-
-    @classmethod
-    def at_best_shift(cls, rank: npt.NDArray[np.float32], suit: npt.NDArray[np.float32],
-                      bank: _Bank) -> _Read:
-        """From ``(shifts, 52)`` correlations."""
-        shift = int(np.argmax(rank + suit)) // rank.shape[1]
-        return cls(rank[shift], suit[shift], bank)
 
     @property
     def fit(self) -> float:
@@ -332,13 +329,14 @@ class Recognizer:
         # The outline's size may be off where its far corners were cut: the card's own
         # proportions give the other guess; the one the templates fit better is read.
         _, windows, rank, suit = max(tries, key=lambda t: t[0])
-        reads = [_Read.at_best_shift(rank, suit, sharp)]
         side = 2 * SHIFT + 1
         row, column = divmod(int(np.argmax(rank + suit)) // rank.shape[1], side)
         near = [r * side + c for r in range(max(0, row - 1), min(side, row + 2))
                 for c in range(max(0, column - 1), min(side, column + 2))]
+        reads = [_Read(rank[near].max(axis=0), suit[near].max(axis=0), sharp)]
         for bank in self._banks[1:]:
-            reads.append(_Read.at_best_shift(*windows.correlate(bank, near), bank))
+            r, s = windows.correlate(bank, near)
+            reads.append(_Read(r.max(axis=0), s.max(axis=0), bank))
         return reads
 
     def _windows(self, source: Image, quad: Quad) -> _Windows:

@@ -28,8 +28,8 @@ import numpy as np
 from engine.capture_events import Zone, ZoneKind
 from engine.errors import CameraError, ConfigError
 
+from . import defaults
 from .geometry import Image
-from .recognizer import DEFAULT_THRESHOLD
 
 OPEN_TIMEOUT_MS = 5000
 """How long opening a network stream may take before it counts as unreachable."""
@@ -66,13 +66,13 @@ class CameraConfig:
     """A device index (``0``), a video file path, or an ``rtsp://`` / ``http(s)://`` URL."""
     regions: tuple[Region, ...] = ()
     """Where to look; no regions means the whole frame watches the board."""
-    confirm_frames: int = 3
+    confirm_frames: int = defaults.CONFIRM_FRAMES
     """K: frames in a row a card must be read the same before it is reported."""
-    drop_frames: int = 5
+    drop_frames: int = defaults.DROP_FRAMES
     """M: frames in a row without a card before it counts as removed."""
-    threshold: float = DEFAULT_THRESHOLD
+    threshold: float = defaults.THRESHOLD
     """Recognition score below which a card is unknown."""
-    deck: str = "default"
+    deck: str = defaults.DECK
     """The camera deck: ``default``, a registered deck's name or a ``.npz`` file."""
 
     def __post_init__(self) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,7 @@ def test_a_camera_with_defaults_and_a_file_relative_to_the_config(tmp_path: Path
     [board] = cameras(BOARD_CAM)
     assert board.source == 0 and board.deck == "default" and board.fusion is FusionPolicy.RFID
     assert board.zones == (BOARD,) and board.regions[0].rect == (100, 200, 800, 300)
-    assert (board.confirm_frames, board.drop_frames, board.threshold) == (3, 5, 0.7)
+    assert (board.confirm_frames, board.drop_frames, board.threshold) == (3, 5, 0.6)
     assert not board.is_file
     [seats] = cameras({"name": "seats", "source": "videos/hand.mp4", "fusion": "agree",
                        "deck": "Blue 1", "confirm_frames": 3, "drop_frames": 9,
@@ -94,3 +96,19 @@ def test_the_service_defaults_are_the_trackers() -> None:
     [board] = cameras(BOARD_CAM)
     assert (board.confirm_frames, board.drop_frames, board.threshold, board.deck) == (
         tracker.confirm_frames, tracker.drop_frames, tracker.threshold, tracker.deck)
+
+
+def test_the_configuration_has_the_pipelines_defaults_without_loading_opencv() -> None:
+    """One set of defaults (``capture.camera.defaults``): the camera a configuration
+    describes and the camera the pipeline builds by default agree, and reading the
+    configuration does not load cv2 (a service without cameras never loads it)."""
+    code = ("import sys; from overlay.camera_config import DEFAULT_THRESHOLD as t; "
+            "assert 'cv2' not in sys.modules, 'cv2 loaded'; "
+            "from capture.camera.source import CameraConfig; "
+            "c = CameraConfig('cam', 0); "
+            "from capture.camera.recognizer import DEFAULT_THRESHOLD as r; "
+            "print(t == c.threshold == r)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"
