@@ -55,7 +55,8 @@ from .geometry import (
     warp_region,
 )
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""2: templates white-balanced on the card stock (:func:`white_balanced`)."""
 PATCH_HEIGHT = 48
 """Height in pixels of an index template (the width follows from the index's shape)."""
 CHROMA_WEIGHT = 0.8
@@ -68,10 +69,26 @@ _SIMILAR = 0.985
 Features = npt.NDArray[np.float32]
 
 
-def index_features(patch: Image) -> Features:
-    """The three feature channels ``(3, h, w)`` of a BGR patch: brightness, red-green and
-    yellow-blue, lightly smoothed (blur and JPEG blocks move single pixels)."""
+PAPER_PERCENTILE = 90
+"""Per colour channel, the share of an index patch's pixels darker than its card stock: an
+index patch is mostly card stock, its ink is dark."""
+
+
+def white_balanced(patch: Image) -> npt.NDArray[np.float32]:
+    """A BGR patch as it would look under white light: each channel scaled so that the card
+    stock comes out grey at its own brightness. Under tinted light (a venue's coloured
+    stage lights, a warm lamp over the table) the card stock is tinted and dark ink is not,
+    so the ink shows the opposite tint: a four-colour deck's black spade looks green or a
+    green club black, and every club and spade read as the other suit, surely."""
     data = patch.astype(np.float32)
+    paper = np.percentile(data.reshape(-1, 3), PAPER_PERCENTILE, axis=0)
+    return data * np.float32(float(paper.mean()) / np.maximum(paper, 8.0))
+
+
+def index_features(patch: Image) -> Features:
+    """The three feature channels ``(3, h, w)`` of a BGR patch, white-balanced on its card
+    stock (:func:`white_balanced`): brightness, red-green and yellow-blue."""
+    data = white_balanced(patch)
     b, g, r = data[:, :, 0], data[:, :, 1], data[:, :, 2]
     grey = 0.114 * b + 0.587 * g + 0.299 * r
     red_green = CHROMA_WEIGHT * (r - g)
@@ -225,6 +242,12 @@ class CameraDeck:
                 meta = json.loads(bytes(arrays["meta"]).decode())
         except (OSError, ValueError, KeyError, UnicodeDecodeError, EOFError) as error:
             raise CameraDeckError(f"{what} is not a Feltcast camera deck ({error})") from None
+        if isinstance(meta, dict) and isinstance(meta.get("format"), int) \
+                and 0 < meta["format"] < FORMAT_VERSION:
+            raise CameraDeckError(f"{what} was calibrated by an earlier Feltcast (deck format "
+                                  f"{meta['format']}; this version reads format "
+                                  f"{FORMAT_VERSION}): calibrate the deck again with "
+                                  "`feltcast camera calibrate`")
         if not isinstance(meta, dict) or meta.get("format") != FORMAT_VERSION:
             raise CameraDeckError(f"{what} has an unknown deck format "
                                   f"{meta.get('format') if isinstance(meta, dict) else meta!r}")

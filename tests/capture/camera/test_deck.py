@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -104,6 +105,21 @@ def test_loading_a_missing_or_foreign_file_says_so(tmp_path: Path) -> None:
     np.savez(foreign, something=np.zeros(3))
     with pytest.raises(CameraDeckError, match="is not a Feltcast camera deck"):
         CameraDeck.load(foreign)
+
+
+def test_a_deck_from_an_earlier_format_asks_to_be_calibrated_again(
+        tmp_path: Path, studio: CameraDeck) -> None:
+    """Format 1 templates were not white-balanced: read against balanced patches they would
+    mislead, so the deck is refused with what to do, not loaded."""
+    path = studio.save(tmp_path / "studio")
+    with np.load(path, allow_pickle=False) as arrays:
+        templates, meta = arrays["templates"], json.loads(bytes(arrays["meta"]).decode())
+    meta["format"] = 1
+    old = tmp_path / "old.npz"
+    np.savez(old, templates=templates, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
+    with pytest.raises(CameraDeckError, match=r"earlier Feltcast \(deck format 1.*"
+                                              r"calibrate the deck again"):
+        CameraDeck.load(old)
 
 
 def test_the_default_deck_is_the_projects_own_and_made_once() -> None:

@@ -92,6 +92,32 @@ def test_clubs_and_spades_read_from_an_outline_a_little_short_or_long(stretch: f
     assert not misread
 
 
+@pytest.mark.parametrize("tint", [(0.8, 1.2, 0.8), (1.0, 0.8, 1.2)], ids=["green", "magenta"])
+def test_a_four_colour_deck_under_tinted_light(tint: tuple[float, float, float]) -> None:
+    """Coloured light (BGR gains) tints the card stock but hardly the dark ink: read as
+    photographed, every green club of a four-colour deck read as a spade under green light
+    and every black spade as a club under magenta light, surely. Balanced on the card
+    stock, each reads as itself."""
+    style = STYLES["tournament-4corner"]
+    deck = CameraDeck.calibrate({c: render_card(c, style) for c in ALL}, style.name)
+    recognizer = Recognizer(deck)
+    misread = {}
+    for card in (c for c in ALL if c.suit in (0, 3)):  # clubs, spades
+        image = render_card(card, style)
+        scale = 120 / image.shape[1]
+        image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        height, width = image.shape[:2]
+        table = felt(width + 60, height + 60)
+        table[30:30 + height, 30:30 + width] = image
+        table = np.clip(table * np.array(tint) * 0.8, 0, 255).astype(np.uint8)
+        quad = np.array([[30, 30], [30 + width, 30], [30 + width, 30 + height],
+                         [30, 30 + height]], np.float32) - 0.5
+        read = recognizer.read(table, quad)
+        if read.code != card.code:
+            misread[card.code] = read.code
+    assert not misread
+
+
 def test_a_covered_index_gives_no_code(default_deck: CameraDeck) -> None:
     image, (corners,) = scene([(Card("9h"), (500, 350), 200, 0)])
     # Cover both index corners with felt-coloured tape.
