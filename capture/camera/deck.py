@@ -56,7 +56,7 @@ from .geometry import (
 )
 
 FORMAT_VERSION = 2
-"""2: templates white-balanced on the card stock (:func:`white_balanced`)."""
+"""2: templates white-balanced on the card stock (:func:`paper_gains`)."""
 PATCH_HEIGHT = 48
 """Height in pixels of an index template (the width follows from the index's shape)."""
 CHROMA_WEIGHT = 0.8
@@ -74,26 +74,31 @@ PAPER_PERCENTILE = 90
 index patch is mostly card stock, its ink is dark."""
 
 
-def white_balanced(patch: Image) -> npt.NDArray[np.float32]:
-    """A BGR patch as it would look under white light: each channel scaled so that the card
-    stock comes out grey at its own brightness. Under tinted light (a venue's coloured
-    stage lights, a warm lamp over the table) the card stock is tinted and dark ink is not,
-    so the ink shows the opposite tint: a four-colour deck's black spade looks green or a
-    green club black, and every club and spade read as the other suit, surely."""
-    data = patch.astype(np.float32)
-    paper = np.percentile(data.reshape(-1, 3), PAPER_PERCENTILE, axis=0)
-    return data * np.float32(float(paper.mean()) / np.maximum(paper, 8.0))
+def paper_gains(patch: Image) -> npt.NDArray[np.float32]:
+    """The gain per BGR channel that shows ``patch`` as under white light: its card stock
+    grey at its own brightness. Under tinted light (a venue's coloured stage lights, a warm
+    lamp over the table) the card stock is tinted and dark ink is not, so the ink shows the
+    opposite tint: a four-colour deck's black spade looks green or a green club black, and
+    every club and spade read as the other suit, surely."""
+    pixels = patch.reshape(-1, 3)[::2]  # every other pixel tells the stock's colour as well
+    rank = (len(pixels) - 1) * PAPER_PERCENTILE // 100
+    paper = np.partition(pixels, rank, axis=0)[rank].astype(np.float32)
+    return (float(paper.mean()) / np.maximum(paper, 8.0)).astype(np.float32)
+
+
+_FEATURES = np.array([[0.114, 0.587, 0.299],                               # brightness
+                      [0.0, -CHROMA_WEIGHT, CHROMA_WEIGHT],                 # red - green
+                      [-CHROMA_WEIGHT, CHROMA_WEIGHT / 2, CHROMA_WEIGHT / 2]],  # yellow - blue
+                     dtype=np.float32)
+"""Rows: the feature channels as weights of B, G and R."""
 
 
 def index_features(patch: Image) -> Features:
     """The three feature channels ``(3, h, w)`` of a BGR patch, white-balanced on its card
-    stock (:func:`white_balanced`): brightness, red-green and yellow-blue."""
-    data = white_balanced(patch)
-    b, g, r = data[:, :, 0], data[:, :, 1], data[:, :, 2]
-    grey = 0.114 * b + 0.587 * g + 0.299 * r
-    red_green = CHROMA_WEIGHT * (r - g)
-    yellow_blue = CHROMA_WEIGHT * ((r + g) * 0.5 - b)
-    return np.stack([grey, red_green, yellow_blue]).astype(np.float32)
+    stock (:func:`paper_gains`): brightness, red-green and yellow-blue."""
+    weights = _FEATURES * paper_gains(patch)[None, :]
+    features = cv2.transform(patch.astype(np.float32), weights)
+    return np.ascontiguousarray(features.transpose(2, 0, 1))
 
 
 TEMPLATE_BLUR = 1.0
