@@ -228,10 +228,60 @@ def find_card_outlines(image: Image, params: OutlineParams = DEFAULT_OUTLINE
             plain = quad_from_contour(contour, params)
             if not found or plain is not None:
                 found = _card_quads(contour, plain, params) or found
+        found = _straightened(contour, found, min_area)
         blob = contour.reshape(-1, 2).astype(np.float32)
         outlines.extend(Outline(np.asarray(quad / scale, dtype=np.float32), blob, scale)
                         for quad in found)
     return outlines
+
+
+SURE_SIDES = 0.85
+"""Part of a quad's perimeter along the blob's outline from which :func:`_straightened`
+takes the quad its straight stretches make."""
+_BETTER_SIDES = 0.05
+"""How much more of its perimeter that quad must have on the outline than the one found."""
+
+
+def _straightened(contour: Contour, found: list[Quad], min_area: float) -> list[Quad]:
+    """``found`` (the card quads of one blob) corrected by the card quads the blob's
+    straight stretches make (:func:`.sides.sided_quads`): a fingertip, an arm or a chip
+    stuck to a card's edge leans the hull, and a quad fitted to it, towards the
+    protrusion, or hides the card altogether; the card's sides stay straight along most of
+    their length. A quad made of them replaces a found quad it overlaps when more of its
+    perimeter lies on the outline, and is added where no quad was found. Not for a blob
+    that is one card alone, as most are."""
+    if len(found) == 1 and _blob_overlap(found[0], contour) >= _CLEAN_FIT:
+        return found
+    from .sides import coverage, sided_quads  # sides builds on this module
+
+    points = contour.reshape(-1, 2).astype(np.float64)
+    result = list(found)
+    for quad, covered in sided_quads(contour):
+        if covered < SURE_SIDES or quad_area(quad) < min_area:
+            continue
+        overlaps = [i for i, other in enumerate(result) if quad_iou(quad, other) >= 0.2]
+        if not overlaps:
+            result.append(quad)
+        elif len(overlaps) == 1 and quad_iou(quad, result[overlaps[0]]) >= 0.5 and (
+                covered > coverage(result[overlaps[0]], points) + _BETTER_SIDES):
+            result[overlaps[0]] = quad
+        elif (len(overlaps) >= 2 and all(_piece_of(result[i], quad) for i in overlaps)
+              and _sticks_out(quad, contour)):
+            # An arm across the card cut it in pieces (each as card-shaped as a card: half
+            # a card is 1.75 by 2.5 inches), each well inside the quad and much smaller; the
+            # arm shows beyond the card. (Two cards side by side make such a quad too, but
+            # nothing of their blob lies outside it.)
+            result = [other for i, other in enumerate(result) if i not in overlaps]
+            result.append(quad)
+    return result
+
+
+def _piece_of(piece: Quad, card: Quad) -> bool:
+    """Whether ``piece`` lies inside ``card`` (4/5 of it) and is at most 3/5 its size: a
+    piece of a card that something on it cut off, not a card overlapping it."""
+    inside, _ = cv2.intersectConvexConvex(piece.astype(np.float32), card.astype(np.float32))
+    area = quad_area(piece)
+    return float(inside) >= 0.8 * area and area <= 0.6 * quad_area(card)
 
 
 def _roundness(contour: Contour) -> float:
@@ -347,6 +397,20 @@ _CLEAN_FIT = 0.97
 
 def _blob_overlap(quad: Quad, contour: Contour) -> float:
     """Intersection over union of ``quad`` and the blob inside ``contour``, in pixels."""
+    inter, blob, card = _overlap_areas(quad, contour)
+    union = blob + card - inter
+    return 0.0 if union == 0 else inter / union
+
+
+def _sticks_out(quad: Quad, contour: Contour, part: float = 0.03) -> bool:
+    """Whether more of the blob inside ``contour`` than ``part`` of ``quad``'s area lies
+    outside ``quad``."""
+    inter, blob, card = _overlap_areas(quad, contour)
+    return blob - inter > part * card
+
+
+def _overlap_areas(quad: Quad, contour: Contour) -> tuple[int, int, int]:
+    """Pixels in both ``quad`` and the blob inside ``contour``, in the blob, in ``quad``."""
     corners = np.round(quad).astype(np.int32)
     points = np.vstack([contour.reshape(-1, 2), corners])
     x, y, w, h = cv2.boundingRect(points)
@@ -354,8 +418,8 @@ def _blob_overlap(quad: Quad, contour: Contour) -> float:
     cv2.drawContours(blob, [contour], -1, 1, cv2.FILLED, offset=(-x, -y))
     card = np.zeros((h, w), np.uint8)
     cv2.fillPoly(card, [corners - np.array([x, y], np.int32)], 1)
-    union = cv2.countNonZero(cv2.bitwise_or(blob, card))
-    return 0.0 if union == 0 else cv2.countNonZero(cv2.bitwise_and(blob, card)) / union
+    return (cv2.countNonZero(cv2.bitwise_and(blob, card)), cv2.countNonZero(blob),
+            cv2.countNonZero(card))
 
 
 def _without_protrusions(contour: Contour) -> list[Contour]:
