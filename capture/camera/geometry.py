@@ -229,6 +229,8 @@ def find_card_outlines(image: Image, params: OutlineParams = DEFAULT_OUTLINE
             if not found or plain is not None:
                 found = _card_quads(contour, plain, params) or found
         found = _straightened(contour, found, min_area)
+        if not found:
+            found = _enclosing(contour)
         blob = contour.reshape(-1, 2).astype(np.float32)
         outlines.extend(Outline(np.asarray(quad / scale, dtype=np.float32), blob, scale)
                         for quad in found)
@@ -274,6 +276,20 @@ def _straightened(contour: Contour, found: list[Quad], min_area: float) -> list[
             result = [other for i, other in enumerate(result) if i not in overlaps]
             result.append(quad)
     return result
+
+
+def _enclosing(contour: Contour) -> list[Quad]:
+    """The smallest rectangle around a blob in which no card quad was found, when it may
+    hold cards: a fanned pair with a chip on it, cut to pieces by the edges inside it. Its
+    cards are found at its ends (:meth:`Outline.ends`) once the rectangle reads as none."""
+    (_, _), (w, h), _ = cv2.minAreaRect(contour)
+    short, long_ = sorted((float(w), float(h)))
+    if short <= 0 or long_ / short > 2.2 or cv2.contourArea(contour) < 0.8 * w * h:
+        return []
+    box = clockwise(cv2.boxPoints(cv2.minAreaRect(contour)))
+    if side_lengths(box)[0] > side_lengths(box)[1]:
+        box = np.asarray(np.roll(box, -1, axis=0), dtype=np.float32)
+    return [box]
 
 
 def _piece_of(piece: Quad, card: Quad) -> bool:

@@ -11,8 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capture.camera.geometry import find_card_quads, quad_iou
+from capture.camera.cardart import STYLES
+from capture.camera.evaluate import calibrate_style, quad_iou
+from capture.camera.geometry import find_card_quads
+from capture.camera.recognizer import Recognizer
 from capture.camera.sides import coverage, sided_quads, straight_lines
+from capture.camera.synth import generate_scene
 from engine.cards import Card
 
 from .conftest import card_corners, same_card_corners, scene
@@ -121,3 +125,25 @@ def test_two_board_cards_side_by_side_stay_two_cards(gap: float) -> None:
     assert len(quads) == 2
     for truth in truths:
         assert max(quad_iou(quad, truth) for quad in quads) > 0.9
+
+
+@pytest.mark.parametrize(("style", "seed", "size", "codes"), [
+    ("feltcast", 30, (1920, 1080), ("Th",)),  # a fanned pair, a pale chip on the under card
+    ("feltcast", 34, (1920, 1080), ("Js", "Td")),  # a fanned pair, two chips on it
+])
+def test_a_blob_without_a_card_shaped_part_is_read_at_its_ends(
+        style: str, seed: int, size: tuple[int, int], codes: tuple[str, ...]) -> None:
+    """Development scenes where the edges inside a blob (a court card's frame, a chip's
+    rim) cut it into pieces none of which is card-shaped, so the blob had no
+    outline at all: its smallest enclosing rectangle is read, as two cards when it shows no
+    index, and at the blob's ends. No card is named wrongly."""
+    scene_ = generate_scene(STYLES[style], seed, size=size)
+    recognizer = Recognizer(calibrate_style(STYLES[style]))
+    detections = recognizer.detect(scene_.image)
+    for code in codes:
+        (card,) = [t for t in scene_.truths if t.code == code]
+        assert any(d.code == code and quad_iou(d.quad, card.quad) >= 0.5 for d in detections)
+    for d in detections:
+        if d.code is not None:
+            assert any(t.code == d.code and quad_iou(d.quad, t.quad) >= 0.5
+                       for t in scene_.truths)
