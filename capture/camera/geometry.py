@@ -237,7 +237,7 @@ def find_card_outlines(image: Image, params: OutlineParams = DEFAULT_OUTLINE
     return outlines
 
 
-SURE_SIDES = 0.85
+SURE_SIDES = 0.8
 """Part of a quad's perimeter along the blob's outline from which :func:`_straightened`
 takes the quad its straight stretches make."""
 _BETTER_SIDES = 0.05

@@ -27,9 +27,9 @@ from .geometry import Contour, Quad, clockwise, quad_iou, side_lengths
 BAND = 2.0
 """Pixels either side of a quad's side within which an outline point lies on it."""
 MIN_COVERAGE = 0.7
-"""Least part of a quad's perimeter the outline must follow for :func:`sided_quad`."""
-_MOST_LINES = 8
-"""Longest straight stretches combined into quads (70 combinations at most)."""
+"""Least part of a quad's perimeter the outline must follow for :func:`sided_quads`."""
+_MOST_LINES = 12
+"""Longest straight stretches combined into quads."""
 _PARALLEL = np.sin(np.radians(15.0))
 """Sine of the largest angle between a card's opposite sides as seen (perspective)."""
 _SQUARE = np.cos(np.radians(65.0))

@@ -147,3 +147,22 @@ def test_a_blob_without_a_card_shaped_part_is_read_at_its_ends(
         if d.code is not None:
             assert any(t.code == d.code and quad_iou(d.quad, t.quad) >= 0.5
                        for t in scene_.truths)
+
+
+@pytest.mark.parametrize("lean", [0.0, 0.15, -0.1])
+def test_a_board_card_bridged_to_both_neighbours_by_arms_is_found(lean: float) -> None:
+    """Three board cards in a row, an arm from each outer card reaching over the middle
+    card's edges: one blob with eleven straight stretches, the middle card's sides among
+    the shortest of them."""
+    width = 100.0
+    step = 1.25 * width
+    image, truths = scene([(Card("6h"), (640 - step, 360), width, 1.0),
+                           (Card("2s"), (640, 360), width, -2.0),
+                           (Card("4d"), (640 + step, 360), width, 0.5)])
+    for side in (-1.0, 1.0):
+        start = np.array([640 + side * 1.0 * width, 330 + side * lean * width])
+        _arm(image, start, start - side * np.array([0.75 * width, -lean * width]),
+             0.14 * width)
+    quads = find_card_quads(image)
+    for truth in truths:
+        assert any(same_card_corners(quad.tolist(), truth, 4.0) for quad in quads)
