@@ -14,7 +14,7 @@ configuration does not load OpenCV.
     regions = [{zone = "board", rect = [420, 300, 1080, 330]}]   # or "seat N", "muck"
     confirm_frames = 3      # K: frames a card must be read alike before it is reported
     drop_frames = 5         # M: frames without a card before it counts as gone
-    threshold = 0.6         # below this score a card is unknown, never a guess
+    threshold = 0.55        # below this score a card is unknown, never a guess
     fusion = "rfid"         # rfid | camera | agree, where RFID reads the same zone
     fallback = true         # while the source the policy reports from is offline, the other
 """

@@ -10,7 +10,9 @@ proportions, also at the card's width from its height (:func:`.corner.proportion
 guess the templates fit better is read). Each read
 correlates the patch, at every shift of up to :data:`SHIFT` pixels, with the deck's 52
 templates, the rank rows and the suit rows separately, against the templates at the blur
-(:data:`BLUR_BANKS`) that fits the card best. An outline with no index at either end is tried
+that fits the card best: round (:data:`BLUR_BANKS`, a camera out of focus) or smeared
+(:data:`MOTION_ANGLES`, a card moving); a card that fits templates smeared
+:data:`TOO_SMEARED` best is unknown. An outline with no index at either end is tried
 as two cards (:func:`.geometry.split_ends`: a fanned pair, or two cards joined by a finger).
 
 The score. For the best card, its rank is compared with the best card of another rank and its
@@ -19,9 +21,11 @@ two templates are: 1.0 means the patch looks exactly like the winner, 0.5 means 
 between the winner and the runner-up. The score is the smaller of the two margins, scaled down
 when the patch fits no template well (a card back, a thumb over the index). Below the
 recognizer's threshold the detection's code is ``None``: a wrong card on air is worse than none.
-The two ends of a card must agree: a card whose ends disagree is unknown; two ends that both
-lean towards the same card are two witnesses, and the card is named unless both are wrong
-(the score is one minus the product of their doubts). An outline that does not
+The two ends of a card must agree: a card whose ends disagree is unknown; two ends that agree
+are read as one patch (their correlations averaged). Two ends that each lean only a little
+towards the same card do not make it sure: their doubts come from the same blur, light and
+deck, not from two independent looks (scored as independent witnesses, one such card in ten
+was wrong on the development scenes). An outline that does not
 read surely is retried with each corner in turn replaced by the parallelogram's
 (:func:`.geometry.parallelograms`: the edge cut inside a fanned pair can move one corner) and,
 when an index shows on it, as a card standing on each of its sides
@@ -46,7 +50,9 @@ and when its code is not named elsewhere in the frame (a deck holds each card on
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import cv2
@@ -121,26 +127,78 @@ BLUR_BANKS = (0.0, 1.6, 2.8)
 """Extra blur (Gaussian sigma, template pixels) of the template sets a patch is matched
 against; the set it fits best is used: a camera out of focus or a card moving is read against
 templates as soft as it is (sharp templates would pull a soft club towards a spade)."""
+TOO_SMEARED = 15.0
+"""A card that fits templates smeared this long (template pixels) best moves too fast to be
+read surely: it is unknown. (Smeared that far along the card, a spade's point and a club's
+leaves are gone and the rank's foot runs into the suit: matched against such templates,
+spades read as clubs.)"""
+MOTION_BLUR = 9.0
+"""Length, in template pixels, of the streak of the motion-blurred template sets ..."""
+MOTION_ANGLES = (0.0, 45.0, 90.0, 135.0)
+"""... one set per direction across the card (degrees from its top edge). A card moving
+under the camera is smeared one way: matched against round blur, a smeared club still looks
+more like a spade; matched against the same streak, like itself."""
+
+
+def _streak(length: float, angle: float) -> npt.NDArray[np.float32]:
+    """A motion-blur kernel: a line ``length`` pixels long at ``angle`` degrees, softened a
+    little (a camera's streak has no hard ends)."""
+    size = int(np.ceil(length)) | 1
+    middle = size // 2
+    dx = np.cos(np.radians(angle)) * length / 2
+    dy = np.sin(np.radians(angle)) * length / 2
+    kernel = np.zeros((size, size), np.float32)
+    cv2.line(kernel, (round(middle - dx), round(middle - dy)),
+             (round(middle + dx), round(middle + dy)), 1.0, 1, cv2.LINE_AA)
+    soft = cv2.GaussianBlur(kernel, (0, 0), 0.6)
+    return np.asarray(soft / soft.sum(), dtype=np.float32)
+
+
+Blur = Callable[..., npt.NDArray[Any]]
+"""A blur of one template channel."""
+
+
+def _blurs() -> list[Blur]:
+    """Each template set's blur of one template channel, sharp first; the last
+    ``len(MOTION_ANGLES)`` are :data:`TOO_SMEARED`."""
+    blurs: list[Blur] = [np.asarray]
+    blurs += [partial(cv2.GaussianBlur, ksize=(0, 0), sigmaX=sigma)
+              for sigma in BLUR_BANKS if sigma > 0]
+    blurs += [partial(cv2.filter2D, ddepth=-1, kernel=_streak(length, angle),
+                      borderType=cv2.BORDER_REPLICATE)
+              for length in (MOTION_BLUR, TOO_SMEARED) for angle in MOTION_ANGLES]
+    return blurs
 
 
 @dataclass(frozen=True, slots=True)
-class _Bank:
-    """The deck's templates at one blur: transposed for the products, and how alike."""
+class _Templates:
+    """Templates' rank rows and suit rows, transposed for the products: ``(n, cards)``."""
 
     rank_t: npt.NDArray[np.float32]
     suit_t: npt.NDArray[np.float32]
+
+    @classmethod
+    def stacked(cls, banks: list[_Bank]) -> _Templates:
+        """Several blurs' templates side by side: one product reads a patch against all."""
+        return cls(np.ascontiguousarray(np.concatenate([b.rank_t for b in banks], axis=1)),
+                   np.ascontiguousarray(np.concatenate([b.suit_t for b in banks], axis=1)))
+
+
+@dataclass(frozen=True, slots=True)
+class _Bank(_Templates):
+    """The deck's templates at one blur: transposed for the products, and how alike."""
+
     rank_similarity: npt.NDArray[np.float32]
     suit_similarity: npt.NDArray[np.float32]
 
     @classmethod
-    def of(cls, deck: CameraDeck, sigma: float) -> _Bank:
-        templates = deck.templates
-        if sigma > 0:
-            templates = np.stack([
-                np.stack([cv2.GaussianBlur(channel, (0, 0), sigma) for channel in card])
-                for card in templates]).astype(np.float32)
-        rank = normalise(templates[:, :, :deck.split])
-        suit = normalise(templates[:, :, deck.split:])
+    def of(cls, deck: CameraDeck, blur: Blur, step: int = 1) -> _Bank:
+        """The deck's templates, each channel through ``blur``, at every ``step`` th pixel
+        across and down (as :meth:`_Windows.coarse` samples a patch)."""
+        templates = np.stack([np.stack([blur(channel) for channel in card])
+                              for card in deck.templates]).astype(np.float32)
+        rank = normalise(templates[:, :, :deck.split][:, :, ::step, ::step])
+        suit = normalise(templates[:, :, deck.split:][:, :, ::step, ::step])
         return cls(np.ascontiguousarray(rank.T), np.ascontiguousarray(suit.T),
                    rank @ rank.T, suit @ suit.T)
 
@@ -184,7 +242,11 @@ class Recognizer:
         self._box = (u0 - SHIFT * du, v0 - SHIFT * dv, u1 + SHIFT * du, v1 + SHIFT * dv)
         self._card_width_px = width / (u1 - u0)
         """Card width in template pixels."""
-        self._banks = [_Bank.of(deck, sigma) for sigma in BLUR_BANKS]
+        sharp, *soft = _blurs()
+        self._banks = [_Bank.of(deck, sharp), *(_Bank.of(deck, blur, COARSE) for blur in soft)]
+        self._readable = len(self._banks) - len(MOTION_ANGLES)
+        """Template sets from this one on are :data:`TOO_SMEARED`."""
+        self._soft = _Templates.stacked(self._banks[1:])
 
     def detect(self, image: Image, roi: tuple[int, int, int, int] | None = None
                ) -> list[Detection]:
@@ -295,6 +357,8 @@ class Recognizer:
         first = 0 if fits[0] >= fits[1] - 0.02 else 1
         printed = orders[first]
         fit = max(fits)
+        if level >= self._readable:
+            return _detection(None, printed, 0.0), fit  # moving too fast to read surely
         if not good:
             code, score = self._decide(reads[first])
             return _detection(None, printed, score), fit
@@ -307,10 +371,6 @@ class Recognizer:
                          np.mean([read.suit for read in good], axis=0, dtype=np.float32),
                          good[0].bank)
         code, score = self._decide(combined)
-        if len(good) == 2 and codes[0][0] == codes[1][0] == code:
-            # Two ends, read apart, each nearer this card than any other: two witnesses
-            # (each end's doubt must be right for the card to be wrong).
-            score = max(score, 1.0 - (1.0 - codes[0][1]) * (1.0 - codes[1][1]))
         return _detection(code if score >= self.threshold else None, printed, score), fit
 
     def _read_corner(self, source: Image, local: Quad) -> list[_Read]:
@@ -334,10 +394,12 @@ class Recognizer:
         near = [r * side + c for r in range(max(0, row - 1), min(side, row + 2))
                 for c in range(max(0, column - 1), min(side, column + 2))]
         reads = [_Read(rank[near].max(axis=0), suit[near].max(axis=0), sharp)]
-        for bank in self._banks[1:]:
-            r, s = windows.correlate(bank, near)
-            reads.append(_Read(r.max(axis=0), s.max(axis=0), bank))
-        return reads
+        # Every softer set in one product: (shifts, sets * 52), best shift per card and set.
+        soft = self._banks[1:]
+        rank, suit = windows.coarse(near).correlate(self._soft)
+        rank = rank.reshape(len(near), len(soft), -1).max(axis=0)
+        suit = suit.reshape(len(near), len(soft), -1).max(axis=0)
+        return reads + [_Read(rank[i], suit[i], bank) for i, bank in enumerate(soft)]
 
     def _windows(self, source: Image, quad: Quad) -> _Windows:
         """The index patch at the top-left of ``quad``, at every shift."""
@@ -364,6 +426,9 @@ class Recognizer:
         return _CARDS[best].code, min(rank_conf, suit_conf) * fit_factor
 
 
+COARSE = 2
+"""The blurred template sets are matched at every second pixel across and down: blurred,
+they hold nothing finer, and the products cost a quarter."""
 _BLOCK = 6
 """Shifts per matrix product: small products stay on one core (BLAS would start threads
 for larger ones, which only costs time at this size)."""
@@ -378,12 +443,22 @@ class _Windows:
 
     rank: npt.NDArray[np.float32]
     rank_scale: npt.NDArray[np.float32]
+    rank_shape: tuple[int, ...]
     suit: npt.NDArray[np.float32]
     suit_scale: npt.NDArray[np.float32]
+    suit_shape: tuple[int, ...]
 
-    def correlate(self, bank: _Bank, shifts: list[int] | None = None
+    def coarse(self, shifts: list[int]) -> _Windows:
+        """The windows at ``shifts``, sampled at every :data:`COARSE` th pixel (for the
+        blurred templates, which hold nothing finer)."""
+        rank, rank_scale = _coarse(self.rank[shifts], self.rank_shape)
+        suit, suit_scale = _coarse(self.suit[shifts], self.suit_shape)
+        return _Windows(rank, rank_scale, (), suit, suit_scale, ())
+
+    def correlate(self, bank: _Templates, shifts: list[int] | None = None
                   ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
-        """The correlations with every card's rank and suit rows, ``(shifts, 52)`` each."""
+        """The correlations with every template's rank and suit rows, ``(shifts, cards)``
+        each."""
         if shifts is None:
             return (_correlate(self.rank, bank.rank_t) * self.rank_scale[:, None],
                     _correlate(self.suit, bank.suit_t) * self.suit_scale[:, None])
@@ -392,21 +467,35 @@ class _Windows:
 
 
 def _part_windows(features: npt.NDArray[np.float32], width: int
-                  ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+                  ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32], tuple[int, ...]]:
     """Every ``(height - 2 * SHIFT) x width`` window of ``(3, height, width + 2 * SHIFT)``
-    features as rows, and each row's normalising factor (see :class:`_Windows`)."""
+    features as rows, each row's normalising factor (see :class:`_Windows`), and the shape
+    ``(3, h, w)`` of a window."""
     channels, rows, _ = features.shape
     height = rows - 2 * SHIFT
     windows = np.lib.stride_tricks.sliding_window_view(features, (height, width), axis=(1, 2))
     # (3, 2s+1, 2s+1, h, w) -> (shifts, 3, h * w)
     flat = windows.transpose(1, 2, 0, 3, 4).reshape(-1, channels, height * width)
+    return flat.reshape(len(flat), -1), _scales(flat), (channels, height, width)
+
+
+def _scales(flat: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """The normalising factor of each ``(channels, n)`` window of ``flat``."""
+    size = flat.shape[2]
     sums = flat.sum(axis=2)
     squares = np.einsum("scn,scn->s", flat, flat)
-    size = height * width
     spread = squares - (sums * sums).sum(axis=1) / size
     # A window flatter than one grey level (root mean square) holds no index: kept small.
-    scale = 1.0 / np.sqrt(np.maximum(spread, float(size)))
-    return flat.reshape(len(flat), -1), scale.astype(np.float32)
+    return (1.0 / np.sqrt(np.maximum(spread, float(size)))).astype(np.float32)
+
+
+def _coarse(rows: npt.NDArray[np.float32], shape: tuple[int, ...]
+            ) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """Windows (rows of ``shape``) at every other pixel across and down, and their factors."""
+    channels, height, width = shape
+    grid = rows.reshape(len(rows), channels, height, width)[:, :, ::COARSE, ::COARSE]
+    flat = grid.reshape(len(rows), channels, -1)
+    return flat.reshape(len(rows), -1), _scales(flat)
 
 
 def _correlate(windows: npt.NDArray[np.float32], templates_t: npt.NDArray[np.float32]

@@ -28,7 +28,7 @@ def test_a_camera_with_defaults_and_a_file_relative_to_the_config(tmp_path: Path
     [board] = cameras(BOARD_CAM)
     assert board.source == 0 and board.deck == "default" and board.fusion is FusionPolicy.RFID
     assert board.zones == (BOARD,) and board.regions[0].rect == (100, 200, 800, 300)
-    assert (board.confirm_frames, board.drop_frames, board.threshold) == (3, 5, 0.6)
+    assert (board.confirm_frames, board.drop_frames, board.threshold) == (3, 5, 0.55)
     assert not board.is_file
     [seats] = cameras({"name": "seats", "source": "videos/hand.mp4", "fusion": "agree",
                        "deck": "Blue 1", "confirm_frames": 3, "drop_frames": 9,

@@ -238,12 +238,6 @@ def test_style_names_on_the_command_line() -> None:
 # --------------------------------------------------------------------------- the targets
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 8's targets are not met on every style yet: at 0eae4a7 the recogniser "
-           "reads 93.9 % of the visible cards over the full evaluation (precision 99.8 %; "
-           "two styles meet both targets, six miss recall, one precision); strict, so this "
-           "marker must go as soon as the test passes")
 def test_bounded_evaluation_meets_the_targets() -> None:
     """Every style (held-out ones included), a few seeded scenes each, 1080p and 720p."""
     report = evaluate([*DEV_STYLES, *HELDOUT_STYLES], 2, seed=20261130)
