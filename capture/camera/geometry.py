@@ -111,6 +111,9 @@ class Outline:
     several cards can share one blob (a fanned pair, cards touching)."""
     scale: float
     """Search-image pixels per full-image pixel."""
+    enclosing: bool = False
+    """Whether :attr:`quad` is only the blob's smallest enclosing rectangle (no card-shaped
+    part was found in it): what reads on it is a guess."""
 
     def snap(self, guess: Quad, reach: float = 0.06) -> Quad:
         """``guess`` (a card quad in full-image pixels, corners in any fixed order) with
@@ -229,11 +232,12 @@ def find_card_outlines(image: Image, params: OutlineParams = DEFAULT_OUTLINE
             if not found or plain is not None:
                 found = _card_quads(contour, plain, params) or found
         found = _straightened(contour, found, min_area)
-        if not found:
+        enclosing = not found
+        if enclosing:
             found = _enclosing(contour)
         blob = contour.reshape(-1, 2).astype(np.float32)
-        outlines.extend(Outline(np.asarray(quad / scale, dtype=np.float32), blob, scale)
-                        for quad in found)
+        outlines.extend(Outline(np.asarray(quad / scale, dtype=np.float32), blob, scale,
+                                enclosing) for quad in found)
     return outlines
 
 

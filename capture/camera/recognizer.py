@@ -298,6 +298,8 @@ class Recognizer:
                           for half in split_ends(quad)]
                 if any(half_fit >= FIT_FLOOR for _, half_fit in halves):
                     found = [half for half, _ in halves]
+            if outline.enclosing:
+                found = [self._confirmed(pyramid, d) for d in found]
             if all(d.code is None for d in found) and outline.shared():
                 unread.setdefault(id(outline.blob), outline)
             detections.extend(found)
@@ -307,6 +309,19 @@ class Recognizer:
         return [Detection(d.code, tuple((float(px), float(py))
                                         for px, py in detection_quad(d) + offset), d.score)
                 for d in detections]
+
+    def _confirmed(self, pyramid: _Pyramid, detection: Detection) -> Detection:
+        """``detection`` (read on a guess: a blob's enclosing rectangle or half of it) as
+        it is when at least half of the same quad nudged a little (a few pixels off, as
+        any guess is) name its card and none names another; unknown otherwise."""
+        if detection.code is None:
+            return detection
+        codes = [self._read(pyramid, guess)[0].code
+                 for guess in nudged(detection_quad(detection))]
+        if (2 * codes.count(detection.code) >= len(codes)
+                and all(code in (None, detection.code) for code in codes)):
+            return detection
+        return Detection(None, detection.quad, detection.score)
 
     def _blob_ends(self, pyramid: _Pyramid, outline: Outline,
                    detections: list[Detection]) -> list[Detection]:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from capture.camera.cardart import STYLES
 from capture.camera.evaluate import calibrate_style, quad_iou
-from capture.camera.geometry import find_card_quads
+from capture.camera.geometry import find_card_outlines, find_card_quads
 from capture.camera.recognizer import Recognizer
 from capture.camera.sides import coverage, sided_quads, straight_lines
 from capture.camera.synth import generate_scene
@@ -166,3 +166,18 @@ def test_a_board_card_bridged_to_both_neighbours_by_arms_is_found(lean: float) -
     quads = find_card_quads(image)
     for truth in truths:
         assert any(same_card_corners(quad.tolist(), truth, 4.0) for quad in quads)
+
+
+def test_a_card_read_on_a_blobs_enclosing_rectangle_is_named_only_when_nudges_agree() -> None:
+    """Development scene (club-classic, seed 7) where a hole pair's blob has no card-shaped
+    part: half its enclosing rectangle reads 7c as 7s just above the threshold, and the
+    same half a few pixels off reads it as nothing. A guess names no card then."""
+    scene_ = generate_scene(STYLES["club-classic"], 7 * 1_000_003 + 17, size=(1280, 720))
+    recognizer = Recognizer(calibrate_style(STYLES["club-classic"]))
+    (card,) = [t for t in scene_.truths if t.code == "7c"]
+    outlines = find_card_outlines(scene_.image)
+    assert any(o.enclosing and quad_iou(o.quad, card.quad) > 0.3 for o in outlines)
+    for d in recognizer.detect(scene_.image):
+        if d.code is not None:
+            assert any(t.code == d.code and quad_iou(d.quad, t.quad) >= 0.5
+                       for t in scene_.truths)
