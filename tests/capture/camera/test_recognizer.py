@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
+from collections.abc import Callable
 
 import cv2
 import numpy as np
@@ -66,30 +68,44 @@ def test_a_card_of_another_deck_is_unknown_rather_than_a_guess() -> None:
     assert all(d.code is None or d.code in truth for d in detections)
 
 
+BLACK = [c for c in ALL if c.suit in (0, 3)]  # clubs and spades: they differ least
+
+
+@functools.cache
+def calibrated(style_name: str) -> CameraDeck:
+    return CameraDeck.calibrate({c: render_card(c, STYLES[style_name]) for c in ALL},
+                                style_name)
+
+
+def read_black_cards(style_name: str, width: int, camera: Callable[[np.ndarray], np.ndarray],
+                     stretch: float = 1.0) -> dict[str, str | None]:
+    """Each club and spade of a style ``width`` pixels wide, alone on felt as ``camera`` sees
+    it, read from its true outline made ``stretch`` times as long: what each reads as."""
+    style = STYLES[style_name]
+    recognizer = Recognizer(calibrated(style_name))
+    reads = {}
+    for card in BLACK:
+        image = render_card(card, style)
+        scale = width / image.shape[1]
+        image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+        height, width_px = image.shape[:2]
+        table = felt(width_px + 80, height + 80)
+        table[40:40 + height, 40:40 + width_px] = image
+        bottom = 40 + height * stretch
+        quad = np.array([[40, 40], [40 + width_px, 40], [40 + width_px, bottom],
+                         [40, bottom]], np.float32) - 0.5
+        reads[card.code] = recognizer.read(camera(table), quad).code
+    return reads
+
+
 @pytest.mark.parametrize("stretch", [0.96, 1.04])
 def test_clubs_and_spades_read_from_an_outline_a_little_short_or_long(stretch: float) -> None:
     """An outline 4 % too short or long (its far corners cut or grown; the index corner
     right) puts a small index's suit a pixel or two off where its rank fits: every club and
     spade of the deck with the smallest index still reads, and as itself (judged at the
     shift where the rank fits, 13 of the 26 read as the other suit at 1.04)."""
-    style = STYLES["club-classic"]
-    deck = CameraDeck.calibrate({c: render_card(c, style) for c in ALL}, style.name)
-    recognizer = Recognizer(deck)
-    misread = {}
-    for card in (c for c in ALL if c.suit in (0, 3)):  # clubs, spades
-        image = render_card(card, style)
-        scale = 180 / image.shape[1]
-        image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        height, width = image.shape[:2]
-        table = felt(width + 80, height + 80)
-        table[40:40 + height, 40:40 + width] = image
-        bottom = 40 + height * stretch
-        quad = np.array([[40, 40], [40 + width, 40], [40 + width, bottom], [40, bottom]],
-                        np.float32) - 0.5
-        read = recognizer.read(table, quad)
-        if read.code != card.code:
-            misread[card.code] = read.code
-    assert not misread
+    reads = read_black_cards("club-classic", 180, lambda image: image, stretch)
+    assert {code: read for code, read in reads.items() if read != code} == {}
 
 
 @pytest.mark.parametrize("tint", [(0.8, 1.2, 0.8), (1.0, 0.8, 1.2)], ids=["green", "magenta"])
@@ -98,24 +114,9 @@ def test_a_four_colour_deck_under_tinted_light(tint: tuple[float, float, float])
     photographed, every green club of a four-colour deck read as a spade under green light
     and every black spade as a club under magenta light, surely. Balanced on the card
     stock, each reads as itself."""
-    style = STYLES["tournament-4corner"]
-    deck = CameraDeck.calibrate({c: render_card(c, style) for c in ALL}, style.name)
-    recognizer = Recognizer(deck)
-    misread = {}
-    for card in (c for c in ALL if c.suit in (0, 3)):  # clubs, spades
-        image = render_card(card, style)
-        scale = 120 / image.shape[1]
-        image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        height, width = image.shape[:2]
-        table = felt(width + 60, height + 60)
-        table[30:30 + height, 30:30 + width] = image
-        table = np.clip(table * np.array(tint) * 0.8, 0, 255).astype(np.uint8)
-        quad = np.array([[30, 30], [30 + width, 30], [30 + width, 30 + height],
-                         [30, 30 + height]], np.float32) - 0.5
-        read = recognizer.read(table, quad)
-        if read.code != card.code:
-            misread[card.code] = read.code
-    assert not misread
+    reads = read_black_cards("tournament-4corner", 120, lambda image: np.clip(
+        image * np.array(tint) * 0.8, 0, 255).astype(np.uint8))
+    assert {code: read for code, read in reads.items() if read != code} == {}
 
 
 @pytest.mark.parametrize(("length", "angle"), [(5, 0), (7, 0), (7, 90), (12, 90), (15, 0)])
@@ -126,33 +127,17 @@ def test_clubs_and_spades_of_a_moving_card_never_read_as_the_other_suit(
     pixels across read as spades; against templates smeared the same way they read as
     themselves. Smeared further than the reader can tell the suits apart, they are unknown,
     never the other suit."""
-    style = STYLES["club-classic"]
-    deck = CameraDeck.calibrate({c: render_card(c, style) for c in ALL}, style.name)
-    recognizer = Recognizer(deck)
     streak = np.zeros((length | 1, length | 1), np.float32)
     middle, half = (length | 1) // 2, length / 2
     dx, dy = half * np.cos(np.radians(angle)), half * np.sin(np.radians(angle))
     cv2.line(streak, (round(middle - dx), round(middle - dy)),
              (round(middle + dx), round(middle + dy)), 1.0, 1, cv2.LINE_AA)
     streak /= streak.sum()
-    misread, unknown = {}, 0
-    for card in (c for c in ALL if c.suit in (0, 3)):  # clubs, spades
-        image = render_card(card, style)
-        scale = 110 / image.shape[1]
-        image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        height, width = image.shape[:2]
-        table = felt(width + 60, height + 60)
-        table[30:30 + height, 30:30 + width] = image
-        table = cv2.filter2D(table, -1, streak, borderType=cv2.BORDER_REPLICATE)
-        quad = np.array([[30, 30], [30 + width, 30], [30 + width, 30 + height],
-                         [30, 30 + height]], np.float32) - 0.5
-        read = recognizer.read(table, quad)
-        unknown += read.code is None
-        if read.code not in (None, card.code):
-            misread[card.code] = read.code
-    assert not misread
+    reads = read_black_cards("club-classic", 110, lambda image: cv2.filter2D(
+        image, -1, streak, borderType=cv2.BORDER_REPLICATE))
+    assert {code: read for code, read in reads.items() if read not in (None, code)} == {}
     if length <= 5:
-        assert unknown <= 2
+        assert sum(read is None for read in reads.values()) <= 2
 
 
 def test_a_covered_index_gives_no_code(default_deck: CameraDeck) -> None:
