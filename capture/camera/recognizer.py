@@ -248,8 +248,10 @@ class Recognizer:
                        *(_Bank.of(deck, blur, COARSE) for blur in blurs[round_:])]
         self._readable = len(self._banks) - len(MOTION_ANGLES)
         """Template sets from this one on are :data:`TOO_SMEARED`."""
-        self._round = _Templates.stacked(self._banks[1:round_])
-        self._smeared = _Templates.stacked(self._banks[round_:])
+        # The softer sets, each kind stacked for one product: round blurs at every pixel,
+        # smeared ones at every COARSE th.
+        self._softer = ((self._banks[1:round_], _Templates.stacked(self._banks[1:round_])),
+                        (self._banks[round_:], _Templates.stacked(self._banks[round_:])))
 
     def detect(self, image: Image, roi: tuple[int, int, int, int] | None = None
                ) -> list[Detection]:
@@ -413,10 +415,9 @@ class Recognizer:
                 for c in range(max(0, column - 1), min(side, column + 2))]
         reads = [_Read(rank[near].max(axis=0), suit[near].max(axis=0), sharp)]
         # Every softer set in one product: (shifts, sets * 52), best shift per card and set.
-        round_ = len(BLUR_BANKS)
-        for banks, parts in ((self._banks[1:round_], windows.correlate(self._round, near)),
-                             (self._banks[round_:],
-                              windows.coarse(near).correlate(self._smeared))):
+        (round_banks, round_), (smeared_banks, smeared) = self._softer
+        for banks, parts in ((round_banks, windows.correlate(round_, near)),
+                             (smeared_banks, windows.coarse(near).correlate(smeared))):
             rank = parts[0].reshape(len(near), len(banks), -1).max(axis=0)
             suit = parts[1].reshape(len(near), len(banks), -1).max(axis=0)
             reads += [_Read(rank[i], suit[i], bank) for i, bank in enumerate(banks)]
