@@ -201,6 +201,8 @@ def test_resumes_when_nothing_was_missed(page: Page, harness: Harness, probe: Pr
     harness.restart_server()
     # The server sends nothing (nothing was missed): the page is live on its current view.
     expect(page.locator("html")).to_have_attribute("data-connection", "live", timeout=15000)
+    # "live" shows as the socket opens, before its hello has reached the server.
+    harness.wait_until(lambda: len(harness.hellos_on("delayed")) == 2)
     assert harness.hellos_on("delayed")[-1].message["resume"] == 40
     expect(page.locator("html")).to_have_attribute("data-revision", "40")
     harness.push_patch("delayed", {"table": {"hand_number": 61}})
