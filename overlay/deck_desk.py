@@ -20,9 +20,7 @@ import asyncio
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
-
-from sqlalchemy.exc import OperationalError
+from typing import Any
 
 from capture.rfid.decks import DeckInfo, DeckRegistration, DeckRegistry, Phase
 from capture.rfid.reader import RfidCapture, SnapshotQueue
@@ -41,23 +39,6 @@ DECK_COMMANDS: Mapping[str, tuple[str, ...]] = {
 """Deck command types and their required fields."""
 
 _REMEMBERED = 200
-_WRITE_ATTEMPTS = 6
-
-T = TypeVar("T")
-
-
-async def _write(write: Callable[..., T], *args: Any) -> T:
-    """A deck registry write, retried while SQLite reports the database locked: the service's
-    own log commits on the same file, and a deferred transaction that read before writing
-    cannot wait for the lock (its snapshot went stale), it fails at once."""
-    for attempt in range(1, _WRITE_ATTEMPTS + 1):
-        try:
-            return await asyncio.to_thread(write, *args)
-        except OperationalError as error:
-            if "locked" not in str(error) or attempt == _WRITE_ATTEMPTS:
-                raise
-            await asyncio.sleep(0.02 * attempt)
-    raise AssertionError("unreachable")
 
 
 def is_deck_command(body: object) -> bool:
@@ -179,7 +160,7 @@ class DeckDesk:
                 self.cancel()
             elif kind == "deck_activate":
                 self._refuse_during_hand("change the active deck")
-                await _write(self.registry.activate, command["name"], self.table_name)
+                await asyncio.to_thread(self.registry.activate, command["name"], self.table_name)
                 if self._scan is not None and self._scan.phase is Phase.DONE:
                     # The registered deck is in use: the scan is over (its antenna returns
                     # to play once the deck is off it, see _run).
@@ -189,7 +170,7 @@ class DeckDesk:
                 active = await asyncio.to_thread(self.registry.active_deck, self.table_name)
                 if active is not None and active.name == command["name"]:
                     self._refuse_during_hand("retire the active deck")
-                await _write(self.registry.retire, command["name"])
+                await asyncio.to_thread(self.registry.retire, command["name"])
                 await self._after_change()
             result = {"ok": True, "id": command["id"]}
             self._results[command["id"]] = result
@@ -268,7 +249,7 @@ class DeckDesk:
                 self._changed()
         self._changed()
         try:
-            await _write(self.registry.save, scan.name, scan.cards())
+            await asyncio.to_thread(self.registry.save, scan.name, scan.cards())
         except DeckRegistrationError as error:
             self._saved = False
             self._message = f"the deck could not be saved: {error}"

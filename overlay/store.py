@@ -32,6 +32,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 from sqlmodel import Field, SQLModel
 
+from capture.storage import WRITE_LOCK
 from engine.errors import ConfigError, FeltcastError
 from engine.log import PayloadDecoder, TableEvent, decode_payload
 
@@ -216,7 +217,9 @@ def create_db_engine(url: str, *, synchronous: str = "NORMAL") -> Engine:
 
         @sa.event.listens_for(engine, "begin")
         def _begin(conn: Connection) -> None:
-            conn.exec_driver_sql("BEGIN")
+            # A read-then-write transaction takes the write lock up front (capture.storage).
+            immediate = conn.get_execution_options().get(WRITE_LOCK, False)
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
 
         return engine
     if url.startswith("postgresql"):

@@ -4,16 +4,29 @@ Hypothesis: no per-example deadline and no "too slow" health check (performance 
 bench/, never in tests, and a loaded 2-core CI machine must not turn a slow example into a
 failure). Under CI (``CI=true``) the examples are derandomized, so a CI run is reproducible;
 local runs explore new examples.
+
+``pg_server``: one real PostgreSQL server for the whole run (tests/pg.py), started only when a
+test asks for it.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.pg import PostgresServer
 
 _SLOW = [HealthCheck.too_slow]  # generation speed is load, not a defect
 settings.register_profile("feltcast", deadline=None, suppress_health_check=_SLOW)
 settings.register_profile("feltcast-ci", deadline=None, suppress_health_check=_SLOW,
                           derandomize=True)
 settings.load_profile("feltcast-ci" if os.environ.get("CI") == "true" else "feltcast")
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PostgresServer]:
+    with PostgresServer() as server:
+        yield server

@@ -41,6 +41,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import registry
 from sqlmodel import Field, Session, SQLModel, select
 
+from capture.storage import write_session
 from engine.cards import Card
 from engine.errors import CameraDeckError
 
@@ -422,7 +423,7 @@ class CameraDeckRegistry:
         """
         if deck.name == "default":
             raise CameraDeckError("'default' is the project's own deck; choose another name")
-        with Session(self.engine) as session:
+        with write_session(self.engine) as session:
             row = session.exec(select(CameraDeckRow).where(
                 CameraDeckRow.name == deck.name)).first()
             if row is not None and not replace:
@@ -458,7 +459,7 @@ class CameraDeckRegistry:
 
     def retire(self, name: str) -> CameraDeckInfo:
         """Take a deck out of service for good (it stays in the database)."""
-        with Session(self.engine) as session:
+        with write_session(self.engine) as session:
             row = session.exec(select(CameraDeckRow).where(CameraDeckRow.name == name)).first()
             if row is None:
                 raise CameraDeckError(f"there is no camera deck called {name!r}")

@@ -30,6 +30,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import registry
 from sqlmodel import Field, Session, SQLModel, select
 
+from capture.storage import write_session
 from engine.cards import REGISTRATION_ORDER, Card
 from engine.errors import DeckRegistrationError
 
@@ -253,12 +254,12 @@ class DeckRegistry:
                                         f"({', '.join(missing[:5])}…)")
         if len(set(uids.values())) != 52:
             raise DeckRegistrationError(f"deck {name!r} uses one tag for two cards")
-        taken = self.active_uids()
-        clash = sorted(set(uids.values()) & set(taken))
-        if clash:
-            raise DeckRegistrationError(
-                f"tag {clash[0]} already belongs to the active deck {taken[clash[0]]!r}")
-        with Session(self.engine) as session:
+        with write_session(self.engine) as session:
+            taken = self._active_uids(session)
+            clash = sorted(set(uids.values()) & set(taken))
+            if clash:
+                raise DeckRegistrationError(
+                    f"tag {clash[0]} already belongs to the active deck {taken[clash[0]]!r}")
             if session.exec(select(DeckRow).where(DeckRow.name == name)).first():
                 raise DeckRegistrationError(f"a deck called {name!r} already exists")
             row = DeckRow(name=name, registered_at=time.time() if registered_at is None
@@ -290,11 +291,15 @@ class DeckRegistry:
     def active_uids(self, *, except_table: str | None = None) -> dict[str, str]:
         """UID -> deck name for every tag of every active deck."""
         with Session(self.engine) as session:
-            query = (select(DeckCardRow.uid, DeckRow.name, DeckRow.table_name)
-                     .join(DeckRow, DeckRow.id == DeckCardRow.deck_id)  # type: ignore[arg-type]
-                     .where(DeckRow.status == DeckStatus.ACTIVE.value))
-            return {uid: name for uid, name, table in session.exec(query)
-                    if table != except_table or except_table is None}
+            return self._active_uids(session, except_table=except_table)
+
+    @staticmethod
+    def _active_uids(session: Session, *, except_table: str | None = None) -> dict[str, str]:
+        query = (select(DeckCardRow.uid, DeckRow.name, DeckRow.table_name)
+                 .join(DeckRow, DeckRow.id == DeckCardRow.deck_id)  # type: ignore[arg-type]
+                 .where(DeckRow.status == DeckStatus.ACTIVE.value))
+        return {uid: name for uid, name, table in session.exec(query)
+                if table != except_table or except_table is None}
 
     def active_deck(self, table: str) -> DeckInfo | None:
         with Session(self.engine) as session:
@@ -315,7 +320,7 @@ class DeckRegistry:
         """
         if not table.strip():
             raise DeckRegistrationError("name the table the deck is for")
-        with Session(self.engine) as session:
+        with write_session(self.engine) as session:
             row = self._row(session, name)
             if row.status == DeckStatus.RETIRED.value:
                 raise DeckRegistrationError(f"deck {name!r} is retired")
@@ -324,7 +329,7 @@ class DeckRegistry:
                     f"deck {name!r} is active at table {row.table_name!r}")
             mine = set(session.exec(select(DeckCardRow.uid).where(
                 DeckCardRow.deck_id == row.id)))
-            others = self.active_uids(except_table=table)
+            others = self._active_uids(session, except_table=table)
             clash = sorted(mine & set(others))
             if clash:
                 raise DeckRegistrationError(
@@ -342,7 +347,7 @@ class DeckRegistry:
 
     def retire(self, name: str) -> DeckInfo:
         """Take a deck out of service for good (it stays in the database)."""
-        with Session(self.engine) as session:
+        with write_session(self.engine) as session:
             row = self._row(session, name)
             row.status, row.table_name = DeckStatus.RETIRED.value, None
             session.add(row)

@@ -1,8 +1,10 @@
 """Deck registration: the guided scan (>= 3 stable reads, no tag twice, verification) and the
-deck registry on a real SQLite file (several decks, one active per table, retirement)."""
+deck registry on a real SQLite file and a real PostgreSQL server (several decks, one active per
+table, retirement), also while the service's log commits on the same SQLite file."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +23,8 @@ from capture.rfid.decks import (
 )
 from engine.cards import REGISTRATION_ORDER, Card
 from engine.errors import DeckRegistrationError
+from overlay.store import EventStore, create_db_engine, database_url
+from tests.log.hands import random_log
 
 from .conftest import uid_of
 
@@ -113,18 +117,25 @@ def test_verification_catches_a_swapped_card_and_accepts_the_whole_deck_at_once(
     assert scan.phase is Phase.DONE
 
 
-@pytest.fixture
-def db(tmp_path: Path) -> Iterator[tuple[Engine, Path]]:
-    path = tmp_path / "decks.db"
-    engine = sa.create_engine(f"sqlite:///{path}")
-    yield engine, path
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
+    """An empty database of each kind, on the service's engine (overlay.store)."""
+    if request.param == "sqlite":
+        url = database_url(data_dir=tmp_path)
+    else:
+        url = request.getfixturevalue("pg_server").create_database()
+    engine = create_db_engine(url)
+    yield engine
     engine.dispose()
 
 
-def test_decks_persist_in_a_sqlite_file(db: tuple[Engine, Path]) -> None:
-    engine, path = db
-    registry = DeckRegistry(engine)
-    registry.save("Blue 1", deck_uids(1), registered_at=1000.0)
+def test_decks_persist_in_a_sqlite_file(tmp_path: Path) -> None:
+    path = tmp_path / "decks.db"
+    engine = sa.create_engine(f"sqlite:///{path}")
+    try:
+        DeckRegistry(engine).save("Blue 1", deck_uids(1), registered_at=1000.0)
+    finally:
+        engine.dispose()
     again = sa.create_engine(f"sqlite:///{path}")
     try:
         reopened = DeckRegistry(again)
@@ -136,8 +147,8 @@ def test_decks_persist_in_a_sqlite_file(db: tuple[Engine, Path]) -> None:
     assert path.stat().st_size > 0
 
 
-def test_one_active_deck_per_table(db: tuple[Engine, Path]) -> None:
-    registry = DeckRegistry(db[0])
+def test_one_active_deck_per_table(db: Engine) -> None:
+    registry = DeckRegistry(db)
     registry.save("Blue 1", deck_uids(1))
     registry.save("Red 1", deck_uids(2))
     registry.save("Green 1", deck_uids(3))
@@ -154,8 +165,8 @@ def test_one_active_deck_per_table(db: tuple[Engine, Path]) -> None:
     assert [d.name for d in registry.decks()] == ["Blue 1", "Red 1", "Green 1"]
 
 
-def test_no_tag_twice_across_active_decks(db: tuple[Engine, Path]) -> None:
-    registry = DeckRegistry(db[0])
+def test_no_tag_twice_across_active_decks(db: Engine) -> None:
+    registry = DeckRegistry(db)
     registry.save("Blue 1", deck_uids(1))
     registry.activate("Blue 1", "final")
     clashing = deck_uids(2) | {Card("7h"): uid_of("7h", 1)}
@@ -170,8 +181,8 @@ def test_no_tag_twice_across_active_decks(db: tuple[Engine, Path]) -> None:
         registry.activate("Blue 2", "outer")
 
 
-def test_retired_decks_stay_retired(db: tuple[Engine, Path]) -> None:
-    registry = DeckRegistry(db[0])
+def test_retired_decks_stay_retired(db: Engine) -> None:
+    registry = DeckRegistry(db)
     registry.save("Blue 1", deck_uids(1))
     registry.activate("Blue 1", "final")
     registry.retire("Blue 1")
@@ -187,18 +198,57 @@ def test_retired_decks_stay_retired(db: tuple[Engine, Path]) -> None:
     ({card: "E0040000000000AA" for card in REGISTRATION_ORDER}, "one tag for two cards"),
 ])
 def test_incomplete_or_inconsistent_decks_are_refused(
-        db: tuple[Engine, Path], cards: dict[Card, str], problem: str) -> None:
+        db: Engine, cards: dict[Card, str], problem: str) -> None:
     with pytest.raises(DeckRegistrationError, match=problem):
-        DeckRegistry(db[0]).save("Bad", cards)
+        DeckRegistry(db).save("Bad", cards)
 
 
-def test_names_are_unique_and_must_exist(db: tuple[Engine, Path]) -> None:
-    registry = DeckRegistry(db[0])
+def test_names_are_unique_and_must_exist(db: Engine) -> None:
+    registry = DeckRegistry(db)
     registry.save("Blue 1", deck_uids(1))
     with pytest.raises(DeckRegistrationError, match="already exists"):
         registry.save("Blue 1", deck_uids(2))
     with pytest.raises(DeckRegistrationError, match="no deck called 'Nope'"):
         registry.activate("Nope", "final")
+
+
+def test_deck_writes_wait_their_turn_while_the_log_commits(tmp_path: Path) -> None:
+    """The service's log commits on the same SQLite file during play; a deck saved, activated
+    or retired meanwhile (the operator page, or ``feltcast deck`` beside the service) waits
+    for the write lock instead of failing with "database is locked" (each of these writes
+    reads first: a transaction that began as a reader cannot wait once the log committed)."""
+    url = database_url(data_dir=tmp_path)
+    log_engine, deck_engine = create_db_engine(url), create_db_engine(url)
+    store = EventStore(log_engine)
+    registry = DeckRegistry(deck_engine)
+    entries = random_log(5, 400)
+    decks_done = threading.Event()
+
+    def play() -> None:  # one commit per event, as fast as the disk allows
+        for entry in entries:
+            if decks_done.is_set():
+                return
+            store.append([entry])
+
+    player = threading.Thread(target=play)
+    player.start()
+    try:
+        store_before = store.last_seq
+        for n in range(1, 16):
+            registry.save(f"Deck {n}", deck_uids(n))
+            registry.activate(f"Deck {n}", "final")
+            if n > 1:
+                registry.retire(f"Deck {n - 1}")
+        committed_meanwhile = store.last_seq - store_before
+    finally:
+        decks_done.set()
+        player.join()
+        log_engine.dispose()
+        deck_engine.dispose()
+    assert committed_meanwhile >= 15  # the log really was committing all along
+    assert registry.active_deck("final").name == "Deck 15"  # type: ignore[union-attr]
+    assert [d.status for d in registry.decks()] == [DeckStatus.RETIRED] * 14 + [
+        DeckStatus.ACTIVE]
 
 
 @settings(max_examples=150, deadline=None)

@@ -1,20 +1,13 @@
-"""Fixtures of the log tests: a real PostgreSQL server (started once per session) and a
-database URL parametrised over SQLite and PostgreSQL."""
+"""Fixtures of the log tests: a database URL parametrised over SQLite and PostgreSQL (the
+server is the suite's ``pg_server``, tests/conftest.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.pg import PostgresServer
-
-
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[PostgresServer]:
-    with PostgresServer() as server:
-        yield server
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
