@@ -43,7 +43,7 @@ from overlay.keys import (
 from overlay.pages import PageRegistry
 from overlay.players_web import add_player_routes
 from overlay.store import EventStore, open_store
-from overlay.table_service import TableService, build_table
+from overlay.table_service import TableService, structure_for
 from overlay.tasks import cancel_and_wait
 from overlay.tournament_desk import settings_from_config, tournament_config
 from overlay.web_errors import error_middleware, error_payload, json_error
@@ -129,7 +129,7 @@ async def store_ctx(app: web.Application) -> AsyncIterator[None]:
 
 async def log_ctx(app: web.Application) -> AsyncIterator[None]:
     config, clock = app[CONFIG_KEY], app[CLOCK_KEY]
-    structure = build_table(config).structure
+    structure = structure_for(config)
     equities = EquityCache(1024)  # one per table: channels ask for the same equities
     tournament = settings_from_config(config)
     hubs: dict[str, ChannelHub[Any]] = {}
