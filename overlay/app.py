@@ -20,6 +20,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from engine.channels import ChannelSpec
+from engine.events import HandEnded, HandStarted, HandVoided
 from engine.view import EquityCache, reducer_for
 from overlay.auth import Tokens, load_or_create_tokens, origin_allowed, presented_token
 from overlay.camera_bridge import CAMERAS_KEY, camera_ctx
@@ -42,12 +43,15 @@ from overlay.keys import (
 from overlay.pages import PageRegistry
 from overlay.players_web import add_player_routes
 from overlay.store import EventStore, open_store
-from overlay.table_service import TableService, build_table
+from overlay.table_service import TableService, structure_for
 from overlay.tasks import cancel_and_wait
 from overlay.tournament_desk import settings_from_config, tournament_config
 from overlay.web_errors import error_middleware, error_payload, json_error
 
 _log = logging.getLogger(__name__)
+
+HAND_BOUNDARIES = (HandStarted.kind, HandEnded.kind, HandVoided.kind)
+"""The log entries that start and end hands (``GET /api/hands``)."""
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 GRAPHICS = ("leaderboard", "lowerthird", "elimination", "payouts", "clock")
@@ -125,7 +129,7 @@ async def store_ctx(app: web.Application) -> AsyncIterator[None]:
 
 async def log_ctx(app: web.Application) -> AsyncIterator[None]:
     config, clock = app[CONFIG_KEY], app[CLOCK_KEY]
-    structure = build_table(config).structure
+    structure = structure_for(config)
     equities = EquityCache(1024)  # one per table: channels ask for the same equities
     tournament = settings_from_config(config)
     hubs: dict[str, ChannelHub[Any]] = {}
@@ -408,23 +412,19 @@ async def api_players(request: web.Request) -> web.Response:
 
 
 async def api_hands(request: web.Request) -> web.Response:
-    """The hands released on a channel so far: number, start time, and how each ended."""
+    """``GET /api/hands?channel=delayed``: the hands a channel has released so far (number,
+    start and end time, how each ended), for editors cutting the recording."""
     hub = hub_for(request, request.query.get("channel", "delayed"), allow_query_token=False)
     store: EventStore = request.app[STORE_KEY]
-    limit = hub.seq
+    boundaries = await asyncio.to_thread(store.read, until=hub.seq, kinds=HAND_BOUNDARIES)
     hands: list[dict[str, Any]] = []
-    for entry in await asyncio.to_thread(lambda: list(store.iter_all())):
-        if entry.seq > limit:
-            break
-        kind = entry.kind
-        payload = entry.payload
-        if kind == "hand_started":
-            hands.append({"hand_number": getattr(payload, "hand_number", None),
-                          "started": entry.time,
+    for entry in boundaries:
+        if isinstance(entry.payload, HandStarted):
+            hands.append({"hand_number": entry.payload.hand_number, "started": entry.time,
                           "seq": entry.seq, "ended": None, "result": "running"})
-        elif kind in ("hand_ended", "hand_voided") and hands:
+        elif hands and hands[-1]["ended"] is None:
             hands[-1]["ended"] = entry.time
-            hands[-1]["result"] = "voided" if kind == "hand_voided" else "complete"
+            hands[-1]["result"] = "voided" if entry.kind == HandVoided.kind else "complete"
     return web.json_response({"channel": hub.name, "hands": hands})
 
 

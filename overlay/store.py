@@ -23,7 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -316,9 +316,16 @@ class EventStore:
                 self._writer.close()
             self._writer = None
 
-    def read(self, after: int = 0, limit: int | None = None) -> list[TableEvent]:
-        """The events with ``seq > after``, in order (at most ``limit``)."""
+    def read(self, after: int = 0, limit: int | None = None, *,
+             until: int | None = None, kinds: Collection[str] | None = None,
+             ) -> list[TableEvent]:
+        """The events with ``seq > after``, in order (at most ``limit``); only those up to
+        ``until`` and of the ``kinds`` named, when given (the kind column is indexed)."""
         query = sa.select(_EVENTS).where(_EVENTS.c.seq > after).order_by(_EVENTS.c.seq)
+        if until is not None:
+            query = query.where(_EVENTS.c.seq <= until)
+        if kinds is not None:
+            query = query.where(_EVENTS.c.kind.in_(list(kinds)))
         if limit is not None:
             query = query.limit(limit)
         with self.engine.connect() as conn:

@@ -71,10 +71,10 @@ _FIELD_TYPES: Mapping[str, type | tuple[type, ...]] = {
     "absent": bool, "seconds": (int, float), "reason": str}
 
 
-def build_table(config: Config) -> Table:
-    """An empty table with the configuration's rules and structure."""
+def structure_for(config: Config) -> Structure:
+    """The configuration's blind structure: ``[[tournament.levels]]`` / ``[[tournament.breaks]]``
+    first, then ``[table] levels``, else R21's default (with ``level_minutes`` if set)."""
     section = config.table
-    # [[tournament.levels]] / [[tournament.breaks]] first, then [table] levels, else R21's.
     structure = structure_from_config(config) or DEFAULT_STRUCTURE
     if structure is DEFAULT_STRUCTURE and section.levels:
         structure = Structure.from_rows(section.levels, minutes=section.level_minutes,  # type: ignore[arg-type]
@@ -83,10 +83,16 @@ def build_table(config: Config) -> Table:
         structure = Structure.from_rows(
             [(lv.small_blind, lv.big_blind, lv.ante) for lv in DEFAULT_STRUCTURE.levels],
             minutes=section.level_minutes, starting_stack=section.starting_stack)
+    return structure
+
+
+def build_table(config: Config) -> Table:
+    """An empty table with the configuration's rules and structure."""
+    section = config.table
     rules = TableRules(ante_mode=AnteMode(section.ante_mode), short_call_rule=section.short_call,
                        odd_chip_rule=section.odd_chip, dead_button=section.dead_button,
                        chip_unit=section.chip_unit, max_seats=section.seats)
-    return Table(rules, structure)
+    return Table(rules, structure_for(config))
 
 
 def parse_command(body: object) -> dict[str, Any]:

@@ -99,10 +99,10 @@ def settings_from_config(config: Config) -> TournamentSettings:
 def tournament_config(config: Config) -> dict[str, Any]:
     """What ``GET /api/config`` tells pages and tools of the tournament: its name, field,
     prizes and the whole structure (levels with their minutes, breaks)."""
-    from overlay.table_service import build_table
+    from overlay.table_service import structure_for
 
     settings = settings_from_config(config)
-    structure = build_table(config).structure
+    structure = structure_for(config)
     entrants = config.tournament.entrants or len(config.players)
     return {
         "name": settings.name or None, "entrants": entrants or None,

@@ -43,11 +43,13 @@ export function chips(amount) {
   return amount === null || amount === undefined ? "" : CHIPS.format(amount);
 }
 
-/** 91.84 → "91.8 BB"; big stacks lose the decimal. */
+const BIG_BLINDS = new Intl.NumberFormat("en-US", {
+  minimumFractionDigits: 1, maximumFractionDigits: 1 });
+
+/** 91.84 → "91.8 BB"; big stacks lose the decimal and group like chips: "10,000 BB". */
 export function bigBlinds(value) {
   if (value === null || value === undefined) return "";
-  const digits = Math.abs(value) >= 100 ? 0 : 1;
-  return `${value.toFixed(digits)} BB`;
+  return `${Math.abs(value) >= 100 ? CHIPS.format(value) : BIG_BLINDS.format(value)} BB`;
 }
 
 /** 0.6153 → "61.5%"; null → "" (unknown is never shown as 0). */

@@ -42,6 +42,12 @@ def test_append_then_read_back_every_field(db_url: str) -> None:
     assert store.read(after=30) == batch[30:]
     assert store.read(after=10, limit=5) == batch[10:15]
     assert list(store.iter_all(after=3, chunk=7)) == batch[3:]
+    # Selected kinds up to a horizon (what GET /api/hands asks for).
+    kinds = {"hand_started", "card_burned"}
+    assert store.read(until=25, kinds=kinds) == [e for e in batch[:25] if e.kind in kinds]
+    assert store.read(after=5, limit=2, kinds=kinds) == [
+        e for e in batch[5:] if e.kind in kinds][:2]
+    assert store.read(kinds=()) == []
     # The never-class burn card is persisted (the log is the truth) with its class.
     burns = [e for e in store.read() if isinstance(e.payload, CardBurned)]
     assert burns and all(e.secrecy is Secrecy.NEVER for e in burns)

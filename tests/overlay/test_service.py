@@ -192,3 +192,33 @@ async def test_state_survives_a_restart(aiohttp_client: Any, tmp_path: Path) -> 
     assert after["table"]["actions"] == before["table"]["actions"]
     replayed = second.server.app[TABLE_KEY].hand
     assert replayed is not None and replayed.legal_actions() == hand.legal_actions()
+
+
+async def test_hands_lists_what_each_channel_has_released(client: TestClient) -> None:
+    await command(client, "next_hand")
+    hand = client.server.app[TABLE_KEY].hand
+    assert hand is not None
+    for seat, cards in zip(hand.seats, (["Ah", "As"], ["Kd", "Kc"], ["7s", "2d"]), strict=True):
+        await command(client, "deal_cards", seat=seat, cards=cards)
+    while (legal := hand.legal_actions()) is not None:  # folded round to the big blind
+        status, reply = await command(client, "fold", seat=legal.seat)
+        assert status == 200, reply
+    await command(client, "next_hand")
+    status, reply = await command(client, "misdeal")
+    assert status == 200, reply
+    await command(client, "next_hand")
+    hands = (await (await client.get("/api/hands?channel=venue")).json())["hands"]
+    assert [h["result"] for h in hands] == ["complete", "voided", "running"]
+    numbers = [h["hand_number"] for h in hands]
+    assert numbers[0] == 1 and numbers[1] < numbers[2]
+    assert hands[0]["started"] <= hands[0]["ended"] and hands[2]["ended"] is None
+    assert [h["seq"] for h in hands] == sorted(h["seq"] for h in hands)
+    # The delayed channel (D = 30 s) has released none of them yet: nor does its list.
+    delayed = await (await client.get("/api/hands")).json()
+    assert delayed == {"channel": "delayed", "hands": []}
+    # A channel behind a token stays behind it, here too.
+    assert (await client.get("/api/hands?channel=secure")).status == 401
+    secure_token = client.server.app[TOKENS_KEY].secure
+    secure = await (await client.get("/api/hands?channel=secure", headers={
+        "Authorization": f"Bearer {secure_token}"})).json()
+    assert secure["hands"] == hands

@@ -698,7 +698,7 @@ def test_shared_formats(page: Page, harness: Harness) -> None:
             money: [t.money(30000, 'EUR'), t.money(1500, 'USD'), t.money(250, 'GBP'),
                     t.money(100, null), t.money(null, 'EUR'), t.money(5, 'XYZW')],
             bb: [t.bigBlindsText(20), t.bigBlindsText(99.94), t.bigBlindsText(142.3),
-                 t.bigBlindsText(null)],
+                 t.bigBlindsText(null), t.bigBlindsText(10000), t.bigBlindsText(6650.4)],
             share: [t.shareText(0.2413), t.shareText(1), t.shareText(null)],
             initials: [t.initials('Ann Smith'), t.initials('Rast'),
                        t.initials(' Jean  de la Fontaine '), t.initials('Łukasz Żak'),
@@ -728,7 +728,7 @@ def test_shared_formats(page: Page, harness: Harness) -> None:
         return f"{n}{suffix}"
     assert results["ordinals"] == [ordinal(n) for n in range(1, 126)]
     assert results["money"] == ["€30,000", "$1,500", "£250", "100", "", "5 XYZW"]
-    assert results["bb"] == ["20.0 BB", "99.9 BB", "142 BB", ""]
+    assert results["bb"] == ["20.0 BB", "99.9 BB", "142 BB", "", "10,000 BB", "6,650 BB"]
     assert results["share"] == ["24.1%", "100.0%", ""]
     assert results["initials"] == ["AS", "RA", "JF", "ŁŻ", "", ""]
     assert results["codes"] == ["DE", None, None, None, None]
