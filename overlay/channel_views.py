@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from engine.channels import ChannelSpec
 from engine.view import EquityCache, TableViewReducer, reducer_for
 from overlay.config import Config
-from overlay.table_service import build_table
+from overlay.table_service import structure_for
 from overlay.tournament_desk import settings_from_config
 
 __all__ = ["EQUITY_CACHE_SIZE", "view_reducers"]
@@ -28,7 +28,7 @@ def view_reducers(config: Config, specs: Iterable[ChannelSpec],
                   ) -> dict[str, TableViewReducer]:
     """The view reducer of each channel in ``specs``, by name (the channel named
     ``operator`` gets the operator object, see :func:`engine.view.reducer_for`)."""
-    structure = build_table(config).structure
+    structure = structure_for(config)
     equities = EquityCache(EQUITY_CACHE_SIZE)
     tournament = settings_from_config(config)
     return {spec.name: reducer_for(spec, table_name=config.table.name,
