@@ -38,7 +38,7 @@ from engine.events import (
 from engine.log import TableEvent
 from overlay.app import channel_specs
 from overlay.channel_views import view_reducers
-from overlay.config import Config
+from overlay.config import Config, parse_config
 from overlay.hub import ChannelHub, ChannelMessage, Subscription, apply_merge_patch
 from tests.engine.viewkit import Oracle, check_view, codes, same_view, shape_errors
 from tests.log.hands import random_log
@@ -51,8 +51,10 @@ PUBLIC_KINDS = {k for k in EVENT_KINDS if k != "card_burned"} | {
 CARD_WORD = re.compile(r"\b[2-9TJQKA][cdhs]\b")
 #: A seat's outs in a message's JSON text (``docs/view-model.md``: cards first, then count).
 OUTS = re.compile(r'"outs":\{"cards":\[[^\]]*\]')
-CONFIG = Config()
-"""The service's defaults: table name, seats, the blind structure (R21), tournament settings."""
+CONFIG = parse_config({"table": {"name": "Leak Test Final Table"},
+                       "tournament": {"entrants": 9, "prize_pool": 90_000, "currency": "EUR"}})
+"""A table with prizes (R23), so that the views carry payouts, ICM and, at an all-in, the
+``allin`` object (drawn from hole cards: public only once the hands are tabled)."""
 
 
 def cards_shown(message: ChannelMessage) -> set[str]:
@@ -278,13 +280,23 @@ def check_log(entries: list[TableEvent], specs: dict[str, ChannelSpec], seed: in
                 assert entry["cards"] == codes(hand.hole_cards(seat)), (name, seat)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), hands=st.integers(1, 4),
        delay=st.sampled_from([1.0, 5.0, 30.0]))
 @example(seed=60366, hands=1, delay=1.0)  # a reader record before the first hand
 def test_no_secret_leaks_and_every_view_is_exact(seed: int, hands: int, delay: float) -> None:
     entries = random_log(seed, hands, gaps=(0.0, 0.3, 1.0, 7.0))
     check_log(entries, channels(delay), seed)
+
+
+def test_the_card_scan_reads_texts_and_skips_outs() -> None:
+    """The scan finds a card code as a JSON string and standing alone in a text, not inside a
+    word, and not among a seat's outs."""
+    view = {"seats": [{"seat": 3, "cards": ["Ah", None], "outs": {"cards": ["Qs", "2c"],
+                                                                  "count": 2}}],
+            "tournament": {"ticker": "Hand 4: P3 shows Kd 7c, Aces and Queens"}}
+    message = ChannelMessage({"type": "snapshot", "revision": 1, "seq": 9, "view": view})
+    assert cards_shown(message) == {"Ah", "Kd", "7c"}
 
 
 def test_the_leak_checker_catches_a_leaking_channel() -> None:
