@@ -4,8 +4,10 @@ the page view model of ``docs/view-model.md``, operator channel included), recor
 message each subscriber receives and when.
 
 * No secret ever appears on ``venue`` (nor on ``reveal`` before its hand is over): no secret
-  card code in any string of any message, hole cards, best five, hand names, ticker and event
-  texts included (outs excepted: they list the cards a channel does *not* see).
+  card code anywhere in the JSON text of any message (hole cards, best five, the ``allin``
+  object, events, and codes standing alone in texts such as the ticker), outs excepted: they
+  list the cards a channel does *not* see. Hand names, equity and outs of untabled hands are
+  the exactness check's part (R20).
 * Nothing appears on ``delayed`` before ``event time + D``.
 * Burn cards (R19) appear on no channel at all, not even ``secure``.
 * Snapshot plus patches always equals the channel's view, for every subscriber (also late and
