@@ -48,14 +48,9 @@ from engine.events import (
     HoleCardsDealt,
     Street,
 )
-from overlay.hub import (
-    ChannelHub,
-    ChannelMessage,
-    EngineReducer,
-    Reducer,
-    Subscription,
-    TableLog,
-)
+from overlay.channel_views import view_reducers
+from overlay.config import Config
+from overlay.hub import ChannelHub, ChannelMessage, Reducer, Subscription, TableLog
 from overlay.store import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -193,12 +188,15 @@ async def paced(table_log: TableLog, events: Iterator[Event], rate: float, secon
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix="feltcast-bench-log-"))
     store = open_store(args.url, workdir, synchronous=args.synchronous)
-    def reducer() -> Reducer[Any]:
-        return EngineReducer() if args.reducer == "engine" else CountingReducer()
-
-    venue: ChannelHub[Any] = ChannelHub(BUILTIN_CHANNELS["venue"], reducer(), queue_size=4096)
+    venue_spec = BUILTIN_CHANNELS["venue"]
     delayed_spec = replace(BUILTIN_CHANNELS["delayed"], delay=args.delay)
-    delayed: ChannelHub[Any] = ChannelHub(delayed_spec, reducer(), queue_size=4096)
+    views = view_reducers(Config(), [venue_spec, delayed_spec])
+
+    def reducer(name: str) -> Reducer[Any]:
+        return views[name] if args.reducer == "view" else CountingReducer()
+
+    venue: ChannelHub[Any] = ChannelHub(venue_spec, reducer("venue"), queue_size=4096)
+    delayed: ChannelHub[Any] = ChannelHub(delayed_spec, reducer("delayed"), queue_size=4096)
     table_log = TableLog(store, [venue, delayed])
     await table_log.start()
     events = hand_events(args.seed)
@@ -266,9 +264,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--latency-events", type=int, default=2000)
     parser.add_argument("--latency-rate", type=float, default=200.0)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--reducer", choices=("counting", "engine"), default="counting",
+    parser.add_argument("--reducer", choices=("counting", "view"), default="counting",
                         help="channel views: a small counting view (the log and fan-out "
-                             "alone) or the engine's replay of each channel (ChannelState)")
+                             "alone) or the service's page view of each channel "
+                             "(overlay/channel_views.py)")
     parser.add_argument("--no-save", action="store_true")
     args = parser.parse_args(argv)
     load_before = os.getloadavg()

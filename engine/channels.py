@@ -25,9 +25,8 @@ Timing: an item is released when ``now >= release`` where ``release = event.time
 made non-decreasing along the log (a clock step backwards never reorders a channel).
 
 :class:`ChannelView` is the pure, incremental form used by the service: offer it every log
-event in order, ask it for the items due at ``now`` and when the next one falls due.
-:class:`ChannelState` is a channel's state: the hand engine's replay of exactly the items the
-channel released.
+event in order, ask it for the items due at ``now`` and when the next one falls due. What a
+channel's pages show of the items it released is :mod:`engine.view`'s view model.
 """
 
 from __future__ import annotations
@@ -39,17 +38,8 @@ from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any, Final
 
-from engine.cards import Card
 from engine.errors import ConfigError, InvalidInputError
-from engine.events import (
-    Event,
-    HandMucked,
-    HandStarted,
-    HoleCardsDealt,
-    PlayerEliminated,
-    Secrecy,
-)
-from engine.hand import Hand
+from engine.events import Secrecy
 from engine.log import TableEvent
 
 __all__ = [
@@ -57,7 +47,6 @@ __all__ = [
     "ChannelFilter",
     "ChannelItem",
     "ChannelSpec",
-    "ChannelState",
     "ChannelView",
     "channels_from_config",
     "due_items",
@@ -261,91 +250,6 @@ class ChannelView:
     def pending(self) -> int:
         """How many items wait for their release time."""
         return len(self._pending)
-
-
-@dataclass(slots=True)
-class ChannelState:
-    """The engine's replay of exactly what one channel has released (a channel's *state*).
-
-    The current hand is :meth:`engine.hand.Hand.replay` of the channel's events since the last
-    ``hand_started``: full events on a ``full`` channel, public views elsewhere (the engine
-    copes with unknown hole cards). Cards revealed after their hand (``reveal_after_hand``)
-    are kept aside in :attr:`revealed`; eliminations (R22) in :attr:`eliminated`. Equity, outs
-    and hand strength computed from :attr:`hand` are therefore secret by construction.
-    """
-
-    events: list[Event] = field(default_factory=list)
-    """The current hand's events as this channel saw them."""
-    revealed: dict[int, tuple[Card | None, ...]] = field(default_factory=dict)
-    """Hole cards shown after the hand was over, by seat (``reveal_after_hand``)."""
-    eliminated: list[PlayerEliminated] = field(default_factory=list)
-    hands: int = 0
-    """How many hands this channel has seen start."""
-    seq: int = 0
-    """The last log entry released to this channel (its horizon)."""
-    as_of: float | None = None
-    """The time of that entry: what the channel shows is the table as of then."""
-    _hand: Hand | None = None
-    _replayed: int = -1
-
-    def apply(self, item: ChannelItem) -> None:
-        if item.event.seq > self.seq:
-            self.seq, self.as_of = item.event.seq, item.event.time
-        event = item.event.payload
-        if not isinstance(event, Event):
-            return  # not a hand event: nothing for the engine to replay
-        if item.revealed:
-            if isinstance(event, HoleCardsDealt | HandMucked) and event.cards:
-                self.revealed[event.seat] = event.cards
-            return
-        if isinstance(event, PlayerEliminated):
-            self.eliminated.append(event)
-            return
-        if isinstance(event, HandStarted):
-            self.events.clear()
-            self.revealed.clear()
-            self.hands += 1
-            self._replayed = -1
-        self.events.append(event)
-
-    @property
-    def hand(self) -> Hand | None:
-        """The current (or last) hand as this channel knows it; ``None`` before the first."""
-        if not self.events:
-            return None
-        if self._replayed != len(self.events):
-            self._hand = Hand.replay(self.events)
-            self._replayed = len(self.events)
-        return self._hand
-
-    def picture(self) -> dict[str, Any]:
-        """A compact JSON picture of the state (for tools, tests and the benchmark; pages use
-        the view model of ``docs/view-model.md``)."""
-        hand = self.hand
-        out: dict[str, Any] = {
-            "hands": self.hands,
-            "eliminated": [[e.seat, e.name, e.place] for e in self.eliminated],
-            "revealed": {str(seat): _codes(cards) for seat, cards in sorted(self.revealed.items())},
-        }
-        if hand is None or hand.started is None:
-            return out | {"hand": None}
-        out["hand"] = {
-            "number": hand.started.hand_number,
-            "street": str(hand.street),
-            "board": [c.code for c in hand.board],
-            "pot": hand.total_pot,
-            "seats": {str(seat): {"name": name, "stack": hand.stack(seat), "bet": bet,
-                                  "cards": _codes(hand.hole_cards(seat) or ()),
-                                  "folded": hand.is_folded(seat), "shown": hand.is_shown(seat),
-                                  "mucked": hand.is_mucked(seat)}
-                      for seat, name, bet in zip(hand.seats, hand.names, hand.bets,
-                                                 strict=True)},
-        }
-        return out
-
-
-def _codes(cards: Iterable[Card | None]) -> list[str | None]:
-    return [None if card is None else card.code for card in cards]
 
 
 def due_items(spec: ChannelSpec, events: Iterable[TableEvent], now: float,

@@ -193,10 +193,11 @@ class TableViewReducer:
     def apply(self, state: TableViewState, item: ChannelItem) -> TableViewState:
         """Take one released item (updates ``state`` in place and returns it)."""
         entry = item.event
-        state.as_of = entry.time
         state.items += 1
         payload = entry.payload
         if item.revealed:
+            # A hand's secrets follow its end, each with the time it was logged: the channel
+            # stays as of the hand's end (``as_of`` never goes back).
             # Only the cards of a deal or muck that still stands: the revealed item has the
             # seq of the public view this channel saw; an undone deal's cards are not shown.
             shown = state.fed.get(entry.seq)
@@ -209,6 +210,7 @@ class TableViewReducer:
                     new if new is not None else (have[k] if k < len(have) else None)
                     for k, new in enumerate(payload.cards))
             return state
+        state.as_of = entry.time
         tournament = state.tournament
         if tournament is not None:
             self.tournament.apply(tournament, payload, entry.time)

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Generic, Protocol, TypeVar
 
-from engine.channels import ChannelItem, ChannelSpec, ChannelState, ChannelView
+from engine.channels import ChannelItem, ChannelSpec, ChannelView
 from engine.errors import FeltcastError
 from engine.log import LoggedEvent, TableEvent
 from overlay.store import EventStore
@@ -43,7 +43,6 @@ from overlay.store import EventStore
 __all__ = [
     "ChannelHub",
     "ChannelMessage",
-    "EngineReducer",
     "EventListReducer",
     "Reducer",
     "Subscription",
@@ -61,7 +60,7 @@ Clock = Callable[[], float]
 
 class Reducer(Protocol[S]):
     """How a channel's state and view are built from the items it releases (pluggable: the
-    service plugs in the hand engine's replay and the page view model)."""
+    service plugs in the page view model, :class:`engine.view.TableViewReducer`)."""
 
     def initial(self) -> S:
         """The state of an empty log."""
@@ -85,26 +84,6 @@ class EventListReducer:
 
     def snapshot(self, state: list[dict[str, Any]]) -> dict[str, Any]:
         return {"items": list(state)}
-
-
-class EngineReducer:
-    """The hand engine's replay of what the channel released (:class:`ChannelState`); the
-    view is ``draw(state)``, by default :meth:`ChannelState.picture`. The service passes the
-    page view model's ``draw``."""
-
-    def __init__(self, draw: Callable[[ChannelState], dict[str, Any]] = ChannelState.picture,
-                 ) -> None:
-        self.draw = draw
-
-    def initial(self) -> ChannelState:
-        return ChannelState()
-
-    def apply(self, state: ChannelState, item: ChannelItem) -> ChannelState:
-        state.apply(item)
-        return state
-
-    def snapshot(self, state: ChannelState) -> dict[str, Any]:
-        return self.draw(state)
 
 
 def merge_patch(old: Any, new: Any) -> Any:

@@ -3,7 +3,10 @@
 ``feltcast log info`` prints the log's id, schema version and size by secrecy class.
 ``feltcast log show --channel venue --at TIME`` prints, as JSON lines, exactly what a channel
 had released at a moment (default: now): the audit question "what did the venue screens, or
-the stream, show at 21:14?". ``--view`` prints the channel's state at that moment instead.
+the stream, show at 21:14?". ``--view`` prints instead the view the channel's pages had at that
+moment (``docs/view-model.md``), drawn by the service's own reducer
+(:func:`overlay.channel_views.view_reducers`); ``--config`` gives the table's configuration
+(its channels, table name, seats, blind structure, tournament) as the service had it.
 The log is read from ``<data-dir>/feltcast.db`` or ``--url``; nothing is written.
 """
 
@@ -22,13 +25,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for name, text in (("info", "the log's id, schema version and size"),
                        ("show", "what a channel had released at a moment, as JSON lines")):
         action = sub.add_parser(name, help=text, description=text)
-        action.add_argument("--data-dir", type=Path, default=Path("data"),
-                            help="the data directory holding feltcast.db (default: data)")
+        action.add_argument("--data-dir", type=Path, default=None,
+                            help="the data directory holding feltcast.db (default: the "
+                                 "configuration's, else data)")
         action.add_argument("--url", default="", help="a sqlite:/// or postgresql:// URL "
                                                       "instead of the data directory")
+        action.add_argument("--config", type=Path, default=None,
+                            help="the TOML configuration the service ran with (channels, "
+                                 "table, tournament); default: the built-in settings")
         if name == "show":
             action.add_argument("--channel", default="venue",
-                                help="venue, delayed, secure or reveal (default: venue)")
+                                help="venue, delayed, secure, reveal, operator or a configured "
+                                     "channel (default: venue)")
             action.add_argument("--delay", type=float, default=None,
                                 help="the delayed channel's delay in seconds (default 900)")
             action.add_argument("--at", type=float, default=None,
@@ -36,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             action.add_argument("--after", type=int, default=0,
                                 help="only items of log entries after this sequence number")
             action.add_argument("--view", action="store_true",
-                                help="print the channel's state at that moment instead")
+                                help="print instead the view the channel's pages had then")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -44,12 +52,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_log(args: argparse.Namespace, out: TextIO) -> int:
-    from engine.channels import ChannelState, channels_from_config, due_items
+    from engine.channels import due_items
     from engine.errors import ConfigError
     from engine.events import Secrecy
+    from overlay.app import channel_specs
+    from overlay.channel_views import view_reducers
+    from overlay.config import load_config, with_overrides
     from overlay.store import open_existing_store, schema_version
 
-    store = open_existing_store(args.url, args.data_dir)
+    config = load_config(args.config)
+    store = open_existing_store(args.url or config.database_url,
+                                args.data_dir or config.data_dir)
     engine = store.engine
     try:
         entries = list(store.iter_all())
@@ -61,18 +74,19 @@ def run_log(args: argparse.Namespace, out: TextIO) -> int:
                   f"{len(entries)} events ({', '.join(f'{n} {k}' for k, n in counts.items())})"
                   f"{span}", file=out)
             return 0
-        config = {} if args.delay is None else {"delayed": {"delay": args.delay}}
-        channels = channels_from_config(config)
+        channels = channel_specs(with_overrides(config, delay=args.delay))
         if args.channel not in channels:
             raise ConfigError("--channel", f"no channel {args.channel!r} "
                                            f"({', '.join(channels)})")
+        spec = channels[args.channel]
         now = time.time() if args.at is None else args.at
-        items = due_items(channels[args.channel], entries, now)
+        items = due_items(spec, entries, now)
         if args.view:
-            state = ChannelState()
+            reducer = view_reducers(config, [spec])[spec.name]
+            state = reducer.initial()
             for item in items:
-                state.apply(item)
-            print(json.dumps(state.picture()), file=out)
+                state = reducer.apply(state, item)
+            print(json.dumps(reducer.snapshot(state)), file=out)
             return 0
         for item in items:
             if item.event.seq > args.after:

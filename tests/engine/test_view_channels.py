@@ -8,86 +8,39 @@ the full log replayed by the engine.
 * ``reveal`` after the hand: the hole cards the full log dealt;
 * ``delayed`` and ``secure`` (full): the engine's hole cards, and the equity of
   :func:`engine.equity.equity` with folded and mucked cards dead (R20);
-* every channel: burn cards nowhere (R19), stacks and chips in the middle as the engine has
-  them, every documented field present, and the hub's snapshot plus patches equal the view.
+* every channel: burn cards nowhere (R19), names, stacks, bets, chips in the middle and
+  eliminations (R22) as the engine has them, every documented field present, and the hub's
+  snapshot plus patches equal the view.
+
+The oracle (:class:`tests.engine.viewkit.Oracle`, :func:`tests.engine.viewkit.check_view`) is
+shared with the leak test (``tests/log/test_leak.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.cards import Card
-from engine.channels import ChannelFilter, ChannelSpec
-from engine.equity import EquityResult, equity
-from engine.events import CardBurned, HandShown, HandStarted
-from engine.hand import Hand
-from engine.log import TableEvent
-from engine.view import HAND_EVENTS, TableViewReducer
+from engine.channels import ChannelSpec
+from engine.view import TableViewReducer
 from overlay.hub import ChannelHub, apply_merge_patch
-from tests.engine.viewkit import DELAYED, REVEAL, SECURE, SPECS, VENUE, released, shape_errors
+from tests.engine.viewkit import (
+    DELAYED,
+    REVEAL,
+    SECURE,
+    SPECS,
+    VENUE,
+    Oracle,
+    check_view,
+    codes,
+    drop_nulls,
+    released,
+    shape_errors,
+)
 from tests.log.hands import random_log
-
-HAND_ENDS = ("hand_ended", "hand_voided")
-
-
-@dataclass
-class Truth:
-    """The full log's current hand after each sequence number (what really happened)."""
-
-    hand: Hand
-    shown: dict[int, tuple[str, ...]]
-    burned: set[str]
-    ended: bool
-
-
-@dataclass
-class Oracle:
-    entries: list[TableEvent]
-    truths: dict[int, Truth] = field(default_factory=dict)
-
-    @classmethod
-    def of(cls, entries: list[TableEvent]) -> Oracle:
-        oracle = cls(entries)
-        events: list[Any] = []
-        shown: dict[int, tuple[str, ...]] = {}
-        burned: set[str] = set()
-        ended = False
-        hand = Hand()
-        for entry in entries:
-            payload = entry.payload
-            if isinstance(payload, HandStarted):
-                events, shown, burned, ended = [], {}, set(), False
-            if isinstance(payload, CardBurned) and payload.card is not None:
-                burned.add(payload.card.code)
-            if isinstance(payload, HandShown):
-                shown[payload.seat] = tuple(c.code for c in payload.cards)
-            if payload.kind in HAND_ENDS:
-                ended = True
-            if isinstance(payload, HAND_EVENTS):  # not eliminations nor capture records
-                events.append(payload)
-                hand = Hand.replay(events)
-            oracle.truths[entry.seq] = Truth(hand, dict(shown), set(burned), ended)
-        return oracle
-
-
-_EQUITY: dict[tuple[Any, ...], EquityResult] = {}
-
-
-def engine_equity(hands: list[tuple[Card, ...]], board: tuple[Card, ...],
-                  dead: tuple[Card, ...]) -> EquityResult:
-    key = (tuple(hands), board, tuple(sorted(dead, key=lambda c: c.index)))
-    if key not in _EQUITY:
-        _EQUITY[key] = equity(hands, board, dead)
-    return _EQUITY[key]
-
-
-def codes(cards: Any) -> list[str | None]:
-    return [] if cards is None else [c.code if c is not None else None for c in cards]
 
 
 def check_channel(spec: ChannelSpec, oracle: Oracle) -> int:
@@ -103,67 +56,10 @@ def check_channel(spec: ChannelSpec, oracle: Oracle) -> int:
         horizon = max(horizon, item.event.seq)
         truth = oracle.truths[horizon]
         assert shape_errors(view) == [], (spec.name, horizon)
+        # The view is as of the last log entry released (reveals follow their hand's end).
+        assert view["channel"]["as_of"] == oracle.entries[horizon - 1].time, spec.name
         compared += check_view(spec, view, truth)
     return compared
-
-
-def check_view(spec: ChannelSpec, view: dict[str, Any], truth: Truth) -> int:
-    hand = truth.hand
-    seats = {entry["seat"]: entry for entry in view["seats"]}
-    live = set(hand.live_seats)
-    # R19: a burn card of this hand appears in no card field of any channel.
-    visible = set(view["table"]["board"])
-    for entry in view["seats"]:
-        visible |= {c for c in entry["cards"] if c} | set(entry["best_five"] or ())
-    assert not visible & truth.burned, (spec.name, visible & truth.burned)
-    assert view["table"]["board"] == codes(hand.board)
-    for seat in hand.seats:
-        assert seats[seat]["stack"] == hand.stack(seat), (spec.name, seat)
-    if not hand.is_over and not hand.awards:
-        in_middle = sum(p["amount"] for p in view["table"]["pots"])
-        assert in_middle + sum(hand.bets) == hand.total_pot
-    full = spec.filter is ChannelFilter.FULL
-    revealed = spec.filter is ChannelFilter.REVEAL_AFTER_HAND and truth.ended
-    for seat in hand.seats:
-        entry = seats[seat]
-        real = codes(hand.hole_cards(seat))
-        if full:
-            assert entry["cards"] == real, (spec.name, seat)
-        elif revealed:  # revealed items follow the hand's end: a card is null or the real one
-            tabled = list(truth.shown.get(seat, ()))
-            assert entry["cards"] == tabled or all(
-                c is None or c == r for c, r in zip(entry["cards"], real, strict=True)), (
-                spec.name, seat)
-        elif seat in truth.shown:
-            assert entry["cards"] == list(truth.shown[seat])
-        else:  # R20: nobody at the table may learn an untabled hand
-            assert all(c is None for c in entry["cards"]), (spec.name, seat, entry["cards"])
-            for key in ("equity", "hand", "best_five", "outs"):
-                assert entry[key] is None, (spec.name, seat, key)
-    if not full and not revealed:
-        with_equity = [s for s in hand.seats if seats[s]["equity"] is not None]
-        if with_equity:
-            assert live <= set(truth.shown), "equity from an untabled hand"
-    if not full or hand.street.value == "void" or len(live) < 2:
-        return 0
-    known = {s: hand.hole_cards(s) for s in hand.seats}
-    players = [s for s in hand.seats if s in live]
-    if any(known[s] is None or None in known[s] for s in players):  # type: ignore[operator]
-        assert all(seats[s]["equity"] is None for s in hand.seats)
-        return 0
-    dead = tuple(c for s in hand.seats if s not in live for c in (known[s] or ()) if c)
-    hands = [tuple(c for c in known[s] or () if c) for s in players]
-    result = engine_equity(hands, tuple(hand.board), dead)
-    for seat, player in zip(players, result.players, strict=True):
-        assert seats[seat]["equity"] == {"win": round(float(player.win), 4),
-                                         "tie": round(float(player.tie), 4),
-                                         "equity": round(float(player.equity), 4)}
-        outs = seats[seat]["outs"]
-        if player.outs is None or player.outs.leading:
-            assert outs is None
-        else:
-            assert outs == {"cards": codes(player.outs.outs), "count": len(player.outs.outs)}
-    return 1
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -222,14 +118,6 @@ async def test_the_hub_snapshot_plus_patches_equal_the_reducers_view() -> None:
         assert drop_nulls(view) == drop_nulls(expected)  # RFC 7386: null is a deletion
         assert hub.revision == len(released(spec, entries))
         hub.close()
-
-
-def drop_nulls(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: drop_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [drop_nulls(v) for v in value]
-    return value
 
 
 def test_after_every_undo_the_view_is_the_view_before_the_undone_command() -> None:

@@ -165,33 +165,39 @@ def test_reveal_with_a_delay_releases_the_reveal_with_the_hand_end() -> None:
         [False, False, False, True]
 
 
-def test_channel_state_is_the_engine_replay_of_what_the_channel_saw() -> None:
-    from engine.channels import ChannelState
+def test_each_channel_view_is_the_engine_replay_of_what_the_channel_saw() -> None:
+    """The page view (engine/view.py, as the service builds it) from the items each channel
+    released: hole cards per the filter, revealed after the hand on ``reveal``, the burn card
+    nowhere (R19), the same stacks and eliminations (R22) everywhere."""
+    import json
+
     from engine.events import PlayerEliminated
+    from engine.view import reducer_for
 
     hand_log = log(START, HOLE, HoleCardsDealt(5, parse_cards("7c2d")), BURN,
                    ActionTaken(5, ActionKind.FOLD), HandEnded(stacks=(105, 95)),
                    PlayerEliminated(5, "B", 2, 1))
-    states = {}
+    views = {}
     for name in ("secure", "venue", "reveal"):
-        state = ChannelState()
-        assert state.hand is None and state.picture()["hand"] is None
+        reducer = reducer_for(BUILTIN_CHANNELS[name])
+        state = reducer.initial()
+        assert reducer.snapshot(state)["table"]["hand_number"] is None
         for item in due_items(BUILTIN_CHANNELS[name], hand_log, 1e9):
-            state.apply(item)
-        states[name] = state.picture()
-    full, venue, reveal = states["secure"], states["venue"], states["reveal"]
-    assert full["hand"]["seats"]["3"]["cards"] == ["Ah", "Kd"]
-    assert venue["hand"]["seats"]["3"]["cards"] == [None, None]
-    assert reveal["hand"]["seats"]["3"]["cards"] == [None, None]
-    assert reveal["revealed"] == {"3": ["Ah", "Kd"], "5": ["7c", "2d"]}
-    assert venue["revealed"] == full["revealed"] == {}
-    for picture in (full, venue, reveal):
-        assert picture["hands"] == 1 and picture["eliminated"] == [[5, "B", 2]]
-        assert picture["hand"]["street"] == "complete"
-        assert [s["stack"] for s in picture["hand"]["seats"].values()] == \
-            [s["stack"] for s in full["hand"]["seats"].values()]
-    assert "2c" not in str(states)  # the burn card (R19)
-    state = ChannelState()
-    for item in due_items(BUILTIN_CHANNELS["venue"], hand_log, 1e9):
-        state.apply(item)
-    assert (state.seq, state.as_of) == (7, hand_log[-1].time)
+            state = reducer.apply(state, item)
+        views[name] = reducer.snapshot(state)
+
+    def cards(view: dict[str, Any]) -> dict[int, list[str | None]]:
+        return {s["seat"]: s["cards"] for s in view["seats"] if s["name"] is not None}
+
+    full, venue, reveal = views["secure"], views["venue"], views["reveal"]
+    assert cards(full) == {3: ["Ah", "Kd"], 5: ["7c", "2d"]}
+    assert cards(venue) == {3: [None, None], 5: [None, None]}
+    assert cards(reveal) == cards(full)  # the hand is over: its hole cards are revealed
+    stacks = [(s["seat"], s["stack"]) for s in full["seats"] if s["name"]]
+    assert [seat for seat, _ in stacks] == [3, 5]
+    for view in (full, venue, reveal):
+        assert view["table"]["hand_number"] == 1 and view["table"]["street"] == "over"
+        assert [(s["seat"], s["stack"]) for s in view["seats"] if s["name"]] == stacks
+        assert [(e["seat"], e["place"]) for e in view["tournament"]["eliminations"]] == [(5, 2)]
+        assert view["channel"]["as_of"] == hand_log[-1].time
+    assert '"2c"' not in json.dumps(views)  # the burn card (R19)
