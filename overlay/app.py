@@ -21,10 +21,10 @@ from aiohttp import WSMsgType, web
 
 from engine.channels import ChannelSpec
 from engine.events import HandEnded, HandStarted, HandVoided
-from engine.view import EquityCache, reducer_for
 from overlay.auth import Tokens, load_or_create_tokens, origin_allowed, presented_token
 from overlay.camera_bridge import CAMERAS_KEY, camera_ctx
 from overlay.capture_bridge import CAPTURE_KEY, capture_ctx
+from overlay.channel_views import view_reducers
 from overlay.config import Config
 from overlay.deck_desk import is_deck_command
 from overlay.hub import ChannelHub, TableLog
@@ -43,9 +43,9 @@ from overlay.keys import (
 from overlay.pages import PageRegistry
 from overlay.players_web import add_player_routes
 from overlay.store import EventStore, open_store
-from overlay.table_service import TableService, structure_for
+from overlay.table_service import TableService
 from overlay.tasks import cancel_and_wait
-from overlay.tournament_desk import settings_from_config, tournament_config
+from overlay.tournament_desk import tournament_config
 from overlay.web_errors import error_middleware, error_payload, json_error
 
 _log = logging.getLogger(__name__)
@@ -129,16 +129,11 @@ async def store_ctx(app: web.Application) -> AsyncIterator[None]:
 
 async def log_ctx(app: web.Application) -> AsyncIterator[None]:
     config, clock = app[CONFIG_KEY], app[CLOCK_KEY]
-    structure = structure_for(config)
-    equities = EquityCache(1024)  # one per table: channels ask for the same equities
-    tournament = settings_from_config(config)
-    hubs: dict[str, ChannelHub[Any]] = {}
-    for spec in channel_specs(config).values():
-        if spec.enabled:
-            hubs[spec.name] = ChannelHub(spec, reducer_for(
-                spec, table_name=config.table.name, seats=config.table.seats,
-                structure=structure, equity_cache=equities, tournament=tournament),
-                clock=clock, queue_size=WS_QUEUE)
+    specs = [spec for spec in channel_specs(config).values() if spec.enabled]
+    views = view_reducers(config, specs)  # the same views log show --view and the tests draw
+    hubs: dict[str, ChannelHub[Any]] = {
+        spec.name: ChannelHub(spec, views[spec.name], clock=clock, queue_size=WS_QUEUE)
+        for spec in specs}
     table_log = TableLog(app[STORE_KEY], hubs.values(), clock=clock)
     replayed = await table_log.start()
     _log.info("log replayed: %d events", replayed)
