@@ -20,7 +20,7 @@ from aiohttp import ClientSession
 from aiohttp.test_utils import TestServer
 
 from capture.rfid.decks import DeckRegistry
-from capture.simulator import SimulatedReader, simulated_deck, simulated_uid
+from capture.simulator import SimulatedReader, UidLineReader, simulated_deck, simulated_uid
 from engine.cards import Card
 from overlay.app import create_app
 from overlay.capture_bridge import CAPTURE_KEY, CaptureBridge
@@ -129,12 +129,15 @@ class ServiceRig:
 @contextlib.asynccontextmanager
 async def service_rig(tmp_path: Path, *, players: list[dict[str, Any]] | None = None,
                       channels: dict[str, Any] | None = None,
-                      deck: bool = True,
+                      deck: bool = True, protocol: str = "native",
                       scan_interval: float = 0.05) -> AsyncIterator[ServiceRig]:
+    """``protocol`` "uid-lines": the table's reader is a home-built board printing one tag
+    read per line (:class:`capture.simulator.UidLineReader`), configured as such."""
     data = tmp_path / "data"
     if deck:
         register_deck(data)
-    sim = SimulatedReader(READER, scan_interval=scan_interval, heartbeat_interval=0.25)
+    sim = (UidLineReader(READER, scan_interval=scan_interval) if protocol == "uid-lines" else
+           SimulatedReader(READER, scan_interval=scan_interval, heartbeat_interval=0.25))
     link = tmp_path / "reader.tty"
     await sim.open_pty(link)
     config = parse_config({
@@ -143,6 +146,7 @@ async def service_rig(tmp_path: Path, *, players: list[dict[str, Any]] | None = 
         "delay": {"seconds": 30},
         "channels": channels if channels is not None else {"secure": {"enabled": True}},
         "capture": {"readers": [{"name": READER, "transport": "serial", "address": str(link),
+                                 "protocol": protocol,
                                  "antennas": {str(s): f"seat{s}" for s in range(1, 10)}
                                  | {"11": "board", "12": "muck", "13": "burn"}}]},
         "data_dir": str(data),
