@@ -1,0 +1,38 @@
+"""Every configuration example in the README and docs/ is one the service accepts: a key
+renamed or a rule tightened in overlay/config.py cannot leave a stale example behind."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from engine.errors import ConfigError
+from overlay.config import parse_config
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+TOML_BLOCK = re.compile(r"^```toml\n(.*?)^```", re.MULTILINE | re.DOTALL)
+
+
+def examples() -> list[tuple[str, str]]:
+    return [(f"{path.name}#{number}", block) for path in DOCUMENTS
+            for number, block in enumerate(TOML_BLOCK.findall(path.read_text()), 1)]
+
+
+def test_the_documents_have_examples() -> None:
+    names = {name.split("#")[0] for name, _ in examples()}
+    assert {"README.md", "rfid-protocol.md", "tournament.md", "obs.md"} <= names
+
+
+@pytest.mark.parametrize(("name", "block"), examples(), ids=[name for name, _ in examples()])
+def test_every_configuration_example_is_accepted(name: str, block: str) -> None:
+    parse_config(tomllib.loads(block))
+
+
+def test_a_stale_example_would_be_caught() -> None:
+    with pytest.raises(ConfigError, match="unknown key"):
+        parse_config(tomllib.loads('[[capture.readers]]\nname = "t"\ntransport = "serial"\n'
+                                   'address = "/dev/ttyUSB0"\nprotcol = "uid-lines"\n'))
