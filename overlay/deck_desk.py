@@ -33,6 +33,7 @@ _log = logging.getLogger(__name__)
 DECK_COMMANDS: Mapping[str, tuple[str, ...]] = {
     "deck_scan_start": ("name", "reader", "antenna"),
     "deck_scan_cancel": (),
+    "deck_scan_save": ("name",),
     "deck_activate": ("name",),
     "deck_retire": ("name",),
 }
@@ -114,12 +115,13 @@ class DeckDesk:
             text = {None: f"Deck {scan.name!r} is verified: saving it.",
                     True: f"Deck {scan.name!r} is registered, verified and saved: take it "
                           "off the antenna and activate it.",
-                    False: f"Deck {scan.name!r} was not saved."}[self._saved]
+                    False: f"Deck {scan.name!r} is verified but was not saved: save it "
+                           "under another name, or close it."}[self._saved]
         return {"name": scan.name, "phase": str(prompt.phase),
                 "card": prompt.card.code if prompt.card is not None else None,
                 "text": text, "done": prompt.index if prompt.phase is not Phase.DONE else 52,
                 "total": 52, "reader": reader, "antenna": antenna,
-                "message": self._message}
+                "message": self._message, "saved": self._saved}
 
     def alert(self) -> dict[str, Any] | None:
         """A warning while a hand runs during a scan: that antenna's reads miss the hand."""
@@ -158,6 +160,8 @@ class DeckDesk:
                 await self._start(command["name"], command["reader"], command["antenna"])
             elif kind == "deck_scan_cancel":
                 self.cancel()
+            elif kind == "deck_scan_save":
+                await self._save_again(command["name"])
             elif kind == "deck_activate":
                 self._refuse_during_hand("change the active deck")
                 await asyncio.to_thread(self.registry.activate, command["name"], self.table_name)
@@ -213,6 +217,25 @@ class DeckDesk:
         self.capture.divert(reader, antenna, feed)
         self._task = asyncio.create_task(self._run(feed), name="deck-scan")
         _log.info("deck scan of %r started on %s antenna %d", name, reader, antenna)
+        self._changed()
+
+    async def _save_again(self, name: str) -> None:
+        """Save a verified scan whose saving failed (a name taken meanwhile, the database
+        away), under ``name``: 52 cards are not scanned twice for it. A refusal leaves the
+        scan as it is, to be saved under another name or closed."""
+        scan = self._scan
+        if scan is None or scan.phase is not Phase.DONE or self._saved is not False:
+            raise IllegalActionError("there is no verified deck waiting to be saved")
+        try:
+            await asyncio.to_thread(self.registry.save, name, scan.cards())
+        except DeckRegistrationError as error:
+            self._message = f"the deck could not be saved: {error}"
+            self._changed()
+            raise
+        scan.name = name
+        self._saved, self._message = True, None
+        _log.info("deck %r registered and verified (saved on the second try)", scan.name)
+        await self.reload()
         self._changed()
 
     def cancel(self) -> None:

@@ -79,6 +79,16 @@ function renderScan(scan, busy) {
   const verb = scan.phase === "verify" ? "verified" : "registered";
   setText($("deck-scan-count"), `${scan.done} of ${scan.total} ${verb}`);
   setText($("deck-scan-message"), scan.message || "");
+  // A verified scan that could not be saved (e.g. its name was taken meanwhile) is saved
+  // under another name: the cards are not scanned again. The name is filled in once.
+  const save = $("deck-save");
+  save.hidden = !(scan.phase === "done" && scan.saved === false);
+  if (save.hidden) delete save.dataset.scan;
+  else if (save.dataset.scan !== scan.name) {
+    save.dataset.scan = scan.name;
+    $("deck-save-name").value = scan.name;
+  }
+  $("btn-deck-save").disabled = busy;
   const cancel = $("btn-deck-cancel");
   setText(cancel, scan.phase === "done" ? "Close" : "Cancel scan");
   cancel.disabled = busy;
@@ -98,7 +108,7 @@ export function renderDecks(op, busy, send) {
   $("btn-deck-start").disabled = busy;
 }
 
-/** Wire the register form and the cancel button to `send(type, fields)`. */
+/** Wire the register and save forms and the cancel button to `send(type, fields)`. */
 export function wireDecks(send) {
   $("deck-form").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -106,6 +116,11 @@ export function wireDecks(send) {
     const antenna = Number.parseInt($("deck-antenna").value, 10);
     if (!name || !Number.isInteger(antenna)) return;
     send("deck_scan_start", { name, reader: $("deck-reader").value, antenna });
+  });
+  $("deck-save").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const name = $("deck-save-name").value.trim();
+    if (name) send("deck_scan_save", { name });
   });
   $("btn-deck-cancel").addEventListener("click", () => send("deck_scan_cancel"));
 }

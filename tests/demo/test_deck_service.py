@@ -8,8 +8,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from capture.rfid.decks import DeckRegistry
 from capture.simulator import simulated_uid
 from engine.cards import REGISTRATION_ORDER, Card
+from overlay.store import create_db_engine, database_url
 
 from .rig import READER, ServiceRig, service_rig, uid
 
@@ -40,6 +42,25 @@ def scan_at(done: int, phase: str = "scan") -> Any:
     return lambda d: (d["scan"] is not None and d["scan"]["phase"] == phase
                       and d["scan"]["done"] == done
                       and not d["scan"]["text"].startswith("Take"))
+
+
+async def present_the_deck(rig: ServiceRig) -> list[str]:
+    """Present every card the scan asks for, then verify (the ace, then the whole deck at
+    once); returns the cards asked for, in order."""
+    prompts: list[str] = []
+    for index in range(52):
+        decks = await decks_view(rig, scan_at(index), f"the prompt for card {index + 1}")
+        prompts.append(decks["scan"]["card"])
+        rig.sim.place(BOARD, new_uid(decks["scan"]["card"]))
+        await decks_view(rig, lambda d, n=index + 1: d["scan"]["done"] == n
+                         or d["scan"]["phase"] != "scan", f"card {index + 1} accepted")
+        rig.sim.clear(BOARD)
+    decks = await decks_view(rig, scan_at(0, "verify"), "the verification prompt")
+    assert decks["scan"]["card"] == "As" and "Verification" in decks["scan"]["text"]
+    rig.sim.place(BOARD, new_uid("As"))
+    await decks_view(rig, lambda d: d["scan"]["done"] == 1, "the ace verified")
+    rig.sim.place(BOARD, *(new_uid(c.code) for c in REGISTRATION_ORDER[1:]))
+    return prompts
 
 
 async def refused(rig: ServiceRig, kind: str, **fields: Any) -> tuple[int, dict[str, Any]]:
@@ -87,24 +108,10 @@ async def test_a_whole_guided_scan_through_the_service_saves_an_activatable_deck
         rig.sim.clear(BOARD)
 
         # The scan: present each card the operator page asks for, in its order.
-        prompts: list[str] = []
-        for index in range(52):
-            decks = await decks_view(rig, scan_at(index), f"the prompt for card {index + 1}")
-            prompts.append(decks["scan"]["card"])
-            rig.sim.place(BOARD, new_uid(decks["scan"]["card"]))
-            await decks_view(rig, lambda d, n=index + 1: d["scan"]["done"] == n
-                             or d["scan"]["phase"] != "scan", f"card {index + 1} accepted")
-            rig.sim.clear(BOARD)
-        assert prompts == [card.code for card in REGISTRATION_ORDER]
-
-        # The verification pass: one card in order, then the whole deck at once.
-        decks = await decks_view(rig, scan_at(0, "verify"), "the verification prompt")
-        assert decks["scan"]["card"] == "As" and "Verification" in decks["scan"]["text"]
-        rig.sim.place(BOARD, new_uid("As"))
-        await decks_view(rig, lambda d: d["scan"]["done"] == 1, "the ace verified")
-        rig.sim.place(BOARD, *(new_uid(c.code) for c in REGISTRATION_ORDER[1:]))
+        assert await present_the_deck(rig) == [card.code for card in REGISTRATION_ORDER]
         decks = await decks_view(rig, lambda d: any(x["name"] == "Blue 2" for x in d["decks"]),
                                  "the deck saved")
+        assert decks["scan"]["saved"] is True
         assert decks["scan"]["phase"] == "done" and decks["scan"]["done"] == 52
         assert "saved" in decks["scan"]["text"]
         assert {"name": "Blue 2", "status": "ready", "cards": 52} in decks["decks"]
@@ -164,3 +171,36 @@ async def test_a_cancelled_scan_saves_nothing_and_gives_the_antenna_back(
         view = await rig.until_view("operator", lambda v: rig.alerts(v, "unknown_uid"),
                                     what="the unknown tag on the board")
         assert rig.alerts(view, "unknown_uid")
+
+
+async def test_a_verified_deck_whose_name_was_taken_meanwhile_is_saved_under_another(
+        tmp_path: Path) -> None:
+    """52 cards are not scanned twice because a save failed: the verified scan waits."""
+    async with service_rig(tmp_path, scan_interval=0.02) as rig:
+        status, error = await refused(rig, "deck_scan_save", name="Blue 2")
+        assert status == 409 and "no verified deck waiting" in error["message"]
+        await rig.ok("deck_scan_start", name="Blue 2", reader=READER, antenna=BOARD)
+        # Meanwhile somebody saves a deck called Blue 2 (feltcast deck, another console).
+        engine = create_db_engine(database_url("", tmp_path / "data"))
+        try:
+            DeckRegistry(engine).save("Blue 2", {card: simulated_uid(card, 3)
+                                                 for card in REGISTRATION_ORDER})
+        finally:
+            engine.dispose()
+        await present_the_deck(rig)
+        decks = await decks_view(rig, lambda d: d["scan"]["phase"] == "done"
+                                 and d["scan"]["saved"] is False, "the failed save")
+        assert "already exists" in decks["scan"]["message"]
+        assert "save it under another name" in decks["scan"]["text"]
+        rig.sim.clear(BOARD)
+        # A name that is taken again is refused, and the scan still waits.
+        status, error = await refused(rig, "deck_scan_save", name="Simulator 1")
+        assert status == 422 and "already exists" in error["message"]
+        decks = await decks_view(rig, lambda d: d["scan"]["saved"] is False, "still waiting")
+        await rig.ok("deck_scan_save", name="Blue 3")
+        decks = await decks_view(rig, lambda d: d["scan"]["saved"] is True, "saved as Blue 3")
+        assert decks["scan"]["name"] == "Blue 3" and "saved" in decks["scan"]["text"]
+        assert {"name": "Blue 3", "status": "ready", "cards": 52} in decks["decks"]
+        await rig.ok("deck_activate", name="Blue 3")
+        await decks_view(rig, lambda d: d["active"] == "Blue 3", "Blue 3 active")
+        assert rig.bridge.deck == "Blue 3"

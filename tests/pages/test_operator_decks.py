@@ -90,6 +90,28 @@ def test_the_decks_panel_shows_the_scan_prompt_and_sends_deck_commands(
     page.click("#btn-deck-cancel")
     settle(page)
     assert sent(harness, 4)[-1] == {"type": "deck_scan_cancel"}
+    expect(page.locator("#deck-save")).to_be_hidden()
+
+    # Verified but not saved (its name was taken meanwhile): saved under another name.
+    unsaved = {**SCAN, "phase": "done", "card": None, "done": 52, "saved": False,
+               "text": "Deck 'Green 3' is verified but was not saved: save it under another "
+                       "name, or close it.",
+               "message": "the deck could not be saved: a deck called 'Green 3' already exists"}
+    harness.push_snapshot("operator", decks_view(unsaved), 4)
+    expect(page.locator("#deck-save")).to_be_visible()
+    expect(page.locator("#deck-save-name")).to_have_value("Green 3")
+    expect(page.locator("#deck-scan-message")).to_contain_text("already exists")
+    page.fill("#deck-save-name", "Green 4")
+    harness.push_snapshot("operator", decks_view({**unsaved, "message": None}), 5)
+    expect(page.locator("#deck-save-name")).to_have_value("Green 4")  # what was typed stays
+    page.click("#btn-deck-save")
+    settle(page)
+    assert sent(harness, 5)[-1] == {"type": "deck_scan_save", "name": "Green 4"}
+    saved = {**unsaved, "name": "Green 4", "saved": True, "message": None,
+             "text": "Deck 'Green 4' is registered, verified and saved: take it off the "
+                     "antenna and activate it."}
+    harness.push_snapshot("operator", decks_view(saved), 6)
+    expect(page.locator("#deck-save")).to_be_hidden()
 
 
 def test_the_decks_panel_is_hidden_without_rfid(page: Page, harness: Harness) -> None:
