@@ -36,7 +36,6 @@ from capture.rfid.protocol import (
     Heartbeat,
     Hello,
     Inventory,
-    LineDecoder,
     format_line,
 )
 from capture.rfid.reader import RfidCapture
@@ -118,7 +117,7 @@ def replay_virtual(records: Sequence[TraceRecord], capture: RfidCapture, reader:
     after the last record, exactly as the live capture would be.
     """
     coordinator = capture.coordinators[reader]
-    decoder = LineDecoder(require_checksum=coordinator.config.require_checksum)
+    decoder = coordinator.config.decoder()
     now = start
     for record in records:
         target = start + record.t
@@ -413,6 +412,41 @@ class SimulatedReader:
     async def __aexit__(self, exc_type: type[BaseException] | None,
                         exc: BaseException | None, tb: TracebackType | None) -> None:
         await self.close()
+
+
+def spaced_read(antenna: int, uid: str) -> str:
+    """A home-built reader's line for one tag read: ``3: 04 A1 B2 C3 D4 E5 F6``."""
+    return f"{antenna}: {' '.join(uid[i:i + 2] for i in range(0, len(uid), 2))}"
+
+
+class UidLineReader(SimulatedReader):
+    """A home-built reader, as the ``uid-lines`` adapter (:mod:`capture.rfid.adapters`)
+    reads one: every scan it prints one line per tag on each antenna (``line_of(antenna,
+    uid)``, by default :func:`spaced_read`) and nothing for an empty antenna. No hello, no
+    heartbeat, no sequence numbers or checksums; it ignores what the host sends. Placing,
+    removing, faults (:meth:`inject` for firmware chatter) and unplugging work as for
+    :class:`SimulatedReader`."""
+
+    def __init__(self, name: str = "home", *,
+                 line_of: Callable[[int, str], str] = spaced_read,
+                 **options: object) -> None:
+        super().__init__(name, **options)  # type: ignore[arg-type]
+        self.line_of = line_of
+
+    def send_hello(self) -> None:
+        pass  # such firmware introduces itself to nobody
+
+    def scan(self) -> None:
+        for antenna in range(1, self.antennas + 1):
+            for uid in dict.fromkeys(self._tags[antenna]):
+                if self._rng.random() >= self.miss_rate:
+                    self.inject(self.line_of(antenna, uid) + "\r\n")
+
+    def heartbeat(self) -> None:
+        pass  # such firmware has none
+
+    def _host_data(self, data: bytes) -> None:
+        pass  # nor does it listen
 
 
 async def replay_real_time(records: Sequence[TraceRecord], reader: SimulatedReader,

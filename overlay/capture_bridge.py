@@ -134,7 +134,8 @@ def antenna_map_of(readers: Sequence[overlay_config.ReaderConfig],
 
 
 def capture_readers(readers: Sequence[overlay_config.ReaderConfig]) -> list[ReaderConfig]:
-    return [ReaderConfig(r.name, endpoint_of(r, i)) for i, r in enumerate(readers)]
+    return [ReaderConfig(r.name, endpoint_of(r, i), watchdog_s=r.watchdog_s, uid_lines=r.uid_lines)
+            for i, r in enumerate(readers)]
 
 
 # -- the bridge -----------------------------------------------------------------------------

@@ -30,6 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from capture.rfid.adapters import DEFAULT_UID_PATTERN, UidLinesSettings
+from capture.rfid.antenna_map import STANDARD_ANTENNAS
 from engine.channels import ChannelSpec, channels_from_config
 from engine.errors import ConfigError
 from overlay.camera_config import CameraConfigSection, parse_cameras
@@ -100,6 +102,12 @@ class ReaderConfig:
     address: str
     antennas: Mapping[int, str] = field(default_factory=dict)
     baudrate: int = 115200
+    protocol: str = "native"
+    """``native`` (docs/rfid-protocol.md) or ``uid-lines`` (one tag read per line)."""
+    uid_lines: UidLinesSettings | None = None
+    """How a ``uid-lines`` reader's lines read (``pattern``, ``hold_s``)."""
+    watchdog_s: float | None = 3.0
+    """Silence that marks the reader offline; a ``uid-lines`` reader has none by default."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -399,7 +407,8 @@ def _parse_readers(raw: Mapping[str, Any]) -> tuple[ReaderConfig, ...]:
         path = f"capture.readers[{i}]"
         if not isinstance(entry, dict):
             raise ConfigError(path, "expected a table")
-        _reject_unknown(entry, path, {"name", "transport", "address", "antennas", "baudrate"})
+        _reject_unknown(entry, path, {"name", "transport", "address", "antennas", "baudrate",
+                                      "protocol", "pattern", "hold_s", "watchdog_s"})
         for key in ("name", "transport", "address"):
             if key not in entry:
                 raise ConfigError(f"{path}.{key}", "is missing")
@@ -420,7 +429,24 @@ def _parse_readers(raw: Mapping[str, Any]) -> tuple[ReaderConfig, ...]:
             if not isinstance(zone, str):
                 raise ConfigError(where, "expected a zone like 'seat 3', 'board', 'muck', 'burn'")
             antennas[int(key)] = zone
-        result.append(ReaderConfig(name, transport, address, antennas, baudrate))
+        protocol = _take(entry, "protocol", path, str, "native")
+        _choice(protocol, f"{path}.protocol", ("native", "uid-lines"))
+        uid_lines = None
+        if protocol == "uid-lines":
+            uid_lines = UidLinesSettings(
+                antennas=max(antennas, default=STANDARD_ANTENNAS),
+                pattern=_take(entry, "pattern", path, str, DEFAULT_UID_PATTERN),
+                hold_s=_take(entry, "hold_s", path, float, 0.5), where=path)
+        else:
+            for key in ("pattern", "hold_s"):
+                if key in entry:
+                    raise ConfigError(f"{path}.{key}", 'only for protocol = "uid-lines"')
+        watchdog: float | None = 3.0 if protocol == "native" else None
+        if "watchdog_s" in entry:
+            watchdog = _take(entry, "watchdog_s", path, float, 3.0)
+            _positive(watchdog, f"{path}.watchdog_s")
+        result.append(ReaderConfig(name, transport, address, antennas, baudrate, protocol,
+                                   uid_lines, watchdog))
     return tuple(result)
 
 

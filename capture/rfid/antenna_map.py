@@ -23,6 +23,9 @@ from dataclasses import dataclass
 from engine.capture_events import BOARD, BURN, MUCK, Zone, ZoneKind
 from engine.errors import ConfigError, InvalidInputError
 
+STANDARD_ANTENNAS = 13
+"""Antennas of the standard layout (:meth:`AntennaMap.standard`): seats, board, muck, burn."""
+
 AntennaKey = tuple[str, int]
 """(reader name, antenna number)."""
 

@@ -229,12 +229,47 @@ class LineError:
     error: ReaderProtocolError
 
 
+class LineSplitter:
+    """Splits a byte stream into raw lines, for any line-based reader protocol.
+
+    LF, CRLF and a lone CR all end a line; blank lines are dropped. A line longer than
+    :data:`MAX_LINE` is discarded up to its terminator and reported once, as an error.
+
+    >>> LineSplitter().feed(b"one\\r\\n\\ntwo\\rthr")
+    [b'one', b'two']
+    """
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+        self._discarding = False
+
+    def feed(self, data: bytes) -> list[bytes | ReaderProtocolError]:
+        out: list[bytes | ReaderProtocolError] = []
+        self._buffer += data
+        while True:
+            found = _TERMINATOR.search(self._buffer)
+            if found is None:
+                if len(self._buffer) > MAX_LINE:
+                    if not self._discarding:
+                        out.append(ReaderProtocolError(f"line longer than {MAX_LINE} bytes", ""))
+                    self._discarding = True
+                    self._buffer.clear()
+                return out
+            end = found.start()
+            raw = bytes(self._buffer[:end])
+            del self._buffer[:end + 1]
+            if self._discarding:
+                self._discarding = False
+                continue
+            if raw.strip(b" \t"):
+                out.append(raw)
+
+
 class LineDecoder:
     """Splits a byte stream into lines and parses them; tolerant of noise.
 
-    LF, CRLF and a lone CR all end a line; blank lines are ignored. A line longer than
-    :data:`MAX_LINE` is discarded up to its terminator and reported once. Nothing here raises:
-    every bad line comes out as a :class:`LineError`.
+    Lines as :class:`LineSplitter` cuts them. Nothing here raises: every bad line comes out as
+    a :class:`LineError`.
 
     >>> decoder = LineDecoder()
     >>> decoder.feed(b"\\x00\\xffgarbage\\r\\nHB seq=1 up=5\\r\\nINV se")
@@ -246,8 +281,7 @@ Heartbeat(seq=1, uptime_ms=5)]
 
     def __init__(self, *, require_checksum: bool = False) -> None:
         self.require_checksum = require_checksum
-        self._buffer = bytearray()
-        self._discarding = False
+        self._splitter = LineSplitter()
         self.lines = 0
         """Lines seen (valid or not)."""
         self.errors = 0
@@ -255,32 +289,13 @@ Heartbeat(seq=1, uptime_ms=5)]
 
     def feed(self, data: bytes) -> list[Message | LineError]:
         out: list[Message | LineError] = []
-        self._buffer += data
-        while True:
-            found = _TERMINATOR.search(self._buffer)
-            if found is None:
-                if len(self._buffer) > MAX_LINE:
-                    if not self._discarding:
-                        out.append(self._reject(ReaderProtocolError(
-                            f"line longer than {MAX_LINE} bytes", "")))
-                    self._discarding = True
-                    self._buffer.clear()
-                return out
-            end = found.start()
-            raw = bytes(self._buffer[:end])
-            del self._buffer[:end + 1]
-            if self._discarding:
-                self._discarding = False
-                continue
-            if not raw.strip(b" \t"):
-                continue
+        for raw in self._splitter.feed(data):
+            self.lines += 1
             try:
+                if isinstance(raw, ReaderProtocolError):
+                    raise raw
                 out.append(parse_line(raw, require_checksum=self.require_checksum))
-                self.lines += 1
             except ReaderProtocolError as error:
-                out.append(self._reject(error))
-
-    def _reject(self, error: ReaderProtocolError) -> LineError:
-        self.lines += 1
-        self.errors += 1
-        return LineError(error)
+                self.errors += 1
+                out.append(LineError(error))
+        return out

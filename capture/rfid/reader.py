@@ -38,6 +38,7 @@ from engine.capture_events import (
 from engine.cards import Card
 from engine.errors import ConfigError
 
+from .adapters import Decoder, NativeDecoder, UidLinesDecoder, UidLinesSettings
 from .antenna_map import AntennaMap
 from .presence import PresenceConfig, PresenceTracker
 from .protocol import (
@@ -46,7 +47,6 @@ from .protocol import (
     Heartbeat,
     Hello,
     Inventory,
-    LineDecoder,
     LineError,
     Message,
     UnknownLine,
@@ -64,8 +64,9 @@ class ReaderConfig:
 
     name: str
     endpoint: Endpoint
-    watchdog_s: float = 3.0
-    """Silence longer than this marks the reader offline (it sends HB every second)."""
+    watchdog_s: float | None = 3.0
+    """Silence longer than this marks the reader offline (it sends HB every second); None:
+    no watchdog (a reader that is quiet when it has nothing to say)."""
     backoff_initial_s: float = 0.5
     backoff_max_s: float = 15.0
     connect_timeout_s: float = 5.0
@@ -77,12 +78,23 @@ class ReaderConfig:
     accept_any_name: bool = False
     """Take whatever reader answers (a registration station), instead of refusing a reader
     whose HELLO name differs from ``name``."""
+    uid_lines: UidLinesSettings | None = None
+    """Set for a reader that prints one tag read per line (``protocol = "uid-lines"``,
+    :mod:`capture.rfid.adapters`) instead of speaking the native protocol. Such a reader is
+    quiet while no tag is on it: its watchdog is off unless ``watchdog_s`` is given for it."""
 
     def __post_init__(self) -> None:
         if not self.name:
             raise ConfigError("readers.name", "a reader needs a name")
-        if self.watchdog_s <= 0 or self.backoff_initial_s <= 0 or self.backoff_max_s <= 0:
+        if (self.watchdog_s is not None and self.watchdog_s <= 0) \
+                or self.backoff_initial_s <= 0 or self.backoff_max_s <= 0:
             raise ConfigError(f"readers.{self.name}", "timeouts must be positive")
+
+    def decoder(self) -> Decoder:
+        """A decoder for one connection to this reader."""
+        if self.uid_lines is not None:
+            return UidLinesDecoder(self.name, self.uid_lines)
+        return NativeDecoder(require_checksum=self.require_checksum)
 
     def backoff(self, failures: int) -> float:
         """Seconds to wait after ``failures`` failed attempts in a row."""
@@ -180,14 +192,20 @@ class ReaderCoordinator:
             failures += 1
 
     async def _pump(self, stream: ByteStream) -> tuple[FaultKind, str]:
-        decoder = LineDecoder(require_checksum=self.config.require_checksum)
-        await stream.write(HELLO_REQUEST.encode() + b"\n")
-        asked = self.clock()
-        heard = self.clock()
+        decoder = self.config.decoder()
+        watchdog = self.config.watchdog_s
+        if decoder.greets:
+            await stream.write(HELLO_REQUEST.encode() + b"\n")
+        asked = heard = self.clock()
+        self._take(decoder.poll(heard), heard)  # an adapter's reader "says" HELLO now
         while True:
-            timeout = self.config.watchdog_s - (self.clock() - heard)
-            if self._hello is None:
+            now = self.clock()
+            timeout = 3600.0 if watchdog is None else watchdog - (now - heard)
+            if self._hello is None and decoder.greets:
                 timeout = min(timeout, self.config.hello_retry_s)
+            due = decoder.next_poll()
+            if due is not None:
+                timeout = min(timeout, due - now)
             try:
                 # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow a
                 # cancellation that races with the read completing, and stop() would hang.
@@ -195,10 +213,12 @@ class ReaderCoordinator:
                     data = await stream.read()
             except TimeoutError:
                 now = self.clock()
-                if now - heard >= self.config.watchdog_s:
+                self._take(decoder.poll(now), now)
+                if watchdog is not None and now - heard >= watchdog:
                     return (FaultKind.READER_SILENT,
-                            f"silent for {now - heard:.1f} s (watchdog {self.config.watchdog_s} s)")
-                if self._hello is None and now - asked >= self.config.hello_retry_s:
+                            f"silent for {now - heard:.1f} s (watchdog {watchdog} s)")
+                if (self._hello is None and decoder.greets
+                        and now - asked >= self.config.hello_retry_s):
                     await stream.write(HELLO_REQUEST.encode() + b"\n")
                     asked = now
                 continue
@@ -206,14 +226,18 @@ class ReaderCoordinator:
                 return FaultKind.READER_OFFLINE, "connection closed"
             heard = self.clock()
             self.feed(decoder, data, heard)
-            if self._hello is None and heard - asked >= self.config.hello_retry_s:
+            if (self._hello is None and decoder.greets
+                    and heard - asked >= self.config.hello_retry_s):
                 await stream.write(HELLO_REQUEST.encode() + b"\n")  # it talks but never said
                 asked = heard                                        # HELLO: ask again
 
-    def feed(self, decoder: LineDecoder, data: bytes, now: float) -> None:
+    def feed(self, decoder: Decoder, data: bytes, now: float) -> None:
         """Decode ``data`` received at ``now`` and act on every line (also used to replay
         recorded traces on a virtual clock)."""
-        for item in decoder.feed(data):
+        self._take(decoder.feed(data, now), now)
+
+    def _take(self, items: Iterable[Message | LineError], now: float) -> None:
+        for item in items:
             try:
                 self._handle(item, now)
             except Exception:  # a bug must not take the reader down with it
