@@ -11,7 +11,10 @@ suit colours, so each deck in use is calibrated once from one clear, face-up ima
   feature channels (brightness and two colour-opponent channels, so red hearts and black
   spades, or a four-colour deck's green clubs, differ in colour as well as shape);
 - how alike the two most similar cards are (:attr:`CameraDeck.separation`): two images of
-  the same card under two names are refused.
+  the same card under two names are refused;
+- weights that tell the deck's clubs from its spades (:attr:`CameraDeck.clubs_spades`, learnt
+  from its club and spade indexes seen as a camera might see them:
+  :mod:`capture.camera.suitcheck`), the second opinion a club or a spade must pass.
 
 A deck is saved as one ``.npz`` file (:meth:`CameraDeck.save`, no pickles) or stored by name in
 the service's database next to the RFID decks (:class:`CameraDeckRegistry`).
@@ -55,9 +58,11 @@ from .geometry import (
     rectify,
     warp_region,
 )
+from .suitcheck import CLUBS, SAMPLES, SEED, SPADES, camera_views, learn_clubs_spades
 
-FORMAT_VERSION = 2
-"""2: templates white-balanced on the card stock (:func:`paper_gains`)."""
+FORMAT_VERSION = 3
+"""2: templates white-balanced on the card stock (:func:`paper_gains`); 3: the clubs-or-spades
+discriminant (:mod:`capture.camera.suitcheck`)."""
 PATCH_HEIGHT = 48
 """Height in pixels of an index template (the width follows from the index's shape)."""
 CHROMA_WEIGHT = 0.8
@@ -137,6 +142,11 @@ class CameraDeck:
     separation: float
     """How alike the two most alike cards are (lower is easier to tell apart): the smaller
     of their ranks' and their suits' normalised correlations."""
+    clubs_spades: Features
+    """``(3, h - split, w)`` weights of the clubs-or-spades discriminant on the suit rows
+    (:func:`.suitcheck.clubs_spades`: > 0 club, < 0 spade)."""
+    clubs_spades_bias: float
+    """Its bias."""
     created: float = 0.0
     """Wall-clock time of the calibration (seconds since the epoch)."""
     sources: tuple[str, ...] = ()
@@ -153,6 +163,10 @@ class CameraDeck:
         if not 4 <= self.split <= self.templates.shape[2] - 4:
             raise CameraDeckError(f"deck {self.name!r}: rank/suit split {self.split} is outside "
                                   "the index")
+        suit_rows = (3, self.templates.shape[2] - self.split, self.templates.shape[3])
+        if self.clubs_spades.shape != suit_rows:
+            raise CameraDeckError(f"deck {self.name!r}: clubs-or-spades weights must be "
+                                  f"{suit_rows}, got {self.clubs_spades.shape}")
 
     def __repr__(self) -> str:
         return f"<CameraDeck {self.name!r} index {self.patch[0]}x{self.patch[1]} px>"
@@ -220,7 +234,9 @@ class CameraDeck:
             raise CameraDeckError(
                 f"deck {name!r}: the images of {label(a)} and {label(b)} show the same card "
                 "(a duplicate file?)")
-        return cls(name.strip(), box, templates, split, separation, created=time.time(),
+        weights, bias = _clubs_spades(images, quads, box, (width, height), split)
+        return cls(name.strip(), box, templates, split, separation, weights, bias,
+                   created=time.time(),
                    sources=tuple(where.get(card, "") for card in order) if where else ())
 
     @classmethod
@@ -233,9 +249,9 @@ class CameraDeck:
     def to_bytes(self) -> bytes:
         meta = {"format": FORMAT_VERSION, "name": self.name, "box": list(self.box),
                 "split": self.split, "separation": self.separation, "created": self.created,
-                "sources": list(self.sources)}
+                "sources": list(self.sources), "clubs_spades_bias": self.clubs_spades_bias}
         buffer = io.BytesIO()
-        np.savez_compressed(buffer, templates=self.templates,
+        np.savez_compressed(buffer, templates=self.templates, clubs_spades=self.clubs_spades,
                             meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
         return buffer.getvalue()
 
@@ -246,6 +262,8 @@ class CameraDeck:
             with np.load(io.BytesIO(data), allow_pickle=False) as arrays:
                 templates = np.asarray(arrays["templates"], dtype=np.float32)
                 meta = json.loads(bytes(arrays["meta"]).decode())
+                weights = (np.asarray(arrays["clubs_spades"], dtype=np.float32)
+                           if "clubs_spades" in arrays.files else None)
         except (OSError, ValueError, KeyError, UnicodeDecodeError, EOFError) as error:
             raise CameraDeckError(f"{what} is not a Feltcast camera deck ({error})") from None
         if isinstance(meta, dict) and isinstance(meta.get("format"), int) \
@@ -261,8 +279,11 @@ class CameraDeck:
             box = tuple(float(x) for x in meta["box"])
             if len(box) != 4:
                 raise ValueError(f"bad index box {meta['box']!r}")
+            if weights is None:
+                raise KeyError("clubs_spades")
             return cls(str(meta["name"]), (box[0], box[1], box[2], box[3]), templates,
-                       int(meta["split"]), float(meta["separation"]),
+                       int(meta["split"]), float(meta["separation"]), weights,
+                       float(meta["clubs_spades_bias"]),
                        created=float(meta.get("created", 0.0)),
                        sources=tuple(str(s) for s in meta.get("sources", [])))
         except (KeyError, TypeError, ValueError) as error:
@@ -306,7 +327,7 @@ def _default_deck() -> CameraDeck:
               for i in range(52)}
     deck = CameraDeck.calibrate(images, "default")
     return CameraDeck(deck.name, deck.box, deck.templates, deck.split, deck.separation,
-                      created=0.0)
+                      deck.clubs_spades, deck.clubs_spades_bias, created=0.0)
 
 
 _WHOLE_IMAGE = OutlineParams(max_fraction=0.98)
@@ -375,6 +396,32 @@ def split_row(templates: Features) -> int:
     height = grey.shape[1]
     low, high = round(0.35 * height), round(0.75 * height)
     return low + int(np.argmin(profile[low:high]))
+
+
+def _clubs_spades(images: Mapping[Card, Image], quads: Mapping[Card, Quad],
+                  box: tuple[float, float, float, float], size: tuple[int, int],
+                  split: int) -> tuple[Features, float]:
+    """The clubs-or-spades discriminant (:mod:`.suitcheck`) from the deck's club and spade
+    images: each index seen :data:`.suitcheck.SAMPLES` times as a camera might (seeded)."""
+    width, height = size
+    margin = 8
+    u0, v0, u1, v1 = box
+    du, dv = (u1 - u0) / width, (v1 - v0) / height
+    wide = (u0 - margin * du, v0 - margin * dv, u1 + margin * du, v1 + margin * dv)
+    rng = np.random.default_rng(SEED)
+    views: dict[int, list[Features]] = {CLUBS: [], SPADES: []}
+    for suit in (CLUBS, SPADES):
+        for rank in range(13):
+            card = Card.from_index(4 * rank + suit)
+            patch = camera_blur(warp_region(images[card], quads[card], wide,
+                                            (width + 2 * margin, height + 2 * margin)))
+            views[suit] += [index_features(view)[:, split:]
+                            for view in camera_views(patch, rng, SAMPLES, margin=margin)]
+    try:
+        return learn_clubs_spades(np.stack(views[CLUBS]), np.stack(views[SPADES]))
+    except ValueError:
+        raise CameraDeckError("the deck's clubs and spades look the same; calibrate from "
+                              "clearer images") from None
 
 
 def patch_size(box: tuple[float, float, float, float]) -> tuple[int, int]:

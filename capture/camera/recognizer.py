@@ -80,6 +80,7 @@ from .geometry import (
     split_ends,
     warp_region,
 )
+from .suitcheck import CLUBS, SPADES, clubs_spades
 
 DEFAULT_THRESHOLD = defaults.THRESHOLD
 """Score below which a card's code is unknown."""
@@ -89,6 +90,9 @@ FIT_FLOOR = 0.6
 """A best correlation below this is no index at all; the score falls to 0 there ..."""
 FIT_FULL = 0.9
 """... and is not reduced above this."""
+CHECK_SPAN = 1.0
+"""The clubs-or-spades discriminant (:mod:`.suitcheck`, +-1 on the average camera view of a
+club or spade at calibration) is a sure margin (1.0) this far towards the templates' suit."""
 
 _CARDS = tuple(Card.from_index(i) for i in range(52))
 _RANK_OF = np.array([i >> 2 for i in range(52)])
@@ -215,6 +219,8 @@ class _Read:
     rank: npt.NDArray[np.float32]
     suit: npt.NDArray[np.float32]
     bank: _Bank
+    clubs_spades: float
+    """The deck's clubs-or-spades discriminant where the patch fits best (> 0 club)."""
 
     @property
     def fit(self) -> float:
@@ -242,6 +248,7 @@ class Recognizer:
         self._box = (u0 - SHIFT * du, v0 - SHIFT * dv, u1 + SHIFT * du, v1 + SHIFT * dv)
         self._card_width_px = width / (u1 - u0)
         """Card width in template pixels."""
+        self._clubs_spades = np.ascontiguousarray(deck.clubs_spades.reshape(-1))
         blurs = _blurs()
         round_ = len(BLUR_BANKS)
         self._banks = [*(_Bank.of(deck, blur) for blur in blurs[:round_]),
@@ -389,7 +396,8 @@ class Recognizer:
             return _detection(None, printed, 0.0), fit
         combined = _Read(np.mean([read.rank for read in good], axis=0, dtype=np.float32),
                          np.mean([read.suit for read in good], axis=0, dtype=np.float32),
-                         good[0].bank)
+                         good[0].bank,
+                         float(np.mean([read.clubs_spades for read in good])))
         code, score = self._decide(combined)
         return _detection(code if score >= self.threshold else None, printed, score), fit
 
@@ -410,17 +418,20 @@ class Recognizer:
         # proportions give the other guess; the one the templates fit better is read.
         _, windows, rank, suit = max(tries, key=lambda t: t[0])
         side = 2 * SHIFT + 1
-        row, column = divmod(int(np.argmax(rank + suit)) // rank.shape[1], side)
+        at = int(np.argmax(rank + suit)) // rank.shape[1]
+        row, column = divmod(at, side)
         near = [r * side + c for r in range(max(0, row - 1), min(side, row + 2))
                 for c in range(max(0, column - 1), min(side, column + 2))]
-        reads = [_Read(rank[near].max(axis=0), suit[near].max(axis=0), sharp)]
+        lean = float(clubs_spades(windows.suit[at:at + 1], windows.suit_scale[at:at + 1],
+                                  self._clubs_spades, self.deck.clubs_spades_bias)[0])
+        reads = [_Read(rank[near].max(axis=0), suit[near].max(axis=0), sharp, lean)]
         # Every softer set in one product: (shifts, sets * 52), best shift per card and set.
         (round_banks, round_), (smeared_banks, smeared) = self._softer
         for banks, parts in ((round_banks, windows.correlate(round_, near)),
                              (smeared_banks, windows.coarse(near).correlate(smeared))):
             rank = parts[0].reshape(len(near), len(banks), -1).max(axis=0)
             suit = parts[1].reshape(len(near), len(banks), -1).max(axis=0)
-            reads += [_Read(rank[i], suit[i], bank) for i, bank in enumerate(banks)]
+            reads += [_Read(rank[i], suit[i], bank, lean) for i, bank in enumerate(banks)]
         return reads
 
     def _windows(self, source: Image, quad: Quad) -> _Windows:
@@ -445,7 +456,13 @@ class Recognizer:
                             read.bank.suit_similarity)
         fit = min(float(read.rank[best]), float(read.suit[best]))
         fit_factor = float(np.clip((fit - FIT_FLOOR) / (FIT_FULL - FIT_FLOOR), 0.0, 1.0))
-        return _CARDS[best].code, min(rank_conf, suit_conf) * fit_factor
+        margin = min(rank_conf, suit_conf)
+        if _SUIT_OF[best] in (CLUBS, SPADES):
+            # A club or a spade must also pass the deck's clubs-or-spades discriminant: a
+            # third margin, 0.5 on its boundary, 1.0 at CHECK_SPAN towards the templates' suit.
+            lean = read.clubs_spades if _SUIT_OF[best] == CLUBS else -read.clubs_spades
+            margin = min(margin, float(np.clip(0.5 + 0.5 * lean / CHECK_SPAN, 0.0, 1.0)))
+        return _CARDS[best].code, margin * fit_factor
 
 
 COARSE = 2

@@ -91,6 +91,8 @@ def test_save_and_load_round_trip(tmp_path: Path, studio: CameraDeck) -> None:
     assert loaded.name == "studio" and loaded.box == studio.box
     assert loaded.split == studio.split and loaded.separation == studio.separation
     assert np.array_equal(loaded.templates, studio.templates)
+    assert np.array_equal(loaded.clubs_spades, studio.clubs_spades)
+    assert loaded.clubs_spades_bias == studio.clubs_spades_bias
     assert not list((tmp_path / "decks").glob("*.part"))
 
 
@@ -107,19 +109,33 @@ def test_loading_a_missing_or_foreign_file_says_so(tmp_path: Path) -> None:
         CameraDeck.load(foreign)
 
 
+@pytest.mark.parametrize("version", [1, 2])
 def test_a_deck_from_an_earlier_format_asks_to_be_calibrated_again(
-        tmp_path: Path, studio: CameraDeck) -> None:
+        tmp_path: Path, studio: CameraDeck, version: int) -> None:
     """Format 1 templates were not white-balanced: read against balanced patches they would
-    mislead, so the deck is refused with what to do, not loaded."""
+    mislead; format 2 decks have no clubs-or-spades discriminant. Either is refused with what
+    to do, not loaded."""
     path = studio.save(tmp_path / "studio")
     with np.load(path, allow_pickle=False) as arrays:
         templates, meta = arrays["templates"], json.loads(bytes(arrays["meta"]).decode())
-    meta["format"] = 1
+    meta["format"] = version
+    del meta["clubs_spades_bias"]
     old = tmp_path / "old.npz"
     np.savez(old, templates=templates, meta=np.frombuffer(json.dumps(meta).encode(), np.uint8))
-    with pytest.raises(CameraDeckError, match=r"earlier Feltcast \(deck format 1.*"
+    with pytest.raises(CameraDeckError, match=rf"earlier Feltcast \(deck format {version}.*"
                                               r"calibrate the deck again"):
         CameraDeck.load(old)
+
+
+def test_a_deck_without_its_clubs_or_spades_weights_is_damaged(
+        tmp_path: Path, studio: CameraDeck) -> None:
+    path = studio.save(tmp_path / "studio")
+    with np.load(path, allow_pickle=False) as arrays:
+        templates, meta = arrays["templates"], arrays["meta"]
+    cut = tmp_path / "cut.npz"
+    np.savez(cut, templates=templates, meta=meta)
+    with pytest.raises(CameraDeckError, match="damaged camera deck"):
+        CameraDeck.load(cut)
 
 
 def test_the_default_deck_is_the_projects_own_and_made_once() -> None:
@@ -145,7 +161,7 @@ def test_registry_stores_loads_lists_and_retires(tmp_path: Path, studio: CameraD
         with pytest.raises(CameraDeckError, match="no camera deck called 'blue'"):
             registry.load("blue")
         renamed = CameraDeck("default", studio.box, studio.templates, studio.split,
-                             studio.separation)
+                             studio.separation, studio.clubs_spades, studio.clubs_spades_bias)
         with pytest.raises(CameraDeckError, match="project's own deck"):
             registry.save(renamed)
         # A second registry on the same database sees the same decks (it is stored).
