@@ -80,7 +80,7 @@ from .geometry import (
     split_ends,
     warp_region,
 )
-from .suitcheck import CLUBS, SPADES, clubs_spades
+from .suitcheck import CLUBS, SPADES, clubs_spades, streak_kernel
 
 DEFAULT_THRESHOLD = defaults.THRESHOLD
 """Score below which a card's code is unknown."""
@@ -144,20 +144,6 @@ under the camera is smeared one way: matched against round blur, a smeared club 
 more like a spade; matched against the same streak, like itself."""
 
 
-def _streak(length: float, angle: float) -> npt.NDArray[np.float32]:
-    """A motion-blur kernel: a line ``length`` pixels long at ``angle`` degrees, softened a
-    little (a camera's streak has no hard ends)."""
-    size = int(np.ceil(length)) | 1
-    middle = size // 2
-    dx = np.cos(np.radians(angle)) * length / 2
-    dy = np.sin(np.radians(angle)) * length / 2
-    kernel = np.zeros((size, size), np.float32)
-    cv2.line(kernel, (round(middle - dx), round(middle - dy)),
-             (round(middle + dx), round(middle + dy)), 1.0, 1, cv2.LINE_AA)
-    soft = cv2.GaussianBlur(kernel, (0, 0), 0.6)
-    return np.asarray(soft / soft.sum(), dtype=np.float32)
-
-
 Blur = Callable[..., npt.NDArray[Any]]
 """A blur of one template channel."""
 
@@ -168,7 +154,7 @@ def _blurs() -> list[Blur]:
     blurs: list[Blur] = [np.asarray]
     blurs += [partial(cv2.GaussianBlur, ksize=(0, 0), sigmaX=sigma)
               for sigma in BLUR_BANKS if sigma > 0]
-    blurs += [partial(cv2.filter2D, ddepth=-1, kernel=_streak(length, angle),
+    blurs += [partial(cv2.filter2D, ddepth=-1, kernel=streak_kernel(length, angle, soften=0.6),
                       borderType=cv2.BORDER_REPLICATE)
               for length in (MOTION_BLUR, TOO_SMEARED) for angle in MOTION_ANGLES]
     return blurs

@@ -61,14 +61,20 @@ class Jitter:
     """Largest sensor noise (standard deviation, grey levels)."""
 
 
-def _streak(length: float, angle: float) -> npt.NDArray[np.float32]:
+def streak_kernel(length: float, angle: float, *, soften: float = 0.0,
+                  ) -> npt.NDArray[np.float32]:
+    """A motion-blur kernel: a line ``length`` pixels long at ``angle`` degrees, normalised,
+    softened by a Gaussian of ``soften`` pixels if given (a camera's streak has no hard
+    ends)."""
     size = int(np.ceil(length)) | 1
     middle = size // 2
     dx = np.cos(np.radians(angle)) * length / 2
     dy = np.sin(np.radians(angle)) * length / 2
-    kernel = np.zeros((size, size), np.float32)
+    kernel: npt.NDArray[Any] = np.zeros((size, size), np.float32)
     cv2.line(kernel, (round(middle - dx), round(middle - dy)),
              (round(middle + dx), round(middle + dy)), 1.0, 1, cv2.LINE_AA)
+    if soften > 0:
+        kernel = cv2.GaussianBlur(kernel, (0, 0), soften)
     return np.asarray(kernel / max(float(kernel.sum()), 1e-6), dtype=np.float32)
 
 
@@ -93,7 +99,7 @@ def camera_views(patch: npt.NDArray[np.uint8], rng: np.random.Generator, count: 
         if kind == 1:
             view = cv2.GaussianBlur(view, (0, 0), rng.uniform(0.3, jitter.blur))
         elif kind == 2:
-            view = cv2.filter2D(view, -1, _streak(rng.uniform(2.0, jitter.streak),
+            view = cv2.filter2D(view, -1, streak_kernel(rng.uniform(2.0, jitter.streak),
                                                   rng.uniform(0.0, 180.0)),
                                 borderType=cv2.BORDER_REPLICATE)
         if rng.random() < 0.5:
