@@ -83,8 +83,8 @@ async def test_control_runs_client_monitor_and_rules_together(
                             showdown_scene="Control Showdown", break_scene="Control Break",
                             overlay_channel="secure", security_delay_seconds=900)
     async with ObsControl(settings) as control:
-        await wait_for(lambda: control.status.ok)
-        assert control.secure_allowed
+        # Connected first, then the delay check: secure is allowed once OBS's 900 s is read.
+        await wait_for(lambda: control.secure_allowed)
         await setup_final_table(control.client, settings, stand_in=StandIn())
         observer.call("SetCurrentSceneTransition", transitionName="Cut")
         observer.drain()
