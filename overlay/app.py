@@ -21,6 +21,7 @@ from aiohttp import WSMsgType, web
 
 from engine.channels import ChannelSpec
 from engine.events import HandEnded, HandStarted, HandVoided
+from overlay.assets import static_dir
 from overlay.auth import Tokens, load_or_create_tokens, origin_allowed, presented_token
 from overlay.camera_bridge import CAMERAS_KEY, camera_ctx
 from overlay.capture_bridge import CAPTURE_KEY, capture_ctx
@@ -42,7 +43,8 @@ from overlay.keys import (
 )
 from overlay.pages import PageRegistry
 from overlay.players_web import add_player_routes
-from overlay.store import EventStore, open_store
+from overlay.startup import open_service_store
+from overlay.store import EventStore
 from overlay.table_service import TableService
 from overlay.tasks import cancel_and_wait
 from overlay.tournament_desk import tournament_config
@@ -53,7 +55,7 @@ _log = logging.getLogger(__name__)
 HAND_BOUNDARIES = (HandStarted.kind, HandEnded.kind, HandVoided.kind)
 """The log entries that start and end hands (``GET /api/hands``)."""
 
-STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+STATIC_DIR = static_dir()
 GRAPHICS = ("leaderboard", "lowerthird", "elimination", "payouts", "clock")
 """The tournament graphics (docs/pages.md): OBS browser sources like the overlay."""
 PAGES = ("overlay", "commentary", "operator", *GRAPHICS)
@@ -68,7 +70,8 @@ def asset_version(static_dir: Path = STATIC_DIR) -> str:
     """A short hash of every static file: pages report it, the console flags stale ones."""
     digest = hashlib.sha256()
     for path in sorted(static_dir.rglob("*")):
-        if path.is_file():
+        if path.is_file() and path.suffix not in (".py", ".pyc") \
+                and "__pycache__" not in path.parts:
             digest.update(path.relative_to(static_dir).as_posix().encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:12]
@@ -121,7 +124,7 @@ def create_app(config: Config, *, clock: Callable[[], float] = time.time,
 
 async def store_ctx(app: web.Application) -> AsyncIterator[None]:
     config = app[CONFIG_KEY]
-    store = await asyncio.to_thread(open_store, config.database_url, config.data_dir)
+    store = await asyncio.to_thread(open_service_store, config.database_url, config.data_dir)
     app[STORE_KEY] = store
     yield
     await asyncio.to_thread(store.close)

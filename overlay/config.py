@@ -516,7 +516,7 @@ def load_config(path: Path | None) -> Config:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(str(path), f"not valid TOML: {error}") from error
-    return parse_config(raw, base_dir=path.parent)
+    return parse_config(raw, base_dir=path.resolve().parent)
 
 
 def with_overrides(config: Config, *, host: str | None = None, port: int | None = None,
@@ -545,3 +545,86 @@ def with_overrides(config: Config, *, host: str | None = None, port: int | None 
         delay=config.delay if delay is None else delay,
         data_dir=config.data_dir if data_dir is None else data_dir,
     )
+
+
+# --- writing it back ------------------------------------------------------------------------
+
+
+def config_to_raw(config: Config) -> dict[str, Any]:
+    """The TOML document of ``config`` with every effective value spelt out: what
+    ``feltcast serve --print-config`` prints, and :func:`parse_config` reads back to the same
+    configuration (paths absolute, so that it holds wherever the file is put)."""
+    table = {f.name: getattr(config.table, f.name) for f in dataclasses.fields(config.table)}
+    table["levels"] = [list(row) for row in config.table.levels]
+    raw: dict[str, Any] = {
+        "data_dir": str(config.data_dir.resolve()),
+        "server": {"host": config.server.host, "port": config.server.port,
+                   "allowed_origins": list(config.server.allowed_origins)},
+        "table": table,
+        "delay": {"seconds": config.delay},
+        "players": [{"seat": p.seat, "name": p.name, "stack": p.stack} for p in config.players],
+        "channels": {spec.name: {k: v for k, v in spec.to_dict().items() if k != "name"}
+                     for spec in config.channels},
+        "capture": {"readers": [_reader_raw(r) for r in config.readers],
+                    "cameras": [_camera_raw(c) for c in config.cameras]},
+        "obs": _obs_raw(config.obs),
+        "tournament": _tournament_raw(config.tournament),
+    }
+    if config.database_url:
+        raw["database"] = {"url": config.database_url}
+    return raw
+
+
+def config_to_toml(config: Config) -> str:
+    """:func:`config_to_raw` as TOML text, with a heading line."""
+    import tomli_w
+
+    return ("# The effective configuration (feltcast serve --print-config): every value, the\n"
+            "# defaults included. `feltcast serve --config FILE` reads it back as it is.\n\n"
+            + tomli_w.dumps(config_to_raw(config)))
+
+
+def _reader_raw(reader: ReaderConfig) -> dict[str, Any]:
+    raw: dict[str, Any] = {"name": reader.name, "transport": reader.transport,
+                           "address": reader.address, "baudrate": reader.baudrate,
+                           "protocol": reader.protocol,
+                           "antennas": {str(k): v for k, v in sorted(reader.antennas.items())}}
+    if reader.uid_lines is not None:
+        raw["pattern"] = reader.uid_lines.pattern
+        raw["hold_s"] = reader.uid_lines.hold_s
+    if reader.watchdog_s is not None:
+        raw["watchdog_s"] = reader.watchdog_s
+    return raw
+
+
+def _camera_raw(camera: CameraConfigSection) -> dict[str, Any]:
+    return {"name": camera.name, "source": camera.source, "deck": camera.deck,
+            "regions": [{"zone": str(r.zone), "rect": list(r.rect)} for r in camera.regions],
+            "confirm_frames": camera.confirm_frames, "drop_frames": camera.drop_frames,
+            "threshold": camera.threshold, "fusion": str(camera.fusion),
+            "fallback": camera.fallback}
+
+
+# The [obs] keys the service reads itself, and the longer keys of obs/settings.py they stand for.
+_OBS_SHORT = {"enabled": (), "host": (), "port": (), "password": (),
+              "channel": ("overlay_channel",), "timeout": ("connect_timeout", "request_timeout")}
+
+
+def _obs_raw(obs: ObsConfigSection) -> dict[str, Any]:
+    raw = dict(obs.raw)
+    for key, longer in _OBS_SHORT.items():
+        if key not in raw and not any(name in raw for name in longer):
+            raw[key] = getattr(obs, key)
+    return raw
+
+
+def _tournament_raw(tournament: TournamentConfigSection) -> dict[str, Any]:
+    return {
+        "name": tournament.name, "entrants": tournament.entrants,
+        "prize_pool": tournament.prize_pool, "currency": tournament.currency,
+        "payouts": dict(tournament.payouts),
+        "levels": [{"small_blind": s, "big_blind": b, "ante": a, "minutes": m}
+                   for s, b, a, m in tournament.levels],
+        "breaks": [{"after_level": after, "minutes": minutes, "name": name}
+                   for after, minutes, name in tournament.breaks],
+    }

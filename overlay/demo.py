@@ -58,10 +58,11 @@ from capture.simulator import (
     simulated_uid,
 )
 from engine.cards import FULL_DECK, Card
-from engine.errors import ConfigError, InvalidInputError
-from overlay.app import create_app
+from engine.errors import InvalidInputError
+from overlay.app import channel_specs, create_app
 from overlay.auth import load_or_create_tokens
 from overlay.config import Config, parse_config
+from overlay.startup import address_lines, bound_port, listen_socket, page_addresses
 from overlay.store import create_db_engine, database_url
 
 _log = logging.getLogger(__name__)
@@ -593,27 +594,6 @@ class AutoOperator:
 # -- running it -----------------------------------------------------------------------------
 
 
-def page_lines(base: str, operator_token: str, secure_token: str = "") -> list[str]:
-    """Every page with what it is for; tokens only where a page needs one."""
-    pages = [
-        ("OBS overlay (delayed)", f"{base}/overlay?channel=delayed"),
-        ("venue screens (live, public)", f"{base}/overlay?channel=venue"),
-    ]
-    if secure_token:
-        pages.append(("production room (live, secure)",
-                      f"{base}/overlay?channel=secure&token={secure_token}"))
-    pages += [
-        ("commentary (delayed)", f"{base}/commentary"),
-        ("operator console", f"{base}/operator?token={operator_token}"),
-        ("chip counts (leaderboard)", f"{base}/leaderboard"),
-        ("lower third (?seat=1-9)", f"{base}/lowerthird?seat=1"),
-        ("elimination graphic", f"{base}/elimination"),
-        ("payouts", f"{base}/payouts"),
-        ("level clock", f"{base}/clock"),
-    ]
-    return [f"  {label:<31}{url}" for label, url in pages]
-
-
 async def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> int:
     """Run the demo until cancelled, or until ``options.hands`` hands were played (when the
     tournament ends first without ``--hands``, the pages stay up until cancelled)."""
@@ -627,17 +607,12 @@ async def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> 
     reader = SimulatedReader(READER, scan_interval=0.1, heartbeat_interval=1.0)
     reader_path = await reader.open_pty(data_dir / "reader.tty")
     config = demo_config(data_dir, reader_path, options)
+    sock = listen_socket(options.host, options.port)
     runner = web.AppRunner(create_app(config, tokens=tokens), access_log=None)
     try:
         await runner.setup()
-        site = web.TCPSite(runner, options.host, options.port)
-        try:
-            await site.start()
-        except OSError as error:
-            raise ConfigError("--port", f"cannot listen on {options.host}:{options.port} "
-                              f"({error.strerror}); choose another with --port") from None
-        port = runner.addresses[0][1]
-        base = f"http://{options.host}:{port}"
+        await web.SockSite(runner, sock).start()
+        base = f"http://{options.host}:{bound_port(sock)}"
         seed = options.seed if options.seed is not None else random.randrange(2**32)
         timing = Timing(speed=options.speed)
         async with aiohttp.ClientSession() as session:
@@ -655,7 +630,9 @@ async def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> 
                 out(f"  continuing after hand {before['table']['hand_number']}: "
                     f"{field['remaining']} of {ENTRANTS} players left, "
                     f"{before['tournament']['clock']['name']}")
-            for line in page_lines(base, tokens.operator, tokens.secure):
+            for line in address_lines(page_addresses(
+                    base, channel_specs(config).values(), operator_token=tokens.operator,
+                    secure_token=tokens.secure)):
                 out(line)
             out("The delayed pages show the table after the security delay. Ctrl-C stops.")
             await operator.run(options.hands)
@@ -666,4 +643,5 @@ async def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> 
         return 0
     finally:
         await runner.cleanup()
+        sock.close()
         await reader.close()

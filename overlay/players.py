@@ -40,11 +40,12 @@ from engine.events import Event, PlayerEliminated
 from engine.identity import MAX_NAME, PlayerIdentified, check_country
 from engine.table_events import SeatEmptied
 from engine.tournament_events import PlayerDisqualified
+from overlay.assets import flags_dir
 
 __all__ = ["CSV_COLUMNS", "MAX_PHOTO_BYTES", "CsvPlayer", "PhotoStore", "PlayerDirectory",
            "check_flag_country", "parse_players_csv"]
 
-FLAGS_DIR = Path(__file__).resolve().parent.parent / "static" / "flags"
+FLAGS_DIR = flags_dir()
 MAX_PHOTO_BYTES = 4 * 1024 * 1024
 """The largest photo accepted (a portrait for a lower third needs far less)."""
 PHOTO_TYPES: Mapping[str, str] = {"image/jpeg": ".jpg", "image/png": ".png",

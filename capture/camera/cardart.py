@@ -26,6 +26,7 @@ own ``cv2.FontFace`` (no FreeType, no Pillow). Suit symbols are filled polygons.
 
 from __future__ import annotations
 
+import importlib.resources
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,6 +39,14 @@ from numpy.typing import NDArray
 
 from engine.cards import RANKS, Card
 
+
+def _font_dir() -> Path:
+    try:
+        root = importlib.resources.files("capture.camera.fonts")
+    except ModuleNotFoundError:  # a checkout run without installing (PYTHONPATH=.)
+        return Path(__file__).resolve().parents[2] / "static" / "fonts"
+    return Path(str(root))
+
 BGR = tuple[int, int, int]
 Image = NDArray[np.uint8]
 Mask = NDArray[np.float32]
@@ -45,8 +54,9 @@ Mask = NDArray[np.float32]
 CARD_ASPECT: Final = 3.5 / 2.5
 """Height / width of a poker-size card (2.5 x 3.5 inches)."""
 
-FONT_DIR: Final = Path(__file__).resolve().parents[2] / "static" / "fonts"
-"""Where font files named by a style (``"Inter-Bold.otf"``) are found."""
+FONT_DIR: Final = _font_dir()
+"""Where font files named by a style (``"Inter-Bold.otf"``) are found: the repository's
+``static/fonts``, installed by a wheel as the package ``capture.camera.fonts``."""
 
 _BUILTIN_FACES: Final = frozenset({"sans", "italic", "uni"})
 _SUPERSAMPLE: Final = 2

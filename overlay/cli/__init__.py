@@ -8,17 +8,22 @@ A command with actions of its own (``feltcast camera calibrate``, ``feltcast exp
 is a *group*: its module calls :func:`add_group` with ``{action: (module, help)}``, and each
 action module again has ``add_arguments`` and ``run``.
 
-Exit statuses: 0 success, 1 a check failed (e.g. ``phh verify`` mismatches), 2 bad input.
+Exit statuses: 0 success, 1 a check failed (e.g. ``phh verify`` mismatches), 2 bad input or
+a service that cannot start here (a busy port, a data directory that cannot be written, a
+database that cannot be opened: one line each), 130 Ctrl-C, 141 the reader of the output went
+away (``feltcast log show | head``: no traceback).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 from engine.errors import FeltcastError
+from overlay import __version__
 
 #: name -> (module, one-line help). Keep sorted by name.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -26,6 +31,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "deck": ("overlay.cli.deck", "register, list, activate and retire RFID decks"),
     "demo": ("overlay.cli.demo", "a simulated final table: the whole product, live in a browser"),
     "equity": ("overlay.cli.equity", "exact all-in equity of known hands on any street"),
+    "init": ("overlay.cli.init", "write a commented feltcast.toml for a new show"),
     "export": ("overlay.cli.export", "hand histories and video with the graphics burned in"),
     "log": ("overlay.cli.log", "the table log: its size, and what a channel showed when"),
     "obs": ("overlay.cli.obs", "set up and check OBS Studio over obs-websocket"),
@@ -50,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="feltcast",
         description="Feltcast: broadcast overlays for live poker final tables.",
     )
+    parser.add_argument("--version", action="version", version=f"feltcast {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():
         module = importlib.import_module(module_name)
@@ -65,16 +72,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
+    from overlay.startup import StartupError
+
     try:
         status: int = args._run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
     except FeltcastError as error:
-        if isinstance(error, ValueError):
+        if isinstance(error, ValueError | StartupError):
             print(f"feltcast {args.command}: error: {error}", file=sys.stderr)
             return 2
         print(f"feltcast {args.command}: {error}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as a shell tool does on SIGPIPE.
+        # stdout is pointed at /dev/null so that the interpreter's flush at exit is silent.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 141
     return status
 
 

@@ -8,6 +8,12 @@ moment (``docs/view-model.md``), drawn by the service's own reducer
 (:func:`overlay.channel_views.view_reducers`); ``--config`` gives the table's configuration
 (its channels, table name, seats, blind structure, tournament) as the service had it.
 The log is read from ``<data-dir>/feltcast.db`` or ``--url``; nothing is written.
+
+``feltcast log backup --to DIR`` copies the whole data directory while the service runs: the
+SQLite log through SQLite's online backup API (a consistent snapshot, never a half-written
+page; the service goes on writing meanwhile), checked with ``PRAGMA integrity_check`` and read
+back, and every other file (tokens, photos) as it is. ``DIR`` is a data directory another
+machine can start from (``docs/show-day.md``).
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ from typing import TextIO
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="log_command", metavar="ACTION", required=True)
     for name, text in (("info", "the log's id, schema version and size"),
-                       ("show", "what a channel had released at a moment, as JSON lines")):
+                       ("show", "what a channel had released at a moment, as JSON lines"),
+                       ("backup", "copy the data directory while the service runs")):
         action = sub.add_parser(name, help=text, description=text)
         action.add_argument("--data-dir", type=Path, default=None,
                             help="the data directory holding feltcast.db (default: the "
@@ -33,6 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action.add_argument("--config", type=Path, default=None,
                             help="the TOML configuration the service ran with (channels, "
                                  "table, tournament); default: the built-in settings")
+        if name == "backup":
+            action.add_argument("--to", type=Path, default=None,
+                                help="the new directory (default: <data-dir>/../"
+                                     "<data-dir name>-backup-<UTC time>)")
         if name == "show":
             action.add_argument("--channel", default="venue",
                                 help="venue, delayed, secure, reveal, operator or a configured "
@@ -61,6 +72,12 @@ def run_log(args: argparse.Namespace, out: TextIO) -> int:
     from overlay.store import open_existing_store, schema_version
 
     config = load_config(args.config)
+    if args.log_command == "backup":
+        from overlay.backup import backup_data_dir
+
+        return backup_data_dir(args.data_dir or config.data_dir, args.to,
+                               url=args.url or config.database_url,
+                               out=lambda text: print(text, file=out, flush=True))
     store = open_existing_store(args.url or config.database_url,
                                 args.data_dir or config.data_dir)
     engine = store.engine

@@ -1,61 +1,115 @@
-"""``feltcast serve``: the service a production runs all day."""
+"""``feltcast serve``: the service a production runs all day.
+
+It binds its port first (a busy port is one line and exit status 2, before anything else
+starts; ``--port 0`` takes a free one and prints the real one), checks the data directory,
+opens the database and replays the log, and then prints every page's address with the channel
+it reads: the list to copy into OBS's browser sources. Tokens are printed on the first start
+only; they are kept in ``<data>/tokens.json``. SIGTERM (systemd's stop) and Ctrl-C stop it
+cleanly.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import functools
 import logging
-import sys
+import signal
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from overlay.auth import Tokens
+    from overlay.config import Config
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", type=Path, help="the TOML configuration (feltcast.toml)")
+    parser.add_argument("--config", type=Path, help="the TOML configuration (feltcast.toml; "
+                                                    "`feltcast init` writes one)")
     parser.add_argument("--data", type=Path, help="data directory: database, tokens, exports "
                                                    "(default: data/ beside the configuration)")
     parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, help="port to listen on (default 8080)")
+    parser.add_argument("--port", type=int, help="port to listen on (default 8080; 0: a free "
+                                                 "one)")
     parser.add_argument("--delay", type=float, help="security delay D in seconds")
     parser.add_argument("--print-config", action="store_true",
-                        help="print the effective configuration and exit")
-
-
-def page_urls(base: str, operator_token: str | None) -> list[tuple[str, str]]:
-    """What to open where; the operator URL carries the token only when it is to be shown."""
-    operator = f"{base}/operator" + (f"?token={operator_token}" if operator_token else "")
-    return [
-        ("OBS overlay (delayed)", f"{base}/overlay?channel=delayed"),
-        ("venue screens (live, public)", f"{base}/overlay?channel=venue"),
-        ("commentary", f"{base}/commentary"),
-        ("operator console", operator),
-    ]
+                        help="print the effective configuration as TOML (which --config "
+                             "reads back) and exit")
 
 
 def run(args: argparse.Namespace) -> int:
-    from aiohttp import web
-
-    from overlay.app import create_app
-    from overlay.auth import load_or_create_tokens
-    from overlay.config import load_config, with_overrides
+    from overlay.config import config_to_toml, load_config, with_overrides
 
     config = with_overrides(load_config(args.config), host=args.host, port=args.port,
                             data_dir=args.data, delay=args.delay)
     if args.print_config:
-        print(config)
+        print(config_to_toml(config), end="")
         return 0
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: "
                                                    "%(message)s")
-    tokens = load_or_create_tokens(config.data_dir)
-    host, port = config.server.host, config.server.port
-    base = f"http://{'127.0.0.1' if host in ('0.0.0.0', '::') else host}:{port}"
-    print(f"Feltcast serving {config.table.name!r} on {base} "
-          f"(security delay {config.delay:g} s, data in {config.data_dir})")
-    for label, url in page_urls(base, tokens.operator if tokens.created else None):
-        print(f"  {label:30} {url}")
-    if tokens.created:
-        print("Tokens (shown once; kept in the data directory):")
-        print(f"  operator  {tokens.operator}")
-        print(f"  secure    {tokens.secure}")
-    sys.stdout.flush()
-    app = create_app(config, tokens=tokens)
-    web.run_app(app, host=host, port=port, print=None, access_log=None)
-    return 0
+    out = functools.partial(print, flush=True)
+    try:
+        return asyncio.run(serve(config, out))
+    except KeyboardInterrupt:
+        return 0
+
+
+async def serve(config: Config, out: Callable[[str], None]) -> int:
+    """Run the service for ``config`` until cancelled (SIGTERM or Ctrl-C)."""
+    from aiohttp import web
+
+    from overlay.app import create_app
+    from overlay.auth import load_or_create_tokens
+    from overlay.startup import bound_port, check_data_dir, display_host, listen_socket
+
+    task = asyncio.current_task()
+    if task is not None:  # systemd stops a service with SIGTERM: as clean as Ctrl-C
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    host = config.server.host
+    sock = listen_socket(host, config.server.port)
+    try:
+        await asyncio.to_thread(check_data_dir, config.data_dir)
+        tokens = await asyncio.to_thread(load_or_create_tokens, config.data_dir)
+        runner = web.AppRunner(create_app(config, tokens=tokens), access_log=None)
+        try:
+            await runner.setup()  # the database opened, the log replayed
+            await web.SockSite(runner, sock).start()
+            base = f"http://{display_host(host)}:{bound_port(sock)}"
+            for line in start_lines(config, tokens, base):
+                out(line)
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.Event().wait()
+            out("Feltcast stopped")
+            return 0
+        finally:
+            await runner.cleanup()
+    finally:
+        sock.close()
+
+
+def start_lines(config: Config, tokens: Tokens, base: str) -> list[str]:
+    """What the terminal shows once the service answers: where, the pages, the tokens."""
+    from overlay import __version__
+    from overlay.app import channel_specs
+    from overlay.startup import address_lines, page_addresses
+
+    shown = tokens.created
+    lines = [f"Feltcast {__version__} serving {config.table.name!r} on {base} "
+             f"(security delay {config.delay:g} s, data in {config.data_dir})",
+             "Pages (in OBS: a Browser source each, 1920x1080; the channel is in the URL):"]
+    lines += address_lines(page_addresses(
+        base, channel_specs(config).values(), operator_token=tokens.operator if shown else "",
+        secure_token=tokens.secure if shown else "", obs_channel=config.obs.channel))
+    if config.server.host in ("0.0.0.0", "::"):
+        lines.append("  (listening on every interface: other machines use this machine's "
+                     "address instead of 127.0.0.1)")
+    tokens_file = config.data_dir / "tokens.json"
+    if shown:
+        lines += [f"Tokens (shown on this first start only; kept in {tokens_file}):",
+                  f"  operator  {tokens.operator}", f"  secure    {tokens.secure}"]
+    else:
+        lines.append(f"Tokens: in {tokens_file} (shown on the first start only)")
+    return lines

@@ -131,7 +131,7 @@ async def _check_running_demo(data: Path, lines: list[str], started: float) -> N
     deadline = started + 50
     pages: dict[str, str] = {}
     for line in lines:
-        match = re.match(r"^  (\S.*?) +(http://127\.0\.0\.1:\d+/\S+)$", line)
+        match = re.match(r"^  (\S.*?) +(http://127\.0\.0\.1:\d+/\S+)(?:  .*)?$", line)
         if match:
             pages[match.group(1)] = match.group(2)
     found = {purpose: [url for label, url in pages.items() if purpose in label]

@@ -10,9 +10,10 @@ does not grow with the length of the footage.
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+from overlay.assets import fonts_dir
 
 __all__ = [
     "COLORS",
@@ -29,7 +30,7 @@ __all__ = [
 
 RGBA = tuple[int, int, int, int]
 
-FONT_DIR = Path(__file__).resolve().parents[3] / "static" / "fonts"
+FONT_DIR = fonts_dir()
 """The Inter font shipped with the pages (SIL OFL 1.1)."""
 
 _WEIGHTS = {400: "Inter-Regular.otf", 600: "Inter-SemiBold.otf", 700: "Inter-Bold.otf",
