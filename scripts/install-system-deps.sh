@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite talks to, only when they are missing:
 # Chromium (browser tests), PostgreSQL (persistence tests), OBS Studio + Xvfb + Mesa (OBS tests),
-# ffmpeg (H.264 and ProRes re-encoding of exported video).
+# ffmpeg (H.264 and ProRes re-encoding of exported video), systemd (systemd-analyze checks the
+# documented service unit).
 set -euo pipefail
-packages=(chromium postgresql obs-studio xvfb libgl1-mesa-dri xauth ffmpeg)
+packages=(chromium postgresql obs-studio xvfb libgl1-mesa-dri xauth ffmpeg systemd)
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

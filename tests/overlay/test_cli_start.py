@@ -140,7 +140,8 @@ def test_init_writes_a_commented_file_that_serve_accepts(tmp_path: Path) -> None
 
 
 def test_the_first_start_explains_itself(tmp_path: Path) -> None:
-    write_show(tmp_path)
+    config = write_show(tmp_path)
+    config.write_text(config.read_text() + "\n[channels.secure]\nenabled = true\n")
     with serving("--config", "feltcast.toml", "--port", "0", cwd=tmp_path) as service:
         first = service.until(r"^Feltcast .* serving")
         match = FIRST_LINE.match(first)
@@ -157,6 +158,9 @@ def test_the_first_start_explains_itself(tmp_path: Path) -> None:
         assert overlay_url == f"{base}/overlay?channel=delayed"
         assert reads == "delayed: 600 s late, hole cards"
         assert pages["venue screens"][1] == "venue: live, public only"
+        assert pages["production room"] == (
+            f"{base}/overlay?channel=secure&token={tokens['secure']}",
+            "secure: live, hole cards, token")
         assert {"commentary", "chip counts (leaderboard)", "level clock", "payouts",
                 "elimination graphic", "lower third (?seat=N)"} <= set(pages)
         for url, _ in pages.values():
@@ -289,5 +293,11 @@ def test_a_backup_while_the_service_writes(tmp_path: Path) -> None:
                  cwd=tmp_path) as service:
         service.until(r"^Tokens: in .*copy/tokens\.json")
         assert service.stop() == 0
-    refused = feltcast("log", "backup", "--data-dir", "data", "--to", "copy", cwd=tmp_path)
-    assert refused.returncode == 2 and "exists already" in refused.stderr
+    assert json.loads((copy / "tokens.json").read_text()) == json.loads(
+        (tmp_path / "data" / "tokens.json").read_text())
+    for target, says in (("copy", "exists already"), ("data/inside", "copied into itself")):
+        refused = feltcast("log", "backup", "--data-dir", "data", "--to", target, cwd=tmp_path)
+        assert refused.returncode == 2 and says in refused.stderr, refused.stderr
+    assert not (tmp_path / "data" / "inside").exists()
+    postgres = feltcast("log", "backup", "--url", "postgresql://127.0.0.1/show", cwd=tmp_path)
+    assert postgres.returncode == 2 and "pg_dump" in postgres.stderr
