@@ -27,6 +27,7 @@ else in a worker thread), and only then offer it to every hub.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import time
@@ -38,7 +39,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from engine.channels import ChannelItem, ChannelSpec, ChannelView
 from engine.errors import FeltcastError
 from engine.log import LoggedEvent, TableEvent
-from overlay.store import EventStore
+from overlay.store import Acknowledgement, EventStore
 
 __all__ = [
     "ChannelHub",
@@ -465,13 +466,18 @@ class TableLog:
         return after
 
     async def append(self, events: Sequence[LoggedEvent], *, source: str = "engine",
+                     acknowledge: Callable[[int], Acknowledgement] | None = None,
                      ) -> list[TableEvent]:
         """Log ``events`` (one batch, one transaction) and publish them; returns the entries.
+
+        ``acknowledge(last_seq)`` gives the answer of the command that produced the events,
+        stored in the same transaction (the log's last sequence number with the batch
+        applied: its last entry's, or the log's for a command that logged nothing).
 
         :raises StoreError: the batch was not acknowledged. (If it was committed all the same,
             e.g. the connection broke during the commit, the next append publishes it first.)
         """
-        if not events:
+        if not events and acknowledge is None:
             return []
         async with self._lock:
             if self._uncertain:
@@ -480,17 +486,26 @@ class TableLog:
             first = self.store.last_seq + 1
             batch = [TableEvent.record(first + i, stamp, event, source=source)
                      for i, event in enumerate(events)]
+            ack = acknowledge(first + len(batch) - 1) if acknowledge is not None else None
+            write = functools.partial(self.store.append, batch, acknowledgement=ack, now=stamp)
             try:
                 if self.store.commits_fast:  # ~0.1 ms: cheaper than a thread hop and the GIL
-                    self.store.append(batch)
+                    write()
                 else:
-                    await asyncio.get_running_loop().run_in_executor(
-                        self._executor, self.store.append, batch)
+                    await asyncio.get_running_loop().run_in_executor(self._executor, write)
             except Exception:
                 self._uncertain = True
                 raise
-            self._publish(batch)
+            if batch:
+                self._publish(batch)
         return batch
+
+    async def answer(self, command_id: str) -> dict[str, Any] | None:
+        """The stored answer to a command already acknowledged (``None``: never was)."""
+        if self.store.commits_fast:
+            return self.store.answer(command_id)
+        return await asyncio.get_running_loop().run_in_executor(
+            self._executor, self.store.answer, command_id)
 
     def _publish(self, batch: Sequence[TableEvent]) -> None:
         self._last_time = max(self._last_time, batch[-1].time)

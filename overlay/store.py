@@ -14,6 +14,11 @@
   transaction, and refuses a database written by a newer Feltcast.
 * Every log has a random ``log_id`` (table ``log_meta``): a client resuming a channel after a
   restart can tell that it is still the same log.
+* Exactly once: a command's id and its answer (table ``command_answer``, schema version 2) are
+  written in the same transaction as the entries the command produced. A command sent again
+  with its id, after a crash or a restart, gets the first answer from there and is never
+  applied twice; a command whose transaction never committed left no trace and is applied
+  once when it comes again. Every id is kept as long as the log (:meth:`EventStore.answer`).
 
 The store is synchronous (SQLAlchemy sessions); the service calls it from one worker thread.
 """
@@ -23,7 +28,7 @@ from __future__ import annotations
 import contextlib
 import json
 import uuid
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,6 +44,8 @@ from engine.log import PayloadDecoder, TableEvent, decode_payload
 __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "Acknowledgement",
+    "CommandAnswer",
     "EventStore",
     "LogRow",
     "Migration",
@@ -70,6 +77,18 @@ class LogRow(SQLModel, table=True):
     source: str = Field(max_length=64)
     kind: str = Field(max_length=64, index=True)
     payload: str  # the payload's to_dict(), as JSON text
+
+
+class CommandAnswer(SQLModel, table=True):
+    """The answer to one acknowledged command (schema version 2), by the command's id."""
+
+    __tablename__ = "command_answer"
+
+    id: str = Field(primary_key=True, max_length=64)
+    seq: int
+    """The log's last sequence number once the command was applied (its last entry's)."""
+    time: float
+    answer: str  # the acknowledgement as JSON text
 
 
 class SchemaVersion(SQLModel, table=True):
@@ -126,8 +145,22 @@ def _v1_event_log(conn: Connection) -> None:
                  {"id": uuid.uuid4().hex})
 
 
+def _v2_command_answers(conn: Connection) -> None:
+    metadata = sa.MetaData()
+    sa.Table(
+        "command_answer", metadata,
+        sa.Column("id", sa.String(64), primary_key=True),
+        sa.Column("seq", sa.Integer, nullable=False),
+        sa.Column("time", sa.Float, nullable=False),
+        sa.Column("answer", sa.Text, nullable=False),
+    )
+    metadata.create_all(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log (table_event) and log facts (log_meta)", _v1_event_log),
+    Migration(2, "command answers (command_answer): exactly once across restarts",
+              _v2_command_answers),
 )
 """Every schema step, in order; append new ones, never edit an applied one."""
 
@@ -232,6 +265,15 @@ def create_db_engine(url: str, *, synchronous: str = "NORMAL") -> Engine:
 # --- the store ------------------------------------------------------------------------------
 
 _EVENTS = LogRow.__table__  # type: ignore[attr-defined]
+_ANSWERS = CommandAnswer.__table__  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True, slots=True)
+class Acknowledgement:
+    """A command's id and its answer, stored with the command's entries."""
+
+    command_id: str
+    answer: Mapping[str, Any]
 
 
 class EventStore:
@@ -249,6 +291,8 @@ class EventStore:
         mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
         self._insert = (f"INSERT INTO table_event (seq, time, secrecy, source, kind, payload) "
                         f"VALUES ({', '.join([mark] * 6)})")
+        self._insert_answer = (f"INSERT INTO command_answer (id, seq, time, answer) "
+                               f"VALUES ({', '.join([mark] * 4)})")
         self._writer: Connection | None = None
         self.commits_fast = False
         """True when a commit costs well under a millisecond (SQLite WAL, synchronous=NORMAL:
@@ -272,14 +316,18 @@ class EventStore:
         self._last_seq = self._read_last_seq()
         return self._last_seq
 
-    def append(self, batch: Sequence[TableEvent]) -> None:
-        """Persist ``batch`` (consecutive sequence numbers following :attr:`last_seq`).
+    def append(self, batch: Sequence[TableEvent], *,
+               acknowledgement: Acknowledgement | None = None, now: float = 0.0) -> None:
+        """Persist ``batch`` (consecutive sequence numbers following :attr:`last_seq`) and,
+        when given, the ``acknowledgement`` of the command that produced it (also for an empty
+        batch: a command that changed nothing is still answered once); ``now`` is its time.
 
-        One transaction: all of the batch is on disk when this returns, or none of it. When
-        the connection breaks (e.g. PostgreSQL restarted) a :class:`StoreError` says so and the
-        next append reconnects; appending the very same batch again is harmless.
+        One transaction: all of the batch and its acknowledgement are on disk when this
+        returns, or none of it. When the connection breaks (e.g. PostgreSQL restarted) a
+        :class:`StoreError` says so and the next append reconnects; appending the very same
+        batch again is harmless.
         """
-        if not batch:
+        if not batch and acknowledgement is None:
             return
         expected = range(self._last_seq + 1, self._last_seq + 1 + len(batch))
         if [e.seq for e in batch] != list(expected):
@@ -290,19 +338,45 @@ class EventStore:
         conn = self._writer_connection()
         try:
             with conn.begin():
-                conn.exec_driver_sql(self._insert, rows)
+                if rows:
+                    conn.exec_driver_sql(self._insert, rows)
+                if acknowledgement is not None:
+                    conn.exec_driver_sql(self._insert_answer, [(
+                        acknowledgement.command_id, batch[-1].seq if batch else self._last_seq,
+                        batch[-1].time if batch else now,
+                        json.dumps(dict(acknowledgement.answer), separators=(",", ":")))])
         except sa.exc.IntegrityError as error:
             self._last_seq = self._read_last_seq()
-            if self.read(batch[0].seq - 1, len(batch)) == list(batch):
+            if self.read(batch[0].seq - 1 if batch else self._last_seq, len(batch)) == list(
+                    batch) and (acknowledgement is None
+                                or self.answer(acknowledgement.command_id) is not None):
+                if batch:
+                    self._last_seq = max(self._last_seq, batch[-1].seq)
                 return  # a retry of a batch whose commit went through: nothing to do
+            if acknowledgement is not None and self.answer(acknowledgement.command_id):
+                raise StoreError(f"command {acknowledgement.command_id} was answered "
+                                 f"already; its events were not logged again") from error
             raise StoreError(f"another writer appended to this log (now at event "
                              f"{self._last_seq}); only one service may write a table's "
                              f"log") from error
         except sa.exc.DBAPIError as error:
             self._drop_writer()
-            raise StoreError(f"the database did not take events {batch[0].seq}-"
-                             f"{batch[-1].seq}: {error.orig}") from error
-        self._last_seq = batch[-1].seq
+            what = (f"events {batch[0].seq}-{batch[-1].seq}" if batch
+                    else f"the answer to command {acknowledgement.command_id}"  # type: ignore[union-attr]
+                    )
+            raise StoreError(f"the database did not take {what}: {error.orig}") from error
+        if batch:
+            self._last_seq = batch[-1].seq
+
+    def answer(self, command_id: str) -> dict[str, Any] | None:
+        """The stored answer to the command with this id (``None``: never acknowledged)."""
+        with self.engine.connect() as conn:
+            text = conn.execute(sa.select(_ANSWERS.c.answer).where(
+                _ANSWERS.c.id == command_id)).scalar()
+        if text is None:
+            return None
+        answer: dict[str, Any] = json.loads(text)
+        return answer
 
     def _writer_connection(self) -> Connection:
         """One long-lived connection for appends (no pool checkout per event)."""

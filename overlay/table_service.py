@@ -44,6 +44,7 @@ from engine.table_replay import TableRecorder
 from engine.tournament import DEFAULT_STRUCTURE, Structure
 from overlay.config import Config
 from overlay.hub import TableLog
+from overlay.store import Acknowledgement
 from overlay.tournament_desk import TOURNAMENT_COMMANDS, TournamentDesk, structure_from_config
 
 _log = logging.getLogger(__name__)
@@ -213,28 +214,40 @@ class TableService:
         :raises IllegalActionError: a command the rules do not allow now (nothing changed).
         """
         command = parse_command(body)
+        command_id: str = command["id"]
         async with self._lock:
-            done = self._results.get(command["id"])
-            if done is not None:
+            done = self._results.get(command_id) or await self.log.answer(command_id)
+            if done is not None:  # a retry: the first answer, never applied again
+                self._remember_result(command_id, done)
                 return done
             events = self._run(command)
-            entries = await self._append(events, source="operator")
-            result = {"ok": True, "id": command["id"],
-                      "seq": entries[-1].seq if entries else self.log.store.last_seq}
-            self._results[command["id"]] = result
-            while len(self._results) > self._remember:
-                self._results.popitem(last=False)
+            result: dict[str, Any] = {"ok": True, "id": command_id}
+
+            def acknowledge(last_seq: int) -> Acknowledgement:
+                result["seq"] = last_seq
+                return Acknowledgement(command_id, result)
+
+            await self._append(events, source="operator", acknowledge=acknowledge)
+            self._remember_result(command_id, result)
         self._arm_boundary()
         return result
+
+    def _remember_result(self, command_id: str, result: dict[str, Any]) -> None:
+        """Keep the latest answers in memory too (the store has every one)."""
+        self._results[command_id] = result
+        self._results.move_to_end(command_id)
+        while len(self._results) > self._remember:
+            self._results.popitem(last=False)
 
     async def append_events(self, events: Sequence[Event], *, source: str) -> list[Any]:
         """Log events made outside a command (a photo upload, a CSV import) under the lock."""
         async with self._lock:
             return await self._append(events, source=source)
 
-    async def _append(self, events: Sequence[Event], *, source: str) -> list[Any]:
+    async def _append(self, events: Sequence[Event], *, source: str,
+                      acknowledge: Callable[[int], Acknowledgement] | None = None) -> list[Any]:
         try:
-            entries = await self.log.append(events, source=source)
+            entries = await self.log.append(events, source=source, acknowledge=acknowledge)
         except Exception:
             _log.exception("the log could not be written; rebuilding the table from it")
             self._replay(self.log.store.iter_all())

@@ -148,7 +148,7 @@ def test_migrated_schema_matches_the_models(db_url: str) -> None:
     migrate(engine)
     inspector = sa.inspect(engine)
     for table in SQLModel.metadata.sorted_tables:
-        if table.name not in {"table_event", "schema_version", "log_meta"}:
+        if table.name not in {"table_event", "schema_version", "log_meta", "command_answer"}:
             continue
         columns = {c["name"]: c for c in inspector.get_columns(table.name)}
         assert set(columns) == {c.name for c in table.columns}, table.name
@@ -220,3 +220,31 @@ def test_appending_the_same_batch_twice_is_harmless(db_url: str) -> None:
     assert other.last_seq == 5 and other.read(after=4) == entries(5, [FLOP])
     store.close()
     other.close()
+
+
+def test_a_command_answer_is_stored_with_its_entries_in_one_transaction(db_url: str) -> None:
+    from overlay.store import Acknowledgement
+
+    store = open_store(db_url)
+    first = entries(1, sample_events(3))
+    store.append(first, acknowledgement=Acknowledgement("cmd-0001", {"ok": True, "seq": 3}))
+    store.append([], acknowledgement=Acknowledgement("cmd-0002", {"ok": True, "seq": 3}),
+                 now=2000.0)  # a command that logged nothing is answered once all the same
+    store.close()
+    store = open_store(db_url)  # a restart: the answers are still there
+    assert store.answer("cmd-0001") == {"ok": True, "seq": 3}
+    assert store.answer("cmd-0002") == {"ok": True, "seq": 3}
+    assert store.answer("cmd-never") is None
+    # The same id with other entries: the transaction is refused whole, no entry is logged.
+    with pytest.raises(StoreError, match="cmd-0001 was answered already"):
+        store.append(entries(4, sample_events(2)),
+                     acknowledgement=Acknowledgement("cmd-0001", {"ok": True, "seq": 5}))
+    assert store.read() == first and store.last_seq == 3
+    # Appending the very same batch and answer again (a commit whose outcome was unknown).
+    second = entries(4, sample_events(2))
+    ack = Acknowledgement("cmd-0003", {"ok": True, "seq": 5})
+    store.append(second, acknowledgement=ack)
+    store._last_seq = 3  # as if the first attempt's outcome had been lost
+    store.append(second, acknowledgement=ack)
+    assert store.read() == first + second and store.answer("cmd-0003") == {"ok": True, "seq": 5}
+    store.close()
