@@ -31,8 +31,9 @@ def test_feltcast_demo_plays_hands_and_exits(tmp_path: Path) -> None:
         match = re.search(r"(http://127\.0\.0\.1:\d+/(\w+)\S*)", line)
         if match and match.group(2) not in urls:
             urls[match.group(2)] = match.group(1)
-        if len(urls) == 3 and "pages" not in urls:
-            # While it runs, the pages are served and the public channel answers.
+        if "Ctrl-C stops" in line and "pages" not in urls:
+            # Once the list is out, while it runs, the pages are served and the public
+            # channel answers.
             urls["pages"] = "checked"
             for page in ("overlay", "commentary", "operator"):
                 with urllib.request.urlopen(urls[page], timeout=5) as response:
