@@ -83,6 +83,9 @@ class ChannelSpec:
     """A disabled channel accepts no subscribers."""
     audience: str = ""
     """Who watches it, in a floor manager's words (shown in the operator console)."""
+    internal: bool = False
+    """Shows the service's internal events (``secrecy`` internal: device reports); only for a
+    live, full channel with a token (the operator's)."""
     hand_end_kinds: tuple[str, ...] = DEFAULT_HAND_END_KINDS
     hand_start_kinds: tuple[str, ...] = DEFAULT_HAND_START_KINDS
 
@@ -104,6 +107,10 @@ class ChannelSpec:
         if self.filter is ChannelFilter.FULL and self.delay == 0 and not self.requires_token:
             raise ConfigError(f"channels.{self.name}.requires_token",
                               "a live channel with hole cards must require a token")
+        if self.internal is not False and (self.internal is not True or not self.requires_token
+                                           or self.filter is not ChannelFilter.FULL):
+            raise ConfigError(f"channels.{self.name}.internal",
+                              "only a full channel with a token shows internal events")
         object.__setattr__(self, "hand_end_kinds", tuple(self.hand_end_kinds))
         object.__setattr__(self, "hand_start_kinds", tuple(self.hand_start_kinds))
 
@@ -130,7 +137,7 @@ class ChannelSpec:
         if "filter" not in data:
             raise ConfigError(f"channels.{name}.filter", "missing (full, public or "
                               "reveal_after_hand)")
-        for flag in ("requires_token", "enabled"):
+        for flag in ("requires_token", "enabled", "internal"):
             if flag in data and not isinstance(data[flag], bool):
                 raise ConfigError(f"channels.{name}.{flag}", "must be true or false")
         return cls(**data)
@@ -188,6 +195,8 @@ def filter_event(spec: ChannelSpec, event: TableEvent) -> TableEvent | None:
     """What ``spec`` may show live of ``event`` (``reveal_after_hand``: during the hand)."""
     if event.secrecy is Secrecy.NEVER:  # R19: burn and stub cards, nowhere
         return None
+    if event.secrecy is Secrecy.INTERNAL:  # the service's state: the operator's only
+        return event if spec.internal else None
     if spec.filter is ChannelFilter.FULL:
         return event
     return event.public_view()

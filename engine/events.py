@@ -40,11 +40,14 @@ class _Enum(enum.StrEnum):
 
 
 class Secrecy(_Enum):
-    """Who may see an event: anyone live, only delayed/secure outputs, or nobody (R19)."""
+    """Who may see an event: anyone live, only delayed/secure outputs, or nobody (R19); and
+    ``internal``: the service's own state (device reports), for the operator channel only,
+    never on a public, delayed or secure output."""
 
     PUBLIC = "public"
     SECRET = "secret"
     NEVER = "never"
+    INTERNAL = "internal"
 
 
 class Street(_Enum):

@@ -44,7 +44,8 @@ __all__ = [
 ]
 
 #: Strictness of each secrecy class: a larger number is seen by fewer channels.
-SECRECY_RANK: Mapping[Secrecy, int] = {Secrecy.PUBLIC: 0, Secrecy.SECRET: 1, Secrecy.NEVER: 2}
+SECRECY_RANK: Mapping[Secrecy, int] = {Secrecy.PUBLIC: 0, Secrecy.SECRET: 1, Secrecy.INTERNAL: 2,
+                                       Secrecy.NEVER: 3}
 
 
 class LoggedEvent(Protocol):
@@ -162,7 +163,7 @@ class TableEvent:
         """
         if self.secrecy is Secrecy.PUBLIC:
             return self
-        if self.secrecy is Secrecy.NEVER:
+        if self.secrecy in (Secrecy.NEVER, Secrecy.INTERNAL):
             return None
         view = self.payload.public_view()
         if view is None or Secrecy(view.secrecy) is not Secrecy.PUBLIC:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from engine.events import Event
+from engine.events import Event, Secrecy
 
 __all__ = [
     "AbsenceSet",
@@ -105,3 +105,9 @@ class DevicesReported(Event):
     kind: ClassVar[str] = "devices_reported"
 
     report: str
+
+    @property
+    def secrecy(self) -> Secrecy:
+        """Internal: the devices, alerts and connected pages are the operator's business, not
+        the audience's (and the pages list grows with the audience)."""
+        return Secrecy.INTERNAL

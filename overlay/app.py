@@ -81,7 +81,7 @@ def channel_specs(config: Config) -> dict[str, ChannelSpec]:
     """The configured channels plus the operator's own (live, full, token)."""
     specs = {spec.name: spec for spec in config.channels}
     specs[OPERATOR_CHANNEL] = ChannelSpec(OPERATOR_CHANNEL, "full", 0.0,  # type: ignore[arg-type]
-                                          requires_token=True,
+                                          requires_token=True, internal=True,
                                           audience="the operator console")
     return specs
 

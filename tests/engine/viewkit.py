@@ -27,7 +27,7 @@ VENUE = ChannelSpec("venue", ChannelFilter.PUBLIC)
 DELAYED = ChannelSpec("delayed", ChannelFilter.FULL, delay=30.0)
 SECURE = ChannelSpec("secure", ChannelFilter.FULL, requires_token=True)
 REVEAL = ChannelSpec("reveal", ChannelFilter.REVEAL_AFTER_HAND)
-OPERATOR = ChannelSpec("operator", ChannelFilter.FULL, requires_token=True)
+OPERATOR = ChannelSpec("operator", ChannelFilter.FULL, requires_token=True, internal=True)
 SPECS = (VENUE, DELAYED, SECURE, REVEAL)
 
 # Every documented key (docs/view-model.md) of each object of the view.

@@ -201,3 +201,26 @@ def test_each_channel_view_is_the_engine_replay_of_what_the_channel_saw() -> Non
         assert [(e["seat"], e["place"]) for e in view["tournament"]["eliminations"]] == [(5, 2)]
         assert view["channel"]["as_of"] == hand_log[-1].time
     assert '"2c"' not in json.dumps(views)  # the burn card (R19)
+
+
+def test_internal_events_reach_only_a_channel_that_shows_them() -> None:
+    from engine.table_events import DevicesReported
+
+    (devices,) = log(DevicesReported('{"pages":[{"page":"overlay"}]}'))
+    assert devices.secrecy is Secrecy.INTERNAL and devices.public_view() is None
+    for spec in BUILTIN_CHANNELS.values():  # venue, delayed, secure, reveal: never
+        assert filter_event(dataclasses.replace(spec, enabled=True), devices) is None
+        assert due_items(spec, [devices], float("inf")) == []
+    operator = ChannelSpec("operator", ChannelFilter.FULL, requires_token=True, internal=True)
+    assert filter_event(operator, devices) is devices
+
+
+@pytest.mark.parametrize("settings", [
+    {"filter": "public", "internal": True},                          # a public channel
+    {"filter": "full", "delay": 30, "internal": True},               # no token
+    {"filter": "full", "requires_token": True, "internal": "yes"},  # not a flag
+])
+def test_only_a_full_channel_with_a_token_may_show_internal_events(settings: Any) -> None:
+    with pytest.raises(ConfigError) as error:
+        channels_from_config({"x": settings})
+    assert error.value.key == "channels.x.internal"

@@ -12,7 +12,7 @@ import pytest
 from engine.channels import BUILTIN_CHANNELS, due_items, with_delay
 from engine.events import Secrecy
 from overlay.cli import main
-from overlay.store import open_store
+from overlay.store import SCHEMA_VERSION, open_store
 from tests.engine.viewkit import Oracle, check_view, codes, shape_errors
 from tests.log.hands import random_log
 
@@ -32,8 +32,9 @@ def test_info(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     line = capsys.readouterr().out
     counts = {s: sum(1 for e in ENTRIES if e.secrecy is s) for s in Secrecy}
     assert f"{len(ENTRIES)} events ({counts[Secrecy.PUBLIC]} public, " \
-           f"{counts[Secrecy.SECRET]} secret, {counts[Secrecy.NEVER]} never)" in line
-    assert "schema version 1" in line
+           f"{counts[Secrecy.SECRET]} secret, {counts[Secrecy.NEVER]} never, " \
+           "0 internal)" in line
+    assert f"schema version {SCHEMA_VERSION}" in line
 
 
 def test_show_what_each_channel_had_released(data_dir: Path,

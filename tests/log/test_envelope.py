@@ -22,9 +22,12 @@ from engine.events import (
     Secrecy,
 )
 from engine.log import CaptureRecord, TableEvent
+from engine.table_events import DevicesReported
 from tests.log.hands import random_log
 
 LOG = random_log(99, 6)
+LOG.append(TableEvent.record(len(LOG) + 1, LOG[-1].time, DevicesReported('{"alerts":[]}'),
+                             source="service"))  # internal: the operator's only
 
 
 @given(entry=st.sampled_from(LOG), seq=st.integers(1, 2**53),
@@ -108,8 +111,10 @@ def test_malformed_entries_are_refused(data: Any) -> None:
 def test_repr_round_trips() -> None:
     import engine.capture_events as capture
     import engine.events as events
+    import engine.table_events as table_events
 
-    namespace = {**vars(capture), **vars(events), "Card": Card, "TableEvent": TableEvent,
+    namespace = {**vars(capture), **vars(events), **vars(table_events), "Card": Card,
+                 "TableEvent": TableEvent,
                  "CaptureRecord": CaptureRecord}
     # The envelope's own fields round-trip; payloads are checked where their repr does
     # (engine enums such as Street print as <Street.FLOP: 'flop'>).

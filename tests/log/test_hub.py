@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -209,8 +210,8 @@ async def test_table_log_persists_before_publishing_and_keeps_time_monotone(
     seen_in_store: list[int] = []
     original = store.append
 
-    def spy(batch: Sequence[TableEvent]) -> None:
-        original(batch)
+    def spy(batch: Sequence[TableEvent], **options: Any) -> None:
+        original(batch, **options)
         seen_in_store.append(len(store.read()))  # committed before any subscriber saw it
         assert table_log.hub("secure").revision < batch[-1].seq
 

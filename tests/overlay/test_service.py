@@ -12,7 +12,7 @@ from aiohttp.test_utils import TestClient
 from overlay.app import create_app
 from overlay.config import parse_config
 from overlay.hub import apply_merge_patch
-from overlay.keys import TABLE_KEY, TOKENS_KEY
+from overlay.keys import STORE_KEY, TABLE_KEY, TOKENS_KEY
 
 PLAYERS = [{"seat": 1, "name": "Ashton", "stack": 5000},
            {"seat": 4, "name": "Tong", "stack": 5000},
@@ -222,3 +222,38 @@ async def test_hands_lists_what_each_channel_has_released(client: TestClient) ->
     secure = await (await client.get("/api/hands?channel=secure", headers={
         "Authorization": f"Bearer {secure_token}"})).json()
     assert secure["hands"] == hands
+
+
+async def test_device_reports_reach_the_operator_channel_only(client: TestClient) -> None:
+    """The devices, alerts and connected pages are the operator's: a page that connects changes
+    them, and no public, delayed or secure subscriber receives the report (at 2,000 viewers it
+    was 93 % of each viewer's bytes)."""
+    secure = client.server.app[TOKENS_KEY].secure
+    watchers = {name: await client.ws_connect(f"/ws/{name}{query}") for name, query in (
+        ("venue", ""), ("secure", f"?token={secure}"))}
+    for ws in watchers.values():
+        await ws.send_json({"type": "hello", "page": "overlay", "version": "x", "resume": None})
+        assert (await ws.receive_json(timeout=5))["type"] == "snapshot"
+    token = client.server.app[TOKENS_KEY].operator
+    console = await client.ws_connect(f"/ws/operator?token={token}")
+    await console.send_json({"type": "hello", "page": "operator", "version": "x",
+                             "resume": None})
+    view = (await console.receive_json(timeout=5))["view"]
+    while len(view["operator"]["pages"]) < 3:  # the console sees every connected page
+        message = await console.receive_json(timeout=5)
+        if message["type"] == "patch":
+            view = apply_merge_patch(view, message["patch"])
+            assert any(e["kind"] == "devices_reported" for e in message["events"])
+    status, _ = await command(client, "next_hand")  # a public event after the reports
+    assert status == 200
+    for name, ws in watchers.items():
+        kinds: list[str] = []
+        while "hand_started" not in kinds:
+            message = await ws.receive_json(timeout=5)
+            kinds += [e["kind"] for e in message.get("events", [])]
+            assert "pages" not in str(message.get("patch", "")), name
+        assert "devices_reported" not in kinds, name
+        await ws.close()
+    await console.close()
+    store_kinds = [e.kind for e in client.server.app[STORE_KEY].read()]
+    assert "devices_reported" in store_kinds  # logged all the same: the operator's view
