@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -75,6 +76,9 @@ class PlayerIdentified(Event):
             if len(value) > MAX_NAME:
                 raise InvalidInputError(f"seat {seat}: the {label} is longer than "
                                         f"{MAX_NAME} characters")
+            if any(unicodedata.category(c) in ("Cc", "Cs") for c in value):
+                raise InvalidInputError(f"seat {seat}: the {label} holds a control character "
+                                        "or a broken character")
         if photo is not None and not photo.startswith("/media/"):
             raise InvalidInputError(f"seat {seat}: a photo is a path under /media/")
         return cls(seat, name, display_name, check_country(country), photo)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -20,6 +19,7 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from engine.channels import ChannelSpec
+from engine.errors import InvalidInputError
 from engine.events import HandEnded, HandStarted, HandVoided
 from overlay.assets import static_dir
 from overlay.auth import Tokens, load_or_create_tokens, origin_allowed, presented_token
@@ -49,6 +49,7 @@ from overlay.table_service import TableService
 from overlay.tasks import cancel_and_wait
 from overlay.tournament_desk import tournament_config
 from overlay.web_errors import error_middleware, error_payload, json_error
+from overlay.web_json import decode_json, read_json
 
 _log = logging.getLogger(__name__)
 
@@ -333,10 +334,9 @@ async def websocket_handler(request: web.Request) -> web.WebSocketResponse:
             if message.type != WSMsgType.TEXT:
                 continue
             try:
-                data = json.loads(message.data)
-            except ValueError:
-                await ws.send_json({"type": "error", "error": {
-                    "code": "invalid_input", "message": "messages are JSON objects"}})
+                data = decode_json(message.data, what="message")
+            except InvalidInputError as error:
+                await ws.send_json({"type": "error", "error": error_payload(error)})
                 continue
             if not isinstance(data, dict) or data.get("type") != "hello":
                 await ws.send_json({"type": "error", "error": {
@@ -444,10 +444,7 @@ async def api_log(request: web.Request) -> web.Response:
 async def api_command(request: web.Request) -> web.Response:
     """``POST /api/commands``: one typed, acknowledged operator command."""
     require_operator(request)
-    try:
-        body = await request.json()
-    except ValueError:
-        raise json_error(422, "invalid_input", "the command is not valid JSON") from None
+    body = await read_json(request)
     if is_deck_command(body):
         result = await deck_command(request.app, body)
     else:

@@ -43,7 +43,8 @@ _REMEMBERED = 200
 
 
 def is_deck_command(body: object) -> bool:
-    return isinstance(body, dict) and body.get("type") in DECK_COMMANDS
+    return isinstance(body, dict) and isinstance(body.get("type"), str) \
+        and body["type"] in DECK_COMMANDS
 
 
 def parse_deck_command(body: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from engine.errors import InvalidInputError
 from overlay.keys import CONFIG_KEY, TABLE_KEY
 from overlay.players import MAX_PHOTO_BYTES, PHOTO_TYPES, parse_players_csv
 from overlay.web_errors import json_error
+from overlay.web_json import read_body
 
 __all__ = ["MAX_CSV_BYTES", "add_player_routes"]
 
@@ -33,28 +34,11 @@ def add_player_routes(app: web.Application) -> None:
     ])
 
 
-def _refuse(status: int, code: str, message: str) -> web.HTTPException:
-    """413 or 415 with the standard JSON error body."""
-    body = web.json_response({"error": {"code": code, "message": message}}).text
-    if status == 415:
-        return web.HTTPUnsupportedMediaType(text=body, content_type="application/json")
-    error = web.HTTPException(text=body, content_type="application/json")
-    error.set_status(413)
-    return error
-
-
-async def _body(request: web.Request, limit: int, what: str) -> bytes:
-    """The request body, refused (413) past ``limit`` bytes without reading it all."""
-    if request.content_length is not None and request.content_length > limit:
-        raise _refuse(413, "too_large", f"the {what} is larger than "
-                          f"{limit / 1e6:.1f} MB")
-    data = bytearray()
-    async for chunk in request.content.iter_chunked(64 * 1024):
-        data.extend(chunk)
-        if len(data) > limit:
-            raise _refuse(413, "too_large", f"the {what} is larger than "
-                              f"{limit / 1e6:.1f} MB")
-    return bytes(data)
+def _unsupported(message: str) -> web.HTTPException:
+    """415 with the standard JSON error body."""
+    body = web.json_response({"error": {"code": "unsupported_media_type",
+                                        "message": message}}).text
+    return web.HTTPUnsupportedMediaType(text=body, content_type="application/json")
 
 
 async def upload_photo(request: web.Request) -> web.Response:
@@ -71,9 +55,9 @@ async def upload_photo(request: web.Request) -> web.Response:
     desk.check_seat(seat)
     declared = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
     if declared and declared not in PHOTO_TYPES and declared != "application/octet-stream":
-        raise _refuse(415, "unsupported_media_type", "a photo is sent as image/jpeg, "
+        raise _unsupported("a photo is sent as image/jpeg, "
                          f"image/png or image/webp, not {declared}")
-    data = await _body(request, MAX_PHOTO_BYTES, "photo")
+    data = await read_body(request, MAX_PHOTO_BYTES, "photo")
     url = desk.photos.save(seat, data, declared)
     event = desk.players.identify(seat, {"photo": url}, photos=desk.photos,
                                   table_name=service.table.names.get(seat))
@@ -86,7 +70,7 @@ async def import_players(request: web.Request) -> web.Response:
     from overlay.app import require_operator
 
     require_operator(request)
-    raw = await _body(request, MAX_CSV_BYTES, "CSV file")
+    raw = await read_body(request, MAX_CSV_BYTES, "CSV file")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
