@@ -36,6 +36,7 @@ from overlay.keys import (
     HUBS_KEY,
     LOG_KEY,
     OBS_KEY,
+    OBS_SOCKETS_KEY,
     PAGES_KEY,
     STORE_KEY,
     TABLE_KEY,
@@ -96,6 +97,7 @@ def create_app(config: Config, *, clock: Callable[[], float] = time.time,
     app[TOKENS_KEY] = tokens if tokens is not None else load_or_create_tokens(config.data_dir)
     app[ASSET_VERSION_KEY] = asset_version(static_dir)
     app[PAGES_KEY] = PageRegistry(app[ASSET_VERSION_KEY])
+    app[OBS_SOCKETS_KEY] = {}
     app.cleanup_ctx.append(store_ctx)
     app.cleanup_ctx.append(log_ctx)
     app.cleanup_ctx.append(table_ctx)
@@ -162,11 +164,11 @@ async def obs_ctx(app: web.Application) -> AsyncIterator[None]:
     switches happen in step with the graphics, after the same delay)."""
     from overlay.obs.control import ObsControl, settings_from_config
 
-    settings = settings_from_config(app[CONFIG_KEY], secure_token=app[TOKENS_KEY].secure)
+    settings = settings_from_config(app[CONFIG_KEY], obs_token=app[TOKENS_KEY].obs)
     if settings is None:
         yield
         return
-    async with ObsControl(settings) as obs:
+    async with ObsControl(settings, on_status=lambda _status: obs_guard_changed(app)) as obs:
         app[OBS_KEY] = obs
         hub = app[HUBS_KEY].get(settings.overlay_channel)
         task = asyncio.create_task(_automate(obs, hub)) if hub is not None else None
@@ -302,8 +304,43 @@ def hub_for(request: web.Request, name: str, *, allow_query_token: bool) -> Chan
         if not token:
             raise json_error(401, "unauthorized", f"the {name} channel needs a token")
         if needed not in roles:
+            if "obs" in roles and name != OPERATOR_CHANNEL:
+                return obs_hub(request.app, name)
             raise json_error(403, "forbidden", f"that token does not open the {name} channel")
     return hubs[name]
+
+
+def obs_guard_holds(app: web.Application) -> bool:
+    """OBS is connected and its stream delay covers D (the delay guard's last check)."""
+    obs = app.get(OBS_KEY)
+    return obs is not None and obs.secure_allowed
+
+
+def obs_hub(app: web.Application, name: str) -> ChannelHub[Any]:
+    """What OBS's browser sources (the ``obs`` token) get of the live channel ``name``: the
+    channel while OBS's own stream delay covers D, else the live public view, ``venue`` (fail
+    closed: hole cards never reach an OBS that would stream them live). The guard's changes
+    close OBS's sockets (:func:`obs_guard_changed`); they reconnect to what it allows then."""
+    hubs = app[HUBS_KEY]
+    if obs_guard_holds(app):
+        return hubs[name]
+    if "venue" not in hubs:
+        raise json_error(503, "delay_violation", f"OBS's stream delay does not cover the "
+                         f"security delay, so OBS gets no {name} view; and the venue channel, "
+                         f"its public stand-in, is disabled")
+    return hubs["venue"]
+
+
+def obs_guard_changed(app: web.Application) -> None:
+    """The delay guard's verdict changed: every OBS socket on a guarded channel is closed, so
+    that it reconnects to the view the guard allows now (within ``[obs] recheck_seconds`` of
+    the change in OBS)."""
+    holds = obs_guard_holds(app)
+    for ws, full in list(app[OBS_SOCKETS_KEY].items()):
+        if full != holds and not ws.closed:
+            app[OBS_SOCKETS_KEY].pop(ws, None)
+            asyncio.get_running_loop().create_task(
+                ws.close(code=4001, message=b"the OBS delay guard changed"))
 
 
 def require_operator(request: web.Request) -> None:
@@ -326,6 +363,12 @@ async def websocket_handler(request: web.Request) -> web.WebSocketResponse:
     hub = hub_for(request, name, allow_query_token=True)
     ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=64 * 1024)
     await ws.prepare(request)
+    obs_source = is_obs_source(request, name)
+    if obs_source:  # closed when the delay guard changes its verdict (obs_guard_changed)
+        full = hub is request.app[HUBS_KEY][name]
+        request.app[OBS_SOCKETS_KEY][ws] = full
+        if full != obs_guard_holds(request.app):  # it changed meanwhile
+            obs_guard_changed(request.app)
     pages = request.app[PAGES_KEY]
     handle = pages.connect(name, request.app[CLOCK_KEY]())
     writer: asyncio.Task[None] | None = None
@@ -348,14 +391,24 @@ async def websocket_handler(request: web.Request) -> web.WebSocketResponse:
                 writer.cancel()
             resume = data.get("resume")
             log_id = data.get("log_id")
-            subscription = hub.subscribe(
-                resume_from=resume if isinstance(resume, int) else None,
+            subscription = hub.subscribe(  # OBS switches views: never resumes, a snapshot
+                resume_from=resume if isinstance(resume, int) and not obs_source else None,
                 log_id=log_id if isinstance(log_id, str) else None)
             writer = asyncio.create_task(_forward(subscription, ws))
     finally:
         await cancel_and_wait(writer)
         pages.disconnect(handle)
+        request.app[OBS_SOCKETS_KEY].pop(ws, None)
     return ws
+
+
+def is_obs_source(request: web.Request, name: str) -> bool:
+    """The request reads a guarded channel with the ``obs`` token (not a secure one)."""
+    spec = channel_specs(request.app[CONFIG_KEY]).get(name)
+    if spec is None or not spec.requires_token or name == OPERATOR_CHANNEL:
+        return False
+    roles = request.app[TOKENS_KEY].roles_of(presented_token(request, allow_query=True))
+    return "obs" in roles and "secure" not in roles
 
 
 async def _forward(subscription: Any, ws: web.WebSocketResponse) -> None:

@@ -1,9 +1,11 @@
 """Roles, tokens and cross-site protection.
 
-Two roles hold a token: ``operator`` (the console: every state-changing command) and ``secure``
-(the live channels with hole cards). Tokens are generated on first start, kept in
-``<data>/tokens.json`` (mode 0600) and printed once. The ``venue`` and ``delayed`` channels need
-no token.
+Three roles hold a token: ``operator`` (the console: every state-changing command), ``secure``
+(the live channels with hole cards, for the production room) and ``obs`` (OBS's browser sources:
+the live channels with hole cards only while OBS's own stream delay covers the security delay,
+the public view otherwise; ``overlay/obs/control.py`` checks it). Tokens are generated on first
+start, kept in ``<data>/tokens.json`` (mode 0600) and printed once. The ``venue`` and
+``delayed`` channels need no token.
 
 A token travels in the ``Authorization: Bearer <token>`` header (API clients, the console's
 ``fetch``), or as ``?token=`` in a page or websocket URL (OBS browser sources cannot set
@@ -25,7 +27,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-ROLES: Final = ("operator", "secure")
+ROLES: Final = ("operator", "secure", "obs")
 TOKEN_FILE: Final = "tokens.json"
 
 
@@ -35,14 +37,15 @@ class Tokens:
 
     operator: str
     secure: str
+    obs: str = ""
+    """OBS's browser sources (empty: none issued)."""
     created: bool = False
     """True when this start created them (the CLI then prints them once)."""
 
     def for_role(self, role: str) -> str:
-        if role == "operator":
-            return self.operator
-        if role == "secure":
-            return self.secure
+        if role in ROLES:
+            token: str = getattr(self, role)
+            return token
         raise KeyError(role)
 
     def roles_of(self, token: str | None) -> frozenset[str]:
@@ -54,6 +57,8 @@ class Tokens:
             roles.update(("operator", "secure"))
         if hmac.compare_digest(token.encode(), self.secure.encode()):
             roles.add("secure")
+        if self.obs and hmac.compare_digest(token.encode(), self.obs.encode()):
+            roles.add("obs")
         return frozenset(roles)
 
 
@@ -62,19 +67,28 @@ def load_or_create_tokens(data_dir: Path) -> Tokens:
     path = data_dir / TOKEN_FILE
     if path.exists():
         stored = json.loads(path.read_text())
-        return Tokens(operator=stored["operator"], secure=stored["secure"])
+        tokens = Tokens(operator=stored["operator"], secure=stored["secure"],
+                        obs=stored.get("obs", ""))
+        if not tokens.obs:  # a data directory from before the obs role: issue it now
+            tokens = Tokens(tokens.operator, tokens.secure, secrets.token_urlsafe(24))
+            _write_tokens(path, tokens)
+        return tokens
     data_dir.mkdir(parents=True, exist_ok=True)
     tokens = Tokens(operator=secrets.token_urlsafe(24), secure=secrets.token_urlsafe(24),
-                    created=True)
+                    obs=secrets.token_urlsafe(24), created=True)
+    _write_tokens(path, tokens)
+    return tokens
+
+
+def _write_tokens(path: Path, tokens: Tokens) -> None:
     # Write to a private temporary file, then rename: never a half-written or readable file.
     tmp = path.with_suffix(".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as handle:
-        json.dump({"operator": tokens.operator, "secure": tokens.secure}, handle)
+        json.dump({role: tokens.for_role(role) for role in ROLES}, handle)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(tmp, path)
-    return tokens
 
 
 def presented_token(request: web.Request, *, allow_query: bool) -> str | None:

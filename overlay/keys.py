@@ -28,5 +28,7 @@ LOG_KEY = web.AppKey("table_log", TableLog)
 HUBS_KEY = web.AppKey("hubs", dict[str, ChannelHub[Any]])
 TABLE_KEY = web.AppKey("table_service", TableService)
 OBS_KEY = web.AppKey("obs", ObsControl)
+OBS_SOCKETS_KEY = web.AppKey("obs_sockets", dict[web.WebSocketResponse, bool])
+"""OBS's browser sources on guarded channels, each with whether it was given the full view."""
 PAGES_KEY = web.AppKey("pages", PageRegistry)
 ASSET_VERSION_KEY = web.AppKey("asset_version", str)

@@ -113,7 +113,8 @@ def _reads(spec: ChannelSpec) -> str:
 
 
 def page_addresses(base: str, channels: Iterable[ChannelSpec], *, operator_token: str,
-                   secure_token: str, obs_channel: str = "delayed") -> list[PageAddress]:
+                   secure_token: str, obs_token: str = "",
+                   obs_channel: str = "delayed") -> list[PageAddress]:
     """Every page the service serves, with the channel it reads and, where a page needs one,
     its token (``""``: the token is not to be shown; the URL then says where it is kept)."""
     specs = {spec.name: spec for spec in channels if spec.enabled}
@@ -122,16 +123,18 @@ def page_addresses(base: str, channels: Iterable[ChannelSpec], *, operator_token
         joiner = "&" if "?" in url else "?"
         return f"{url}{joiner}token={token or '<token from tokens.json>'}"
 
-    def channel_url(page: str, channel: str, extra: str = "") -> str:
+    def channel_url(page: str, channel: str, extra: str = "", token: str = "") -> str:
         url = f"{base}/{page}?channel={channel}{extra}"
         spec = specs[channel]
         if spec.requires_token:
-            url = with_token(url, secure_token)
+            url = with_token(url, token or secure_token)
         return url
 
     stream = obs_channel if obs_channel in specs else "delayed"
-    lines = [PageAddress("OBS overlay (the stream)", channel_url("overlay", stream),
-                         _reads(specs[stream]))]
+    lines = [PageAddress("OBS overlay (the stream)",
+                         channel_url("overlay", stream, token=obs_token or secure_token),
+                         _reads(specs[stream]) + (" (while OBS's stream delay covers D)"
+                                                  if specs[stream].requires_token else ""))]
     if "venue" in specs:
         lines.append(PageAddress("venue screens", channel_url("overlay", "venue"),
                                  _reads(specs["venue"])))

@@ -72,7 +72,7 @@ def test_the_unit_starts_stops_and_gives_up_as_documented(tmp_path: Path) -> Non
         lines = []
         for line in process.stdout:
             lines.append(line)
-            if line.startswith("  secure  "):  # the whole address list is out: it runs
+            if line.startswith("  obs  "):  # the whole address list is out: it runs
                 break
         assert any("serving 'Show Day'" in line for line in lines), lines
         process.send_signal(getattr(signal, service["KillSignal"]))

@@ -102,14 +102,16 @@ def start_lines(config: Config, tokens: Tokens, base: str) -> list[str]:
              "Pages (in OBS: a Browser source each, 1920x1080; the channel is in the URL):"]
     lines += address_lines(page_addresses(
         base, channel_specs(config).values(), operator_token=tokens.operator if shown else "",
-        secure_token=tokens.secure if shown else "", obs_channel=config.obs.channel))
+        secure_token=tokens.secure if shown else "", obs_token=tokens.obs if shown else "",
+        obs_channel=config.obs.channel))
     if config.server.host in ("0.0.0.0", "::"):
         lines.append("  (listening on every interface: other machines use this machine's "
                      "address instead of 127.0.0.1)")
     tokens_file = config.data_dir / "tokens.json"
     if shown:
         lines += [f"Tokens (shown on this first start only; kept in {tokens_file}):",
-                  f"  operator  {tokens.operator}", f"  secure    {tokens.secure}"]
+                  f"  operator  {tokens.operator}", f"  secure    {tokens.secure}",
+                  f"  obs       {tokens.obs}"]
     else:
         lines.append(f"Tokens: in {tokens_file} (shown on the first start only)")
     return lines

@@ -6,7 +6,7 @@ from the configuration with :func:`settings_from_config` and enters it in one cl
 context::
 
     async def obs_ctx(app: web.Application) -> AsyncIterator[None]:
-        settings = settings_from_config(app[CONFIG_KEY], secure_token=tokens.secure)
+        settings = settings_from_config(app[CONFIG_KEY], obs_token=tokens.obs)
         if settings is None:            # [obs] enabled = false
             yield
             return
@@ -37,19 +37,20 @@ if TYPE_CHECKING:
 
 _ANY_ADDRESS = {"0.0.0.0", "::", ""}
 # Settings the [obs] table may set directly (the rest come from the service configuration).
-_SCENE_FIELDS = ("table_scene", "showdown_scene", "break_scene", "overlay_source")
+_SCENE_FIELDS = ("table_scene", "showdown_scene", "break_scene", "overlay_source",
+                 "recheck_seconds")
 
 
 def settings_from_config(config: Config, *, base_url: str | None = None,
-                         secure_token: str = "", **changes: Any) -> ObsSettings | None:
+                         obs_token: str = "", **changes: Any) -> ObsSettings | None:
     """OBS settings from the service configuration (``overlay.config.Config``), or None when
     OBS control is off.
 
     ``base_url`` defaults to the service's own address (127.0.0.1 when it listens on every
     interface); the secret channels are ``secure`` and the enabled ``full`` channels that
-    are live or delayed less than D, and ``secure_token`` is added to the overlay URL only
-    for one of them; ``changes`` set any other :class:`ObsSettings` field (scene names,
-    rules).
+    are live or delayed less than D, and ``obs_token`` (the ``obs`` role's: full views only
+    while the stream delay covers D) is added to the overlay URL only for one of them;
+    ``changes`` set any other :class:`ObsSettings` field (scene names, rules).
 
     :raises ConfigError: a value ObsSettings refuses, naming the ``obs.*`` key.
     """
@@ -75,7 +76,7 @@ def settings_from_config(config: Config, *, base_url: str | None = None,
         "host": section.host, "port": section.port, "password": section.password,
         "connect_timeout": section.timeout, "request_timeout": section.timeout,
         "base_url": base_url, "overlay_channel": section.channel,
-        "overlay_token": secure_token if section.channel in secret else "",
+        "overlay_token": obs_token if section.channel in secret else "",
         "secret_channels": secret,
         "security_delay_seconds": float(config.delay),
     }
@@ -87,11 +88,11 @@ class ObsControl:
 
     def __init__(self, settings: ObsSettings, *,
                  on_status: Callable[[ObsStatus], None] | None = None,
-                 recheck_seconds: float = 30.0) -> None:
+                 recheck_seconds: float | None = None) -> None:
         self.settings = settings
         self.client = ObsClient(settings)
         self.monitor = ObsMonitor(self.client, settings, on_change=on_status,
-                                  recheck_seconds=recheck_seconds)
+                                  recheck_seconds=recheck_seconds or settings.recheck_seconds)
         self.automation = ObsAutomation(self.client, settings.effective_rules)
         self.feed = AutomationFeed()
 
@@ -102,7 +103,8 @@ class ObsControl:
     @property
     def secure_allowed(self) -> bool:
         """Whether OBS may receive the live ``secure`` channel now: connected and the last
-        delay check passed. The service refuses ``secure`` to OBS otherwise."""
+        delay check passed. Otherwise the service gives OBS's browser sources (the ``obs``
+        token) the public view instead (``overlay/app.py``, :func:`~overlay.app.hub_for`)."""
         status = self.monitor.status
         return status.ok and status.stream_delay is not None and status.stream_delay.covers(
             self.settings.security_delay_seconds)

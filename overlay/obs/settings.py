@@ -126,6 +126,10 @@ class ObsSettings:
     reconnect_initial: float = 0.5
     """First wait before reconnecting after a failure; doubles up to ``reconnect_max``."""
     reconnect_max: float = 30.0
+    recheck_seconds: float = 30.0
+    """How often the delay guard reads OBS's stream delay again while connected (it also runs
+    on every connection and when OBS reports a changed input): the longest an OBS browser
+    source keeps the full view after the stream delay was switched off."""
     base_url: str = "http://127.0.0.1:8080"
     """Root of the Feltcast service as OBS reaches it (pages are ``/overlay`` and so on)."""
     overlay_channel: str = "delayed"
@@ -151,7 +155,7 @@ class ObsSettings:
         if not 0 < self.port < 65536:
             raise ConfigError("obs.port", f"{self.port} is not a TCP port (1-65535)")
         for name in ("connect_timeout", "request_timeout", "reconnect_initial",
-                     "reconnect_max"):
+                     "reconnect_max", "recheck_seconds"):
             if getattr(self, name) <= 0:
                 raise ConfigError(f"obs.{name}", "must be a positive number of seconds")
         if self.reconnect_max < self.reconnect_initial:

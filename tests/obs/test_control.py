@@ -24,7 +24,7 @@ def service_config(**obs: Any) -> Any:
 
 def test_settings_come_from_the_service_configuration() -> None:
     settings = settings_from_config(service_config(port=4460, channel="secure", timeout=2.0),
-                                    secure_token="tok")
+                                    obs_token="tok")
     assert settings is not None
     assert (settings.host, settings.port, settings.password) == ("127.0.0.1", 4460, "pw")
     assert settings.connect_timeout == settings.request_timeout == 2.0
@@ -34,7 +34,7 @@ def test_settings_come_from_the_service_configuration() -> None:
 
 
 def test_the_token_only_goes_to_the_secure_channel_and_disabled_means_none() -> None:
-    delayed = settings_from_config(service_config(channel="delayed"), secure_token="tok",
+    delayed = settings_from_config(service_config(channel="delayed"), obs_token="tok",
                                    base_url="http://studio.local:9000")
     assert delayed is not None
     assert delayed.overlay_url == "http://studio.local:9000/overlay?channel=delayed"
@@ -48,7 +48,7 @@ def test_every_channel_showing_hole_cards_early_is_guarded() -> None:
         "channels": {"production": {"filter": "full", "delay": 0, "requires_token": True},
                      "late": {"filter": "full", "delay": 120, "requires_token": True},
                      "after": {"filter": "reveal_after_hand", "delay": 0}}})
-    settings = settings_from_config(config, secure_token="tok")
+    settings = settings_from_config(config, obs_token="tok")
     assert settings is not None
     # delayed (600 s = D) and a reveal-after-hand channel are safe; the others are not.
     assert settings.secret_channels == ("secure", "late", "production")

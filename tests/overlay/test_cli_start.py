@@ -148,7 +148,7 @@ def test_the_first_start_explains_itself(tmp_path: Path) -> None:
         assert match, first
         base, port = match.group(1), int(match.group(2))
         assert port != 0  # the real port, not the one asked for
-        service.until(r"^  secure  ")
+        service.until(r"^  obs  ")
         tokens = json.loads((tmp_path / "data" / "tokens.json").read_text())
         assert f"  operator  {tokens['operator']}" in service.lines
         pages = {m.group(1): (m.group(2), m.group(3))
@@ -249,7 +249,7 @@ def test_a_backup_while_the_service_writes(tmp_path: Path) -> None:
         match = FIRST_LINE.match(service.until(r"^Feltcast .* serving"))
         assert match
         base = match.group(1)
-        service.until(r"^  secure  ")
+        service.until(r"^  obs  ")
         token = json.loads((tmp_path / "data" / "tokens.json").read_text())["operator"]
         photos.mkdir(parents=True, exist_ok=True)
         (photos / "1-abc.png").write_bytes(b"\x89PNG photo")

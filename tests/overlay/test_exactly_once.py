@@ -130,7 +130,7 @@ def test_a_retry_after_sigkill_gets_the_first_answer(tmp_path: Path) -> None:
             stderr=subprocess.DEVNULL)
         assert process.stdout is not None
         for line in process.stdout:  # the address list ends with the tokens
-            if line.startswith((b"  secure  ", b"Tokens: in")):
+            if line.startswith((b"  obs  ", b"Tokens: in")):
                 break
         return process
 
