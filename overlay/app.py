@@ -22,7 +22,13 @@ from engine.channels import ChannelSpec
 from engine.errors import InvalidInputError
 from engine.events import HandEnded, HandStarted, HandVoided
 from overlay.assets import static_dir
-from overlay.auth import Tokens, load_or_create_tokens, origin_allowed, presented_token
+from overlay.auth import (
+    Tokens,
+    TokenThrottle,
+    load_or_create_tokens,
+    origin_allowed,
+    presented_token,
+)
 from overlay.camera_bridge import CAMERAS_KEY, camera_ctx
 from overlay.capture_bridge import CAPTURE_KEY, capture_ctx
 from overlay.channel_views import view_reducers
@@ -40,6 +46,7 @@ from overlay.keys import (
     PAGES_KEY,
     STORE_KEY,
     TABLE_KEY,
+    THROTTLE_KEY,
     TOKENS_KEY,
 )
 from overlay.pages import PageRegistry
@@ -49,7 +56,13 @@ from overlay.store import EventStore
 from overlay.table_service import TableService
 from overlay.tasks import cancel_and_wait
 from overlay.tournament_desk import tournament_config
-from overlay.web_errors import error_middleware, error_payload, json_error
+from overlay.web_errors import (
+    error_middleware,
+    error_payload,
+    json_error,
+    quiet_garbage_http,
+    too_many_requests,
+)
 from overlay.web_json import decode_json, read_json
 
 _log = logging.getLogger(__name__)
@@ -64,6 +77,8 @@ PAGES = ("overlay", "commentary", "operator", *GRAPHICS)
 OPERATOR_CHANNEL = "operator"
 DEFAULT_CHANNEL = {"overlay": "delayed", "commentary": "delayed", "operator": OPERATOR_CHANNEL,
                    **{page: "delayed" for page in GRAPHICS}}
+MAX_LOG_PAGE = 10_000
+"""The most entries one ``GET /api/log`` returns (page on with ``after``)."""
 WS_QUEUE = 256
 """Messages a websocket client may fall behind before it is resynchronised."""
 
@@ -98,6 +113,8 @@ def create_app(config: Config, *, clock: Callable[[], float] = time.time,
     app[ASSET_VERSION_KEY] = asset_version(static_dir)
     app[PAGES_KEY] = PageRegistry(app[ASSET_VERSION_KEY])
     app[OBS_SOCKETS_KEY] = {}
+    app[THROTTLE_KEY] = TokenThrottle()
+    app.cleanup_ctx.append(quiet_garbage_http)
     app.cleanup_ctx.append(store_ctx)
     app.cleanup_ctx.append(log_ctx)
     app.cleanup_ctx.append(table_ctx)
@@ -299,7 +316,7 @@ def hub_for(request: web.Request, name: str, *, allow_query_token: bool) -> Chan
         raise json_error(403, "forbidden", "this page's origin may not read Feltcast channels")
     if spec.requires_token:
         token = presented_token(request, allow_query=allow_query_token)
-        roles = request.app[TOKENS_KEY].roles_of(token)
+        roles = token_roles(request, token)
         needed = "operator" if name == OPERATOR_CHANNEL else "secure"
         if not token:
             raise json_error(401, "unauthorized", f"the {name} channel needs a token")
@@ -343,6 +360,20 @@ def obs_guard_changed(app: web.Application) -> None:
                 ws.close(code=4001, message=b"the OBS delay guard changed"))
 
 
+def token_roles(request: web.Request, token: str | None) -> frozenset[str]:
+    """The roles ``token`` grants; a peer that presented too many wrong tokens is refused (429)
+    and each token that opens nothing counts against it (:class:`overlay.auth.TokenThrottle`)."""
+    throttle, peer = request.app[THROTTLE_KEY], request.remote or "unknown"
+    if token:
+        wait = throttle.retry_after(peer)
+        if wait:
+            raise too_many_requests(wait)
+    roles = request.app[TOKENS_KEY].roles_of(token)
+    if token and not roles:
+        throttle.failed(peer)
+    return roles
+
+
 def require_operator(request: web.Request) -> None:
     """State-changing requests: the operator token in a header and a same-site Origin."""
     if not origin_allowed(request, request.app[CONFIG_KEY].server.allowed_origins):
@@ -351,7 +382,7 @@ def require_operator(request: web.Request) -> None:
     if not token:
         raise json_error(401, "unauthorized", "the operator token is missing "
                          "(Authorization: Bearer <token>)")
-    if "operator" not in request.app[TOKENS_KEY].roles_of(token):
+    if "operator" not in token_roles(request, token):
         raise json_error(401, "unauthorized", "the operator token is wrong")
 
 
@@ -485,13 +516,20 @@ async def api_log(request: web.Request) -> web.Response:
     require_operator(request)
     try:
         after = int(request.query.get("after", "0"))
-        limit = min(int(request.query.get("limit", "1000")), 10000)
+        asked = int(request.query.get("limit", "1000"))
     except ValueError:
         raise json_error(422, "invalid_input", "after and limit are whole numbers") from None
+    if after < 0 or asked < 0:
+        raise json_error(422, "invalid_input", "after and limit are 0 or more")
+    limit = min(asked, MAX_LOG_PAGE)
     store: EventStore = request.app[STORE_KEY]
     entries = await asyncio.to_thread(store.read, after, limit)
-    return web.json_response({"entries": [e.to_dict() for e in entries
-                                          if str(e.secrecy) != "never"]})
+    answer: dict[str, Any] = {"entries": [e.to_dict() for e in entries
+                                          if str(e.secrecy) != "never"], "limit": limit}
+    if limit < asked:
+        answer["note"] = (f"limit {asked} was clamped to {MAX_LOG_PAGE}: page on with "
+                          f"after={entries[-1].seq if entries else after}")
+    return web.json_response(answer)
 
 
 async def api_command(request: web.Request) -> web.Response:

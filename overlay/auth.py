@@ -18,14 +18,20 @@ from __future__ import annotations
 
 import hmac
 import json
+import logging
 import os
 import secrets
+import time
+from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
 
 from aiohttp import web
+
+_log = logging.getLogger(__name__)
 
 ROLES: Final = ("operator", "secure", "obs")
 TOKEN_FILE: Final = "tokens.json"
@@ -114,3 +120,41 @@ def origin_allowed(request: web.Request, allowed_origins: tuple[str, ...]) -> bo
         return True
     parts = urlsplit(origin)
     return parts.scheme in ("http", "https") and parts.netloc == request.host
+
+
+class TokenThrottle:
+    """Repeated wrong tokens from one peer: after ``limit`` within ``window`` seconds the peer
+    is refused (429, ``Retry-After``) for ``block`` seconds, whatever it presents, and the
+    block is logged once. A right token does not reset a block (guessing must not pay)."""
+
+    def __init__(self, *, limit: int = 10, window: float = 60.0, block: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit, self.window, self.block, self.clock = limit, window, block, clock
+        self._failures: dict[str, deque[float]] = {}
+        self._blocked: dict[str, float] = {}
+
+    def retry_after(self, peer: str) -> float:
+        """Seconds the peer is still refused (0: not blocked)."""
+        until = self._blocked.get(peer)
+        if until is None:
+            return 0.0
+        left = until - self.clock()
+        if left <= 0:
+            del self._blocked[peer]
+            return 0.0
+        return left
+
+    def failed(self, peer: str) -> None:
+        """One wrong token from ``peer``."""
+        now = self.clock()
+        failures = self._failures.setdefault(peer, deque())
+        failures.append(now)
+        while failures and failures[0] < now - self.window:
+            failures.popleft()
+        if len(failures) >= self.limit and peer not in self._blocked:
+            self._blocked[peer] = now + self.block
+            failures.clear()
+            _log.warning("%d wrong tokens from %s within %g s: refusing it for %g s",
+                         self.limit, peer, self.window, self.block)
+        if len(self._failures) > 10_000:  # a flood of peers: forget the oldest
+            self._failures.pop(next(iter(self._failures)))

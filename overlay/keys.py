@@ -12,7 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
-from overlay.auth import Tokens
+from overlay.auth import Tokens, TokenThrottle
 from overlay.config import Config
 from overlay.hub import ChannelHub, TableLog
 from overlay.obs.control import ObsControl
@@ -28,6 +28,7 @@ LOG_KEY = web.AppKey("table_log", TableLog)
 HUBS_KEY = web.AppKey("hubs", dict[str, ChannelHub[Any]])
 TABLE_KEY = web.AppKey("table_service", TableService)
 OBS_KEY = web.AppKey("obs", ObsControl)
+THROTTLE_KEY = web.AppKey("token_throttle", TokenThrottle)
 OBS_SOCKETS_KEY = web.AppKey("obs_sockets", dict[web.WebSocketResponse, bool])
 """OBS's browser sources on guarded channels, each with whether it was given the full view."""
 PAGES_KEY = web.AppKey("pages", PageRegistry)

@@ -9,7 +9,7 @@ message.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -65,6 +65,16 @@ def json_error(status: int, code: str, message: str) -> web.HTTPException:
     )
 
 
+def too_many_requests(retry_after: float) -> web.HTTPException:
+    """429: this peer presented too many wrong tokens; ``Retry-After`` says when to retry."""
+    seconds = max(1, round(retry_after))
+    return web.HTTPTooManyRequests(
+        text=web.json_response({"error": {
+            "code": "too_many_requests",
+            "message": f"too many wrong tokens from this address: try again in {seconds} s"}}
+        ).text, content_type="application/json", headers={"Retry-After": str(seconds)})
+
+
 @web.middleware
 async def error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     try:
@@ -80,3 +90,42 @@ async def error_middleware(request: web.Request, handler: Handler) -> web.Stream
     except Exception as error:
         LOGGER.exception("unhandled error in %s %s", request.method, request.path)
         return web.json_response({"error": error_payload(error)}, status=500)
+
+
+class _GarbageHttp(logging.Filter):
+    """aiohttp logs a request it cannot parse (a port scan, TLS sent to the plain-HTTP port, a
+    broken client) as an ERROR with a traceback, once per request. The venue network sends
+    such things all day: this says it at INFO, in one line, once per peer address."""
+
+    def __init__(self) -> None:
+        super().__init__("feltcast-garbage-http")
+        self._peers: dict[str, None] = {}
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from aiohttp.http_exceptions import HttpProcessingError
+
+        error = record.exc_info[1] if record.exc_info else None
+        if not isinstance(error, HttpProcessingError):
+            return True
+        peer = str(record.args[0]) if isinstance(record.args, tuple) and record.args else "?"
+        if peer in self._peers:
+            return False
+        self._peers[peer] = None
+        if len(self._peers) > 1024:
+            self._peers.pop(next(iter(self._peers)))
+        reason = (error.message or type(error).__name__).strip().splitlines()[0]
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        record.msg, record.args = ("a request from %s that is not HTTP the service speaks "
+                                   "(%s); further ones from there are not logged"), (peer,
+                                                                                    reason)
+        record.exc_info = record.exc_text = None
+        return True
+
+
+async def quiet_garbage_http(app: web.Application) -> AsyncIterator[None]:
+    """A cleanup context: the filter on aiohttp's server logger while the app runs (each app
+    remembers its own peers)."""
+    logger, garbage = logging.getLogger("aiohttp.server"), _GarbageHttp()
+    logger.addFilter(garbage)
+    yield
+    logger.removeFilter(garbage)
