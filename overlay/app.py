@@ -55,6 +55,7 @@ from overlay.startup import open_service_store
 from overlay.store import EventStore
 from overlay.table_service import TableService
 from overlay.tasks import cancel_and_wait
+from overlay.tls import peer_is_local
 from overlay.tournament_desk import tournament_config
 from overlay.web_errors import (
     error_middleware,
@@ -250,8 +251,26 @@ def device_report(app: web.Application) -> dict[str, Any]:
     if cameras is not None:
         readers.extend(cameras.operator_capture())
         alerts.extend(cameras.alerts())
+    alerts.extend(transport_alerts(app[CONFIG_KEY]))
     return {"channels": channels, "pages": pages.summary(), "obs": obs_view,
             "capture": readers, "decks": decks, "alerts": alerts}
+
+
+def transport_alerts(config: Config) -> list[dict[str, str]]:
+    """The console's red line when the service is reachable from the venue network without
+    TLS (loopback only is fine: nothing leaves the machine)."""
+    server = config.server
+    if server.tls or server.host in ("127.0.0.1", "localhost", "::1"):
+        return []
+    if server.allow_plaintext:
+        return [{"level": "error", "source": "security", "message":
+                 f"TLS is off and allow_plaintext is on: tokens and live hole cards cross the "
+                 f"network in clear text to anyone on it ({server.host}:{server.port})"}]
+    return [{"level": "error", "source": "security", "message":
+             "TLS is off: other machines get only the public and delayed pages; the console, "
+             "the secure channel and every command work only from "
+             f"{', '.join(server.local_networks)} (feltcast tls init, then [server] tls = "
+             "true)"}]
 
 
 async def close_websockets(app: web.Application) -> None:
@@ -315,6 +334,7 @@ def hub_for(request: web.Request, name: str, *, allow_query_token: bool) -> Chan
     if not origin_allowed(request, request.app[CONFIG_KEY].server.allowed_origins):
         raise json_error(403, "forbidden", "this page's origin may not read Feltcast channels")
     if spec.requires_token:
+        require_private_transport(request, f"the {name} channel")
         token = presented_token(request, allow_query=allow_query_token)
         roles = token_roles(request, token)
         needed = "operator" if name == OPERATOR_CHANNEL else "secure"
@@ -360,6 +380,20 @@ def obs_guard_changed(app: web.Application) -> None:
                 ws.close(code=4001, message=b"the OBS delay guard changed"))
 
 
+def require_private_transport(request: web.Request, what: str) -> None:
+    """Tokens and live hole cards travel in TLS, or stay within the local networks.
+
+    :raises HTTPException: 403 for a plaintext request from outside ``[server]
+        local_networks`` (unless ``allow_plaintext``)."""
+    server = request.app[CONFIG_KEY].server
+    if request.secure or server.allow_plaintext or peer_is_local(request.remote,
+                                                                  server.local_networks):
+        return
+    raise json_error(403, "plaintext_refused", f"{what} needs TLS from another machine "
+                     f"(https://, wss://): this connection from {request.remote} is plain "
+                     f"text on the venue network")
+
+
 def token_roles(request: web.Request, token: str | None) -> frozenset[str]:
     """The roles ``token`` grants; a peer that presented too many wrong tokens is refused (429)
     and each token that opens nothing counts against it (:class:`overlay.auth.TokenThrottle`)."""
@@ -378,6 +412,7 @@ def require_operator(request: web.Request) -> None:
     """State-changing requests: the operator token in a header and a same-site Origin."""
     if not origin_allowed(request, request.app[CONFIG_KEY].server.allowed_origins):
         raise json_error(403, "forbidden", "cross-site requests are refused")
+    require_private_transport(request, "the operator's token")
     token = presented_token(request, allow_query=False)
     if not token:
         raise json_error(401, "unauthorized", "the operator token is missing "

@@ -45,6 +45,16 @@ class ServerConfig:
     #: Extra origins allowed to open websockets and send commands (the server's own origin
     #: is always allowed). OBS browser sources send no Origin header at all.
     allowed_origins: tuple[str, ...] = ()
+    #: HTTPS and WSS (overlay/tls.py): with ``tls_cert`` and ``tls_key`` that certificate,
+    #: otherwise the show's own local CA and certificate, made on the first start.
+    tls: bool = False
+    tls_cert: str = ""
+    tls_key: str = ""
+    #: Peers that may read live hole cards, the operator channel and send commands without
+    #: TLS (loopback: the machine itself).
+    local_networks: tuple[str, ...] = ("127.0.0.0/8", "::1/128")
+    #: Let peers outside ``local_networks`` do that in clear text all the same.
+    allow_plaintext: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +208,7 @@ def _fields(cls: type) -> set[str]:
 # --- parsing ------------------------------------------------------------------------------
 
 
-def _parse_server(raw: Mapping[str, Any]) -> ServerConfig:
+def _parse_server(raw: Mapping[str, Any], base_dir: Path | None = None) -> ServerConfig:
     section = _section(raw, "server")
     _reject_unknown(section, "server", _fields(ServerConfig))
     d = ServerConfig()
@@ -211,7 +221,26 @@ def _parse_server(raw: Mapping[str, Any]) -> ServerConfig:
         if not isinstance(origin, str) or not origin.startswith(("http://", "https://")):
             raise ConfigError(f"server.allowed_origins[{i}]",
                               f"expected an origin like 'http://studio:8080', got {origin!r}")
-    return ServerConfig(host, port, tuple(origins))
+    tls = _take(section, "tls", "server", bool, d.tls)
+    cert = _take(section, "tls_cert", "server", str, d.tls_cert)
+    key = _take(section, "tls_key", "server", str, d.tls_key)
+    if bool(cert) != bool(key):
+        raise ConfigError("server.tls_cert" if key else "server.tls_key",
+                          "a certificate goes with its key: give tls_cert and tls_key")
+    if cert and not tls:
+        raise ConfigError("server.tls", "is needed (true) with tls_cert and tls_key")
+    if cert and base_dir is not None:  # relative to the configuration file, like data_dir
+        cert, key = (str(base_dir / path) if not Path(path).is_absolute() else path
+                     for path in (cert, key))
+    networks = _take(section, "local_networks", "server", list, list(d.local_networks))
+    for i, network in enumerate(networks):
+        try:
+            ipaddress.ip_network(network, strict=False)
+        except (TypeError, ValueError):
+            raise ConfigError(f"server.local_networks[{i}]", f"expected a network like "
+                              f"'192.168.10.0/24', got {network!r}") from None
+    plaintext = _take(section, "allow_plaintext", "server", bool, d.allow_plaintext)
+    return ServerConfig(host, port, tuple(origins), tls, cert, key, tuple(networks), plaintext)
 
 
 def _parse_table(raw: Mapping[str, Any]) -> TableConfigSection:
@@ -490,7 +519,7 @@ def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Con
     if base_dir is not None and not data_dir.is_absolute():
         data_dir = base_dir / data_dir
     return Config(
-        server=_parse_server(raw),
+        server=_parse_server(raw, base_dir),
         table=table,
         players=players,
         delay=delay,
@@ -559,7 +588,11 @@ def config_to_raw(config: Config) -> dict[str, Any]:
     raw: dict[str, Any] = {
         "data_dir": str(config.data_dir.resolve()),
         "server": {"host": config.server.host, "port": config.server.port,
-                   "allowed_origins": list(config.server.allowed_origins)},
+                   "allowed_origins": list(config.server.allowed_origins),
+                   "tls": config.server.tls, "tls_cert": config.server.tls_cert,
+                   "tls_key": config.server.tls_key,
+                   "local_networks": list(config.server.local_networks),
+                   "allow_plaintext": config.server.allow_plaintext},
         "table": table,
         "delay": {"seconds": config.delay},
         "players": [{"seat": p.seat, "name": p.name, "stack": p.stack} for p in config.players],

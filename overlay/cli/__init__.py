@@ -38,6 +38,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "phh": ("overlay.cli.phh", "verify PHH hand histories against the engine, or show one"),
     "players": ("overlay.cli.players", "import player names, countries and photos from CSV"),
     "serve": ("overlay.cli.serve", "run the service: pages, channels, API, devices"),
+    "tls": ("overlay.cli.tls", "the show's own certificate authority and server certificate"),
 }
 
 

@@ -63,6 +63,7 @@ async def serve(config: Config, out: Callable[[str], None]) -> int:
     from overlay.app import create_app
     from overlay.auth import load_or_create_tokens
     from overlay.startup import bound_port, check_data_dir, display_host, listen_socket
+    from overlay.tls import server_files, tls_lines
 
     task = asyncio.current_task()
     if task is not None:  # systemd stops a service with SIGTERM: as clean as Ctrl-C
@@ -73,12 +74,18 @@ async def serve(config: Config, out: Callable[[str], None]) -> int:
     try:
         await asyncio.to_thread(check_data_dir, config.data_dir)
         tokens = await asyncio.to_thread(load_or_create_tokens, config.data_dir)
+        context, tls = None, []
+        if config.server.tls:
+            files, made = await asyncio.to_thread(
+                server_files, config.server.tls_cert, config.server.tls_key, config.data_dir)
+            context, tls = files.context(), tls_lines(files, made)
         runner = web.AppRunner(create_app(config, tokens=tokens), access_log=None)
         try:
             await runner.setup()  # the database opened, the log replayed
-            await web.SockSite(runner, sock).start()
-            base = f"http://{display_host(host)}:{bound_port(sock)}"
-            for line in start_lines(config, tokens, base):
+            await web.SockSite(runner, sock, ssl_context=context).start()
+            scheme = "https" if context is not None else "http"
+            base = f"{scheme}://{display_host(host)}:{bound_port(sock)}"
+            for line in [*start_lines(config, tokens, base), *tls]:
                 out(line)
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.Event().wait()
