@@ -19,6 +19,12 @@
   with its id, after a crash or a restart, gets the first answer from there and is never
   applied twice; a command whose transaction never committed left no trace and is applied
   once when it comes again. Every id is kept as long as the log (:meth:`EventStore.answer`).
+* Tamper-evident (schema version 3): every entry carries ``hash``, SHA-256 over the previous
+  entry's hash and its own columns (:func:`entry_hash`), so a changed, removed or reordered
+  entry breaks the chain from there on; every :data:`SIGN_EVERY` entries the head is signed
+  (table ``log_signature``) with the data directory's Ed25519 key (``log-signing.key``), so a
+  log cut short or rewritten without that key shows too. ``feltcast log verify`` checks both
+  (:mod:`overlay.log_verify`).
 
 The store is synchronous (SQLAlchemy sessions); the service calls it from one worker thread.
 """
@@ -26,6 +32,7 @@ The store is synchronous (SQLAlchemy sessions); the service calls it from one wo
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import uuid
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
@@ -40,6 +47,7 @@ from sqlmodel import Field, SQLModel
 from capture.storage import WRITE_LOCK
 from engine.errors import ConfigError, FeltcastError
 from engine.log import PayloadDecoder, TableEvent, decode_payload
+from overlay.log_signing import LogSigner
 
 __all__ = [
     "MIGRATIONS",
@@ -77,6 +85,20 @@ class LogRow(SQLModel, table=True):
     source: str = Field(max_length=64)
     kind: str = Field(max_length=64, index=True)
     payload: str  # the payload's to_dict(), as JSON text
+    hash: str = Field(default="", max_length=64, sa_column_kwargs={"server_default": ""})
+    """SHA-256 of the previous entry's hash and this entry's columns (:func:`entry_hash`)."""
+
+
+class LogSignature(SQLModel, table=True):
+    """A signed checkpoint of the hash chain (schema version 3)."""
+
+    __tablename__ = "log_signature"
+
+    seq: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    hash: str = Field(max_length=64)
+    key: str = Field(max_length=64)
+    """The signing public key (Ed25519, hex)."""
+    signature: str = Field(max_length=128)
 
 
 class CommandAnswer(SQLModel, table=True):
@@ -157,10 +179,51 @@ def _v2_command_answers(conn: Connection) -> None:
     metadata.create_all(conn)
 
 
+GENESIS = "0" * 64
+"""The hash before the first entry."""
+SIGN_EVERY = 256
+"""A signed checkpoint of the chain every this many entries."""
+
+
+def entry_hash(previous: str, seq: int, time: float, secrecy: str, source: str, kind: str,
+               payload: str) -> str:
+    """The chained hash of one entry: SHA-256 over the previous entry's hash and the entry's
+    columns exactly as stored (the payload's JSON text), one per line."""
+    digest = hashlib.sha256(f"{previous}\n{seq}\n{time!r}\n{secrecy}\n{source}\n{kind}\n"
+                            .encode())
+    digest.update(payload.encode())
+    return digest.hexdigest()
+
+
+def _v3_hash_chain(conn: Connection) -> None:
+    conn.exec_driver_sql("ALTER TABLE table_event ADD COLUMN hash VARCHAR(64) NOT NULL "
+                         "DEFAULT ''")
+    metadata = sa.MetaData()
+    sa.Table(
+        "log_signature", metadata,
+        sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("hash", sa.String(64), nullable=False),
+        sa.Column("key", sa.String(64), nullable=False),
+        sa.Column("signature", sa.String(128), nullable=False),
+    )
+    metadata.create_all(conn)
+    previous = GENESIS  # the entries already logged join the chain as they are
+    rows = conn.exec_driver_sql("SELECT seq, time, secrecy, source, kind, payload FROM "
+                                "table_event ORDER BY seq").all()
+    updates = []
+    for seq, time, secrecy, source, kind, payload in rows:
+        previous = entry_hash(previous, seq, time, secrecy, source, kind, payload)
+        updates.append({"h": previous, "s": seq})
+    if updates:
+        conn.execute(sa.text("UPDATE table_event SET hash = :h WHERE seq = :s"), updates)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log (table_event) and log facts (log_meta)", _v1_event_log),
     Migration(2, "command answers (command_answer): exactly once across restarts",
               _v2_command_answers),
+    Migration(3, "hash chain (table_event.hash) and signed checkpoints (log_signature)",
+              _v3_hash_chain),
 )
 """Every schema step, in order; append new ones, never edit an applied one."""
 
@@ -280,17 +343,24 @@ class EventStore:
     """The persisted log: append batches, read from a sequence number."""
 
     def __init__(self, engine: Engine, *, decode: PayloadDecoder = decode_payload,
-                 migrations: Sequence[Migration] = MIGRATIONS) -> None:
+                 migrations: Sequence[Migration] = MIGRATIONS,
+                 signer: LogSigner | None = None) -> None:
         self.engine = engine
         self.decode = decode
+        self.signer = signer
+        """Signs the chain head every :data:`SIGN_EVERY` entries (``None``: the log is only
+        chained, e.g. when read by a tool)."""
         migrate(engine, migrations)
         with engine.connect() as conn:
             self.log_id: str = conn.execute(
                 sa.text("SELECT value FROM log_meta WHERE key = 'log_id'")).scalar_one()
         self._last_seq = self._read_last_seq()
+        self._head = self._read_head()
         mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
-        self._insert = (f"INSERT INTO table_event (seq, time, secrecy, source, kind, payload) "
-                        f"VALUES ({', '.join([mark] * 6)})")
+        self._insert = ("INSERT INTO table_event (seq, time, secrecy, source, kind, payload, "
+                        f"hash) VALUES ({', '.join([mark] * 7)})")
+        self._insert_signature = (f"INSERT INTO log_signature (seq, hash, key, signature) "
+                                  f"VALUES ({', '.join([mark] * 4)})")
         self._insert_answer = (f"INSERT INTO command_answer (id, seq, time, answer) "
                                f"VALUES ({', '.join([mark] * 4)})")
         self._writer: Connection | None = None
@@ -305,6 +375,18 @@ class EventStore:
         with self.engine.connect() as conn:
             return int(conn.execute(sa.select(sa.func.max(_EVENTS.c.seq))).scalar() or 0)
 
+    def _read_head(self) -> str:
+        """The hash of the last entry (:data:`GENESIS` for an empty log)."""
+        with self.engine.connect() as conn:
+            head = conn.execute(sa.select(_EVENTS.c.hash).order_by(_EVENTS.c.seq.desc())
+                                .limit(1)).scalar()
+        return str(head) if head else GENESIS
+
+    @property
+    def head(self) -> str:
+        """The chain's head: the last entry's hash (exports carry it)."""
+        return self._head
+
     @property
     def last_seq(self) -> int:
         """The sequence number of the last appended event (0 when the log is empty)."""
@@ -314,6 +396,7 @@ class EventStore:
         """Re-read :attr:`last_seq` from the database (after an append whose outcome is
         unknown, e.g. a connection lost during the commit); returns it."""
         self._last_seq = self._read_last_seq()
+        self._head = self._read_head()
         return self._last_seq
 
     def append(self, batch: Sequence[TableEvent], *,
@@ -333,13 +416,24 @@ class EventStore:
         if [e.seq for e in batch] != list(expected):
             raise StoreError(f"log append out of order: after event {self._last_seq} came "
                              f"{[e.seq for e in batch][:5]}…")
-        rows = [(e.seq, e.time, str(e.secrecy), e.source, e.kind,
-                 json.dumps(e.payload.to_dict(), separators=(",", ":"))) for e in batch]
+        rows = []
+        head = self._head
+        for e in batch:
+            columns = (e.seq, e.time, str(e.secrecy), e.source, e.kind,
+                       json.dumps(e.payload.to_dict(), separators=(",", ":")))
+            head = entry_hash(head, *columns)
+            rows.append((*columns, head))
+        signed = (self.signer is not None and bool(batch)
+                  and batch[-1].seq // SIGN_EVERY > (batch[0].seq - 1) // SIGN_EVERY)
         conn = self._writer_connection()
         try:
             with conn.begin():
                 if rows:
                     conn.exec_driver_sql(self._insert, rows)
+                if signed:
+                    assert self.signer is not None
+                    conn.exec_driver_sql(self._insert_signature, [(
+                        batch[-1].seq, head, self.signer.public, self.signer.sign(head))])
                 if acknowledgement is not None:
                     conn.exec_driver_sql(self._insert_answer, [(
                         acknowledgement.command_id, batch[-1].seq if batch else self._last_seq,
@@ -347,6 +441,7 @@ class EventStore:
                         json.dumps(dict(acknowledgement.answer), separators=(",", ":")))])
         except sa.exc.IntegrityError as error:
             self._last_seq = self._read_last_seq()
+            self._head = self._read_head()
             if self.read(batch[0].seq - 1 if batch else self._last_seq, len(batch)) == list(
                     batch) and (acknowledgement is None
                                 or self.answer(acknowledgement.command_id) is not None):
@@ -367,6 +462,7 @@ class EventStore:
             raise StoreError(f"the database did not take {what}: {error.orig}") from error
         if batch:
             self._last_seq = batch[-1].seq
+            self._head = head
 
     def answer(self, command_id: str) -> dict[str, Any] | None:
         """The stored answer to the command with this id (``None``: never acknowledged)."""
@@ -437,6 +533,8 @@ def open_existing_store(url: str, data_dir: Path) -> EventStore:
 def open_store(url: str = "", data_dir: Path | None = None, *,
                decode: PayloadDecoder = decode_payload,
                synchronous: str = "NORMAL") -> EventStore:
-    """Open (creating and migrating as needed) the log at ``url`` or in ``data_dir``."""
+    """Open (creating and migrating as needed) the log at ``url`` or in ``data_dir``; with a
+    data directory its key signs the chain (:mod:`overlay.log_signing`)."""
+    signer = LogSigner.for_data_dir(data_dir) if data_dir is not None else None
     return EventStore(create_db_engine(database_url(url, data_dir), synchronous=synchronous),
-                      decode=decode)
+                      decode=decode, signer=signer)

@@ -160,6 +160,8 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         notes = f"; {len(skipped)} skipped (see above)" if skipped else ""
         print(f"exported {len(written)} hand(s) as {args.format} to {args.out} "
               f"({files} file(s)){notes}", file=out)
+        print(f"log chain head {store.last_seq}:{store.head} (feltcast log verify --head "
+              f"checks the log against it later)", file=out)
         return 0
     finally:
         store.close()

@@ -23,14 +23,18 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from overlay.store import EventStore
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="log_command", metavar="ACTION", required=True)
     for name, text in (("info", "the log's id, schema version and size"),
                        ("show", "what a channel had released at a moment, as JSON lines"),
-                       ("backup", "copy the data directory while the service runs")):
+                       ("backup", "copy the data directory while the service runs"),
+                       ("verify", "check the log's hash chain and signed checkpoints")):
         action = sub.add_parser(name, help=text, description=text)
         action.add_argument("--data-dir", type=Path, default=None,
                             help="the data directory holding feltcast.db (default: the "
@@ -40,6 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action.add_argument("--config", type=Path, default=None,
                             help="the TOML configuration the service ran with (channels, "
                                  "table, tournament); default: the built-in settings")
+        if name == "verify":
+            action.add_argument("--public-key", default="",
+                                help="the signing key to trust (hex; default: the data "
+                                     "directory's log-signing.key)")
+            action.add_argument("--head", default="", metavar="SEQ:HASH",
+                                help="a chain head an export printed, which the log must hold")
         if name == "backup":
             action.add_argument("--to", type=Path, default=None,
                                 help="the new directory (default: <data-dir>/../"
@@ -81,6 +91,11 @@ def run_log(args: argparse.Namespace, out: TextIO) -> int:
     store = open_existing_store(args.url or config.database_url,
                                 args.data_dir or config.data_dir)
     engine = store.engine
+    if args.log_command == "verify":
+        try:
+            return _verify(args, store, args.data_dir or config.data_dir, out)
+        finally:
+            store.close()
     try:
         entries = list(store.iter_all())
         if args.log_command == "info":
@@ -111,6 +126,34 @@ def run_log(args: argparse.Namespace, out: TextIO) -> int:
         return 0
     finally:
         store.close()
+
+
+def _verify(args: argparse.Namespace, store: EventStore, data_dir: Path, out: TextIO) -> int:
+    from engine.errors import ConfigError
+    from overlay.log_signing import KEY_FILE, LogSigner
+    from overlay.log_verify import verify_log
+
+    key, source = args.public_key.strip().lower(), "--public-key"
+    if not key and (data_dir / KEY_FILE).is_file():
+        key = LogSigner(bytes.fromhex((data_dir / KEY_FILE).read_text().strip())).public
+        source = f"{data_dir / KEY_FILE}"
+    expect = None
+    if args.head:
+        seq, _, head = args.head.partition(":")
+        if not seq.isdigit() or len(head) != 64:
+            raise ConfigError("--head", f"expected SEQ:HASH as an export printed it, got "
+                                        f"{args.head!r}")
+        expect = (int(seq), head.lower())
+    verdict = verify_log(store.engine, trusted_key=key, key_source=source, expect=expect)
+    if not verdict.ok:
+        print(f"log {store.log_id}: NOT INTACT: {verdict.problem}", file=out)
+        return 1
+    signed = (f"{verdict.checkpoints} signed checkpoint{'' if verdict.checkpoints == 1 else 's'}"
+              f" verified with key {verdict.key[:16]}… ({verdict.key_source})"
+              if verdict.checkpoints else "no signed checkpoint yet")
+    print(f"log {store.log_id}: intact: {verdict.entries} entries, chain head "
+          f"{verdict.entries}:{verdict.head}; {signed}", file=out)
+    return 0
 
 
 def _when(seconds: float) -> str:

@@ -4,6 +4,7 @@ wrote; the files it leaves are read back by PokerKit and the OHH schema."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import warnings
@@ -52,8 +53,16 @@ def test_phh_one_file_per_hand(session_dir: Path, tmp_path: Path) -> None:
         finishing = [int(x) for x in text.split("finishing_stacks = [")[1].split("]")[0]
                      .split(",")]
         assert pokerkit_stacks(text) == finishing
-    assert done.stdout == (f"exported 4 hand(s) as phh to {out} (4 file(s)); 1 skipped "
-                           f"(see above)\n")
+    summary, head = done.stdout.splitlines()
+    assert summary == f"exported 4 hand(s) as phh to {out} (4 file(s)); 1 skipped (see above)"
+    # The export carries the log's chain head, which log verify checks the log against.
+    match = re.fullmatch(r"log chain head (\d+:[0-9a-f]{64}) \(feltcast log verify --head .*",
+                         head)
+    assert match, head
+    verify = subprocess.run([sys.executable, "-m", "overlay", "log", "verify", "--data-dir",
+                             str(session_dir), "--head", match.group(1)], capture_output=True,
+                            text=True, cwd=ROOT, timeout=120)
+    assert verify.returncode == 0 and "intact" in verify.stdout, verify.stdout + verify.stderr
     progress = done.stderr.splitlines()
     assert progress == ["[1/5] hand 1",
                         "hand 2 skipped: void hand (misdeal, R13): nothing was played",
