@@ -15,6 +15,7 @@ from engine.events import Event, Secrecy
 
 __all__ = [
     "AbsenceSet",
+    "AccessRecorded",
     "ButtonSet",
     "ClockCalled",
     "ClockStopped",
@@ -110,4 +111,26 @@ class DevicesReported(Event):
     def secrecy(self) -> Secrecy:
         """Internal: the devices, alerts and connected pages are the operator's business, not
         the audience's (and the pages list grows with the audience)."""
+        return Secrecy.INTERNAL
+
+
+@dataclass(frozen=True, slots=True)
+class AccessRecorded(Event):
+    """The access audit: a connection to a live channel with hole cards opened (``open``) or
+    closed (``close``), or a snapshot of one read once (``read``), with who held it: the role
+    of its token, the peer address and the browser's user agent. Internal: the operator's
+    only; ``feltcast audit`` lists them for a time window."""
+
+    kind: ClassVar[str] = "access_recorded"
+
+    action: str
+    connection: str
+    """Pairs an ``open`` with its ``close``."""
+    channel: str
+    role: str
+    peer: str
+    user_agent: str = ""
+
+    @property
+    def secrecy(self) -> Secrecy:
         return Secrecy.INTERNAL

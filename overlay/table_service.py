@@ -23,15 +23,17 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from engine.errors import IllegalActionError, InvalidInputError
-from engine.events import ActionTaken, Event, Street
+from engine.events import ActionTaken, Event, Secrecy, Street
 from engine.hand import Hand
 from engine.log import TableEvent
 from engine.table import AnteMode, Table, TableRules
 from engine.table_events import (
     AbsenceSet,
+    AccessRecorded,
     ButtonSet,
     ClockCalled,
     ClockStopped,
@@ -44,7 +46,7 @@ from engine.table_replay import TableRecorder
 from engine.tournament import DEFAULT_STRUCTURE, Structure
 from overlay.config import Config
 from overlay.hub import TableLog
-from overlay.store import Acknowledgement
+from overlay.store import Acknowledgement, Sender
 from overlay.tournament_desk import TOURNAMENT_COMMANDS, TournamentDesk, structure_from_config
 
 _log = logging.getLogger(__name__)
@@ -142,6 +144,8 @@ class TableService:
         self.tournament = TournamentDesk(config, self.table)
         self._boundary_timer: asyncio.TimerHandle | None = None
         self._armed_period: int | None = None
+        self.open_access: dict[str, AccessRecorded] = {}
+        """The audited connections open at the end of the replayed log."""
 
     # --- start-up --------------------------------------------------------------------------
 
@@ -149,6 +153,10 @@ class TableService:
         """Replay the persisted log into the table; seed an empty log from the config."""
         entries = await asyncio.to_thread(lambda: list(self.log.store.iter_all()))
         clock_call = self._replay(entries)
+        if self.open_access:  # connections the last run never closed (a crash): closed now
+            await self._append([replace(access, action="close") for access in
+                                self.open_access.values()], source="service")
+            self.open_access.clear()
         if not entries:
             await self._append(self._seed_events(), source="config")
         elif clock_call is not None:
@@ -164,10 +172,17 @@ class TableService:
         self._recorder = TableRecorder(self.table)
         self.tournament.reset(self.table)
         clock_call: tuple[ClockCalled, float] | None = None
+        self.open_access = {}
         for entry in entries:
             payload = entry.payload
-            if not isinstance(payload, Event) or isinstance(payload, DevicesReported):
-                continue  # capture records (their effect is logged as hand events), devices
+            if isinstance(payload, AccessRecorded):
+                if payload.action == "open":
+                    self.open_access[payload.connection] = payload
+                else:
+                    self.open_access.pop(payload.connection, None)
+            if not isinstance(payload, Event) or payload.secrecy is Secrecy.INTERNAL:
+                continue  # capture records (their effect is logged as hand events), devices,
+                # the access audit
             if not self.tournament.takes(payload):
                 self._recorder.apply(payload)
             self.tournament.apply(payload)
@@ -207,7 +222,7 @@ class TableService:
     def hand(self) -> Hand | None:
         return self.table.hand
 
-    async def execute(self, body: object) -> dict[str, Any]:
+    async def execute(self, body: object, *, sender: Sender | None = None) -> dict[str, Any]:
         """Run one command; returns ``{"ok": True, "id", "seq"}`` once its events are logged.
 
         :raises InvalidInputError: a malformed command.
@@ -225,7 +240,7 @@ class TableService:
 
             def acknowledge(last_seq: int) -> Acknowledgement:
                 result["seq"] = last_seq
-                return Acknowledgement(command_id, result)
+                return Acknowledgement(command_id, result, sender)
 
             await self._append(events, source="operator", acknowledge=acknowledge)
             self._remember_result(command_id, result)
