@@ -12,15 +12,17 @@ import asyncio
 import hashlib
 import logging
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from engine.channels import ChannelSpec
+from engine.channels import ChannelFilter, ChannelSpec
 from engine.errors import InvalidInputError
 from engine.events import HandEnded, HandStarted, HandVoided
+from engine.table_events import AccessRecorded
 from overlay.assets import static_dir
 from overlay.auth import (
     Tokens,
@@ -34,11 +36,14 @@ from overlay.capture_bridge import CAPTURE_KEY, capture_ctx
 from overlay.channel_views import view_reducers
 from overlay.config import Config
 from overlay.deck_desk import is_deck_command
+from overlay.device_tokens import DeviceBook, create_device, list_devices, revoke_device
 from overlay.hub import ChannelHub, TableLog
 from overlay.keys import (
     ASSET_VERSION_KEY,
     CLOCK_KEY,
     CONFIG_KEY,
+    DEVICE_SOCKETS_KEY,
+    DEVICES_KEY,
     HUBS_KEY,
     LOG_KEY,
     OBS_KEY,
@@ -52,7 +57,7 @@ from overlay.keys import (
 from overlay.pages import PageRegistry
 from overlay.players_web import add_player_routes
 from overlay.startup import open_service_store
-from overlay.store import EventStore
+from overlay.store import EventStore, Sender
 from overlay.table_service import TableService
 from overlay.tasks import cancel_and_wait
 from overlay.tls import peer_is_local
@@ -115,8 +120,10 @@ def create_app(config: Config, *, clock: Callable[[], float] = time.time,
     app[PAGES_KEY] = PageRegistry(app[ASSET_VERSION_KEY])
     app[OBS_SOCKETS_KEY] = {}
     app[THROTTLE_KEY] = TokenThrottle()
+    app[DEVICE_SOCKETS_KEY] = {}
     app.cleanup_ctx.append(quiet_garbage_http)
     app.cleanup_ctx.append(store_ctx)
+    app.cleanup_ctx.append(device_tokens_ctx)
     app.cleanup_ctx.append(log_ctx)
     app.cleanup_ctx.append(table_ctx)
     app.cleanup_ctx.append(obs_ctx)
@@ -135,6 +142,9 @@ def create_app(config: Config, *, clock: Callable[[], float] = time.time,
         web.get("/api/hands", api_hands),
         web.get("/api/log", api_log),
         web.post("/api/commands", api_command),
+        web.get("/api/devices", api_devices),
+        web.post("/api/devices", api_device_create),
+        web.delete("/api/devices/{name}", api_device_revoke),
     ])
     add_player_routes(app)  # identity: photos, CSV import, /media/players/
     return app
@@ -149,6 +159,36 @@ async def store_ctx(app: web.Application) -> AsyncIterator[None]:
     app[STORE_KEY] = store
     yield
     await asyncio.to_thread(store.close)
+
+
+async def device_tokens_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The named device tokens, re-read every second: a device revoked from the CLI or the
+    console loses its sockets at once (code 4003) and is refused from then on."""
+    book = DeviceBook(app[STORE_KEY].engine)
+    await asyncio.to_thread(book.refresh)
+    app[DEVICES_KEY] = book
+
+    async def watch() -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            try:
+                revoked = await asyncio.to_thread(book.refresh)
+            except Exception:  # the database away for a moment: the last list stands
+                _log.warning("device tokens could not be re-read", exc_info=True)
+                continue
+            close_revoked(app, revoked)
+
+    task = asyncio.create_task(watch(), name="feltcast-device-tokens")
+    yield
+    await cancel_and_wait(task)
+
+
+def close_revoked(app: web.Application, names: set[str]) -> None:
+    for ws, device in list(app[DEVICE_SOCKETS_KEY].items()):
+        if device in names and not ws.closed:
+            app[DEVICE_SOCKETS_KEY].pop(ws, None)
+            asyncio.get_running_loop().create_task(
+                ws.close(code=4003, message=b"this device's token was revoked"))
 
 
 async def log_ctx(app: web.Application) -> AsyncIterator[None]:
@@ -380,6 +420,27 @@ def obs_guard_changed(app: web.Application) -> None:
                 ws.close(code=4001, message=b"the OBS delay guard changed"))
 
 
+_DEVICE_ROLES = {"operator": frozenset({"operator", "secure"}), "secure": frozenset({"secure"}),
+                 "obs": frozenset({"obs"})}
+
+
+def roles_of(app: web.Application, token: str | None) -> frozenset[str]:
+    """The roles a token grants: a shared token's (``tokens.json``), else a named device's."""
+    roles = app[TOKENS_KEY].roles_of(token)
+    if roles:
+        return roles
+    device = app[DEVICES_KEY].lookup(token) if DEVICES_KEY in app else None
+    return _DEVICE_ROLES.get(device.role, frozenset()) if device else frozenset()
+
+
+def device_of(request: web.Request) -> str:
+    """The named device whose token the request presents ("": a shared token or none)."""
+    if DEVICES_KEY not in request.app:
+        return ""
+    device = request.app[DEVICES_KEY].lookup(presented_token(request, allow_query=True))
+    return device.name if device else ""
+
+
 def require_private_transport(request: web.Request, what: str) -> None:
     """Tokens and live hole cards travel in TLS, or stay within the local networks.
 
@@ -402,7 +463,7 @@ def token_roles(request: web.Request, token: str | None) -> frozenset[str]:
         wait = throttle.retry_after(peer)
         if wait:
             raise too_many_requests(wait)
-    roles = request.app[TOKENS_KEY].roles_of(token)
+    roles = roles_of(request.app, token)
     if token and not roles:
         throttle.failed(peer)
     return roles
@@ -437,6 +498,13 @@ async def websocket_handler(request: web.Request) -> web.WebSocketResponse:
             obs_guard_changed(request.app)
     pages = request.app[PAGES_KEY]
     handle = pages.connect(name, request.app[CLOCK_KEY]())
+    connection = uuid.uuid4().hex[:16] if audited(request.app, hub) else ""
+    sender = sender_of(request)
+    device = device_of(request)
+    if device:  # closed at once if its token is revoked (device_tokens_ctx)
+        request.app[DEVICE_SOCKETS_KEY][ws] = device
+    if connection:
+        await record_access(request.app, sender, "open", connection, hub.name)
     writer: asyncio.Task[None] | None = None
     try:
         async for message in ws:  # this handler is the socket's only reader
@@ -461,11 +529,55 @@ async def websocket_handler(request: web.Request) -> web.WebSocketResponse:
                 resume_from=resume if isinstance(resume, int) and not obs_source else None,
                 log_id=log_id if isinstance(log_id, str) else None)
             writer = asyncio.create_task(_forward(subscription, ws))
-    finally:
-        await cancel_and_wait(writer)
+    finally:  # first what needs no waiting: aiohttp may cancel this handler meanwhile
         pages.disconnect(handle)
         request.app[OBS_SOCKETS_KEY].pop(ws, None)
+        request.app[DEVICE_SOCKETS_KEY].pop(ws, None)
+        if connection:
+            record_close_soon(request.app, sender, connection, hub.name)
+        await cancel_and_wait(writer)
     return ws
+
+
+def audited(app: web.Application, hub: ChannelHub[Any]) -> bool:
+    """The access audit covers every channel that shows hole cards earlier than D (the
+    operator's, ``secure``, a live or short-delayed full channel)."""
+    spec = hub.spec
+    early = spec.delay < app[CONFIG_KEY].delay or spec.delay == 0
+    return spec.filter is ChannelFilter.FULL and early
+
+
+def sender_of(request: web.Request) -> Sender:
+    """Who is asking: the role of the token presented, the peer address, the user agent."""
+    roles = roles_of(request.app, presented_token(request, allow_query=True))
+    role = next((r for r in ("operator", "secure", "obs") if r in roles), "none")
+    device = device_of(request)
+    role = f"{role} ({device})" if device else role
+    agent = "".join(c for c in request.headers.get("User-Agent", "") if c.isprintable())
+    return Sender(role, request.remote or "", agent[:200])
+
+
+async def record_access(app: web.Application, sender: Sender, action: str, connection: str,
+                        channel: str) -> None:
+    """One access audit event (internal: the operator channel's only)."""
+    event = AccessRecorded(action, connection, channel, sender.role, sender.peer, sender.agent)
+    try:
+        await app[TABLE_KEY].append_events([event], source="audit")
+    except Exception:  # shutting down: the next start closes what was left open
+        _log.warning("access audit: %s of %s not logged", action, connection)
+
+
+_AUDIT_TASKS: set[asyncio.Task[None]] = set()
+
+
+def record_close_soon(app: web.Application, sender: Sender, connection: str,
+                      channel: str) -> None:
+    """The ``close`` of an audited connection, logged even when aiohttp cancels the handler
+    of a socket whose peer went away (a task of its own)."""
+    task = asyncio.get_running_loop().create_task(
+        record_access(app, sender, "close", connection, channel))
+    _AUDIT_TASKS.add(task)
+    task.add_done_callback(_AUDIT_TASKS.discard)
 
 
 def is_obs_source(request: web.Request, name: str) -> bool:
@@ -473,7 +585,7 @@ def is_obs_source(request: web.Request, name: str) -> bool:
     spec = channel_specs(request.app[CONFIG_KEY]).get(name)
     if spec is None or not spec.requires_token or name == OPERATOR_CHANNEL:
         return False
-    roles = request.app[TOKENS_KEY].roles_of(presented_token(request, allow_query=True))
+    roles = roles_of(request.app, presented_token(request, allow_query=True))
     return "obs" in roles and "secure" not in roles
 
 
@@ -482,14 +594,18 @@ async def _forward(subscription: Any, ws: web.WebSocketResponse) -> None:
     try:
         async for message in subscription:
             await ws.send_str(message.text)
-    except (ConnectionResetError, asyncio.CancelledError):
+    except asyncio.CancelledError:
+        # The handler is done with the socket (the page left, or said hello again): it
+        # reads no more, so a close handshake here would only wait for its timeout.
+        subscription.close()
+        raise
+    except ConnectionResetError:
         pass
     except Exception as error:  # the subscription closed (shutdown) or the socket broke
         _log.debug("websocket writer ended: %s", error)
-    finally:
-        subscription.close()
-        if not ws.closed:
-            await ws.close(code=1001, message=b"going away")
+    subscription.close()
+    if not ws.closed:  # the subscription ended (shutdown, a hub closed): say goodbye
+        await ws.close(code=1001, message=b"going away")
 
 
 # --- the JSON API ------------------------------------------------------------------------
@@ -499,6 +615,9 @@ async def api_state(request: web.Request) -> web.Response:
     """``GET /api/state?channel=venue``: the channel's snapshot (view and revision)."""
     name = request.query.get("channel", "venue")
     hub = hub_for(request, name, allow_query_token=False)
+    if audited(request.app, hub):
+        await record_access(request.app, sender_of(request), "read", uuid.uuid4().hex[:16],
+                            hub.name)
     return web.Response(text=hub.snapshot_message().text, content_type="application/json")
 
 
@@ -574,11 +693,46 @@ async def api_command(request: web.Request) -> web.Response:
     if is_deck_command(body):
         result = await deck_command(request.app, body)
     else:
-        result = await request.app[TABLE_KEY].execute(body)
+        result = await request.app[TABLE_KEY].execute(body, sender=sender_of(request))
     operator_hub = request.app[HUBS_KEY].get(OPERATOR_CHANNEL)
     if operator_hub is not None:
         result = {**result, "revision": operator_hub.revision}
     return web.json_response(result)
+
+
+async def api_devices(request: web.Request) -> web.Response:
+    """``GET /api/devices``: the named device tokens (never the tokens themselves)."""
+    require_operator(request)
+    devices = await asyncio.to_thread(list_devices, request.app[STORE_KEY].engine)
+    return web.json_response({"devices": [
+        {"name": d.name, "role": d.role, "created": d.created, "revoked": d.revoked}
+        for d in devices]})
+
+
+async def api_device_create(request: web.Request) -> web.Response:
+    """``POST /api/devices`` ``{"name", "role"}``: a token for one device, shown once."""
+    require_operator(request)
+    body = await read_json(request)
+    if not isinstance(body, dict) or not isinstance(body.get("name"), str) or not isinstance(
+            body.get("role"), str):
+        raise InvalidInputError("a device is {\"name\": ..., \"role\": \"operator\", "
+                                "\"secure\" or \"obs\"}")
+    book = request.app[DEVICES_KEY]
+    token = await asyncio.to_thread(create_device, book.engine, body["name"], body["role"],
+                                    request.app[CLOCK_KEY]())
+    await asyncio.to_thread(book.refresh)  # usable at once
+    return web.json_response({"ok": True, "name": body["name"].strip(), "role": body["role"],
+                              "token": token})
+
+
+async def api_device_revoke(request: web.Request) -> web.Response:
+    """``DELETE /api/devices/{name}``: the device's token ends; its sockets close now."""
+    require_operator(request)
+    book, name = request.app[DEVICES_KEY], request.match_info["name"]
+    if not await asyncio.to_thread(revoke_device, book.engine, name, request.app[CLOCK_KEY]()):
+        raise json_error(404, "not_found", f"no device named {name!r} with a live token")
+    close_revoked(request.app, await asyncio.to_thread(book.refresh))
+    return web.json_response({"ok": True, "name": name, "revoked": True})
 
 
 async def deck_command(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from aiohttp import web
 
 from overlay.auth import Tokens, TokenThrottle
 from overlay.config import Config
+from overlay.device_tokens import DeviceBook
 from overlay.hub import ChannelHub, TableLog
 from overlay.obs.control import ObsControl
 from overlay.pages import PageRegistry
@@ -29,6 +30,9 @@ HUBS_KEY = web.AppKey("hubs", dict[str, ChannelHub[Any]])
 TABLE_KEY = web.AppKey("table_service", TableService)
 OBS_KEY = web.AppKey("obs", ObsControl)
 THROTTLE_KEY = web.AppKey("token_throttle", TokenThrottle)
+DEVICES_KEY = web.AppKey("devices", DeviceBook)
+DEVICE_SOCKETS_KEY = web.AppKey("device_sockets", dict[web.WebSocketResponse, str])
+"""Each socket opened with a named device's token, by the device's name (closed on revoke)."""
 OBS_SOCKETS_KEY = web.AppKey("obs_sockets", dict[web.WebSocketResponse, bool])
 """OBS's browser sources on guarded channels, each with whether it was given the full view."""
 PAGES_KEY = web.AppKey("pages", PageRegistry)

@@ -57,6 +57,7 @@ __all__ = [
     "EventStore",
     "LogRow",
     "Migration",
+    "Sender",
     "StoreError",
     "create_db_engine",
     "database_url",
@@ -101,6 +102,18 @@ class LogSignature(SQLModel, table=True):
     signature: str = Field(max_length=128)
 
 
+class DeviceToken(SQLModel, table=True):
+    """A named device's token (schema version 5): only its SHA-256 is kept."""
+
+    __tablename__ = "device_token"
+
+    name: str = Field(primary_key=True, max_length=64)
+    role: str = Field(max_length=16)
+    token_hash: str = Field(max_length=64, index=True)
+    created: float
+    revoked: float | None = None
+
+
 class CommandAnswer(SQLModel, table=True):
     """The answer to one acknowledged command (schema version 2), by the command's id."""
 
@@ -111,6 +124,12 @@ class CommandAnswer(SQLModel, table=True):
     """The log's last sequence number once the command was applied (its last entry's)."""
     time: float
     answer: str  # the acknowledgement as JSON text
+    role: str = Field(default="", max_length=80, sa_column_kwargs={"server_default": ""})
+    """The access audit (schema version 4): the role of the token that sent it, ..."""
+    peer: str = Field(default="", max_length=64, sa_column_kwargs={"server_default": ""})
+    """... the address it came from ..."""
+    agent: str = Field(default="", max_length=200, sa_column_kwargs={"server_default": ""})
+    """... and the sender's user agent."""
 
 
 class SchemaVersion(SQLModel, table=True):
@@ -218,12 +237,33 @@ def _v3_hash_chain(conn: Connection) -> None:
         conn.execute(sa.text("UPDATE table_event SET hash = :h WHERE seq = :s"), updates)
 
 
+def _v4_command_audit(conn: Connection) -> None:
+    for column, size in (("role", 80), ("peer", 64), ("agent", 200)):
+        conn.exec_driver_sql(f"ALTER TABLE command_answer ADD COLUMN {column} "
+                             f"VARCHAR({size}) NOT NULL DEFAULT ''")
+
+
+def _v5_device_tokens(conn: Connection) -> None:
+    metadata = sa.MetaData()
+    sa.Table(
+        "device_token", metadata,
+        sa.Column("name", sa.String(64), primary_key=True),
+        sa.Column("role", sa.String(16), nullable=False),
+        sa.Column("token_hash", sa.String(64), nullable=False, index=True),
+        sa.Column("created", sa.Float, nullable=False),
+        sa.Column("revoked", sa.Float, nullable=True),
+    )
+    metadata.create_all(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log (table_event) and log facts (log_meta)", _v1_event_log),
     Migration(2, "command answers (command_answer): exactly once across restarts",
               _v2_command_answers),
     Migration(3, "hash chain (table_event.hash) and signed checkpoints (log_signature)",
               _v3_hash_chain),
+    Migration(4, "who sent each command (command_answer.role, peer, agent)", _v4_command_audit),
+    Migration(5, "named device tokens, hashed (device_token)", _v5_device_tokens),
 )
 """Every schema step, in order; append new ones, never edit an applied one."""
 
@@ -337,6 +377,17 @@ class Acknowledgement:
 
     command_id: str
     answer: Mapping[str, Any]
+    sender: Sender | None = None
+    """Who sent the command (the access audit)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sender:
+    """Who sent a command: the role of its token, the peer address, the user agent."""
+
+    role: str
+    peer: str
+    agent: str = ""
 
 
 class EventStore:
@@ -361,8 +412,8 @@ class EventStore:
                         f"hash) VALUES ({', '.join([mark] * 7)})")
         self._insert_signature = (f"INSERT INTO log_signature (seq, hash, key, signature) "
                                   f"VALUES ({', '.join([mark] * 4)})")
-        self._insert_answer = (f"INSERT INTO command_answer (id, seq, time, answer) "
-                               f"VALUES ({', '.join([mark] * 4)})")
+        self._insert_answer = (f"INSERT INTO command_answer (id, seq, time, answer, role, peer, "
+                               f"agent) VALUES ({', '.join([mark] * 7)})")
         self._writer: Connection | None = None
         self.commits_fast = False
         """True when a commit costs well under a millisecond (SQLite WAL, synchronous=NORMAL:
@@ -435,10 +486,12 @@ class EventStore:
                     conn.exec_driver_sql(self._insert_signature, [(
                         batch[-1].seq, head, self.signer.public, self.signer.sign(head))])
                 if acknowledgement is not None:
+                    sender = acknowledgement.sender or Sender("", "")
                     conn.exec_driver_sql(self._insert_answer, [(
                         acknowledgement.command_id, batch[-1].seq if batch else self._last_seq,
                         batch[-1].time if batch else now,
-                        json.dumps(dict(acknowledgement.answer), separators=(",", ":")))])
+                        json.dumps(dict(acknowledgement.answer), separators=(",", ":")),
+                        sender.role[:80], sender.peer[:64], sender.agent[:200])])
         except sa.exc.IntegrityError as error:
             self._last_seq = self._read_last_seq()
             self._head = self._read_head()

@@ -27,6 +27,7 @@ from overlay import __version__
 
 #: name -> (module, one-line help). Keep sorted by name.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "audit": ("overlay.cli.audit", "who could see hole cards live in a time window"),
     "camera": ("overlay.cli.camera", "calibrate decks, recognise cards in images, evaluate"),
     "deck": ("overlay.cli.deck", "register, list, activate and retire RFID decks"),
     "demo": ("overlay.cli.demo", "a simulated final table: the whole product, live in a browser"),
@@ -38,6 +39,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "phh": ("overlay.cli.phh", "verify PHH hand histories against the engine, or show one"),
     "players": ("overlay.cli.players", "import player names, countries and photos from CSV"),
     "serve": ("overlay.cli.serve", "run the service: pages, channels, API, devices"),
+    "tokens": ("overlay.cli.tokens", "a token per device: create, list, revoke"),
     "tls": ("overlay.cli.tls", "the show's own certificate authority and server certificate"),
 }
 

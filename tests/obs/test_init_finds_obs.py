@@ -22,7 +22,7 @@ def test_init_finds_obs_and_enables_it_with_the_password(
     assert found is not None and found.password_required and found.version.startswith("5.")
     path = tmp_path / "with-password.toml"
     assert main(["init", str(path), "--obs", f"127.0.0.1:{obs.port}",
-                 "--obs-password", obs.password]) == 0
+                 f"--obs-password={obs.password}"]) == 0  # a password may start with "-"
     assert f"OBS found at 127.0.0.1:{obs.port} (obs-websocket {found.version})" in \
         capsys.readouterr().out
     config = load_config(path)

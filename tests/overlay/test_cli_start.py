@@ -281,8 +281,10 @@ def test_a_backup_while_the_service_writes(tmp_path: Path) -> None:
                       r"(\d+)\), integrity ok, (\d+) other files", done.stdout)
     assert match, done.stdout
     entries, last, others = map(int, match.groups())
-    assert entries == last and last >= 20 and others == 2  # tokens.json and the photo
+    assert entries == last and last >= 20 and others == 3  # tokens, the signing key, the photo
     copy = tmp_path / "copy"
+    assert (copy / "log-signing.key").read_bytes() == (
+        tmp_path / "data" / "log-signing.key").read_bytes()  # the copy can go on signing
     assert (copy / "media" / "players" / "1-abc.png").read_bytes() == b"\x89PNG photo"
     assert oct((copy / "tokens.json").stat().st_mode & 0o777) == "0o600"
     assert not list(copy.glob("*-wal")) and not list(copy.glob("*-shm"))

@@ -1,0 +1,89 @@
+"""Named device tokens: created from the CLI or the console's API and shown once, stored only
+as a hash, listed, and revoked while the service runs, which closes that device's sockets at
+once; the device's accesses carry its name in the audit."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+import sqlalchemy as sa
+from aiohttp import WSMsgType
+from aiohttp.test_utils import TestServer
+
+from overlay.app import create_app
+from overlay.cli import main
+from overlay.keys import STORE_KEY, TOKENS_KEY
+from tests.overlay.test_service import config_for
+
+
+async def test_a_device_token_opens_its_role_and_is_revoked_at_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    server = TestServer(create_app(config_for(tmp_path, secure={"enabled": True})),
+                        host="127.0.0.1")
+    await server.start_server()
+    base = f"http://127.0.0.1:{server.port}"
+    operator = {"Authorization": f"Bearer {server.app[TOKENS_KEY].operator}"}
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.post(f"{base}/api/devices", headers=operator,
+                                    json={"name": "tablet 1", "role": "operator"}) as r:
+                assert r.status == 200
+                tablet = (await r.json())["token"]
+            # From the CLI, beside the running service, as the producer would.
+            assert main(["tokens", "create", "obs-truck", "--role", "secure", "--data-dir",
+                         str(tmp_path / "data")]) == 0
+            truck = capsys.readouterr().out.split(": ", 1)[1].split()[0]
+            engine = server.app[STORE_KEY].engine
+            with engine.connect() as conn:
+                stored = conn.execute(sa.text("SELECT token_hash FROM device_token")).scalars()
+                assert tablet not in list(stored)  # only the hash is kept
+            async with session.post(f"{base}/api/commands", json={
+                    "id": str(uuid.uuid4()), "type": "next_hand"},
+                    headers={"Authorization": f"Bearer {tablet}"}) as r:
+                assert r.status == 200  # the tablet is an operator
+            deadline = time.monotonic() + 30
+            while True:  # the CLI's device is read within a second
+                try:
+                    ws = await session.ws_connect(f"{base}/ws/secure?token={truck}")
+                    break
+                except aiohttp.WSServerHandshakeError as refused:
+                    assert refused.status == 403 and time.monotonic() < deadline
+                    await asyncio.sleep(0.2)
+            await ws.send_json({"type": "hello", "page": "overlay", "version": "x",
+                                "resume": None})
+            assert (await ws.receive(timeout=10)).type is WSMsgType.TEXT
+            async with session.post(f"{base}/api/commands", json={
+                    "id": str(uuid.uuid4()), "type": "start_clock"},
+                    headers={"Authorization": f"Bearer {truck}"}) as r:
+                assert r.status == 401  # secure is not operator
+            assert main(["tokens", "revoke", "obs-truck", "--data-dir",
+                         str(tmp_path / "data")]) == 0
+            started = time.monotonic()
+            while (await ws.receive(timeout=15)).type is WSMsgType.TEXT:
+                pass
+            assert ws.close_code == 4003 and time.monotonic() - started < 15
+            with pytest.raises(aiohttp.WSServerHandshakeError):
+                await session.ws_connect(f"{base}/ws/secure?token={truck}")
+            async with session.delete(f"{base}/api/devices/tablet 1", headers=operator) as r:
+                assert r.status == 200
+            async with session.get(f"{base}/api/log?limit=0",
+                                   headers={"Authorization": f"Bearer {tablet}"}) as r:
+                assert r.status == 401  # refused at once after the console revoked it
+            async with session.get(f"{base}/api/devices", headers=operator) as r:
+                listed: Any = (await r.json())["devices"]
+            assert [(d["name"], d["role"], d["revoked"] is not None) for d in listed] == [
+                ("tablet 1", "operator", True), ("obs-truck", "secure", True)]
+            async with session.post(f"{base}/api/devices", headers=operator,
+                                    json={"name": "tablet 1", "role": "operator"}) as r:
+                assert r.status == 422  # a name is never reused
+    finally:
+        await server.close()
+    assert main(["audit", "--data-dir", str(tmp_path / "data"), "--json"]) == 0
+    audit = capsys.readouterr().out
+    assert '"role": "secure (obs-truck)"' in audit and '"role": "operator (tablet 1)"' in audit
