@@ -33,6 +33,7 @@ import json
 import os
 import platform
 import random
+import ssl
 import statistics
 import sys
 import tempfile
@@ -162,15 +163,17 @@ async def one_client(session: aiohttp.ClientSession, url: str, version: str, fle
         tally.closed_early += 1
 
 
-async def run_fleet(url: str, clients: int, delay: float, compress: bool) -> dict[str, Any]:
-    """Connect the clients, say ``ready``, then obey ``mark`` / ``stop`` lines on stdin."""
+async def run_fleet(url: str, clients: int, delay: float, compress: bool,
+                    ca: str = "") -> dict[str, Any]:
+    """Connect the clients, say ``ready``, then obey ``mark`` / ``stop`` lines on stdin
+    (``ca``: with TLS, the CA certificate the clients trust)."""
     fleet = Fleet(delay)
     loop = asyncio.get_running_loop()
     stdin = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdin), sys.stdin)
-    connector = aiohttp.TCPConnector(limit=0)
+    connector = aiohttp.TCPConnector(limit=0, ssl=trusting(ca))
     async with aiohttp.ClientSession(connector=connector) as session:
-        base = url.replace("ws://", "http://").rsplit("/ws/", 1)[0]
+        base = url.replace("ws", "http", 1).rsplit("/ws/", 1)[0]
         async with session.get(f"{base}/api/config") as response:
             version = (await response.json())["version"]
         readies = [asyncio.Event() for _ in range(clients)]
@@ -205,6 +208,11 @@ async def run_fleet(url: str, clients: int, delay: float, compress: bool) -> dic
             "totals": totals, "lateness_ms": summary_ms(fleet.lateness)}
 
 
+def trusting(ca: str) -> ssl.SSLContext | bool:
+    """A client context that trusts the show's CA (TLS), else aiohttp's default."""
+    return ssl.create_default_context(cafile=ca) if ca else True
+
+
 # --- the automatic operator ------------------------------------------------------------------
 
 
@@ -228,7 +236,7 @@ class AutoOperator:
 
     async def follow(self) -> None:
         """Keep ``view`` current from ``/ws/operator`` (snapshot, then merge patches)."""
-        url = self.server.base.replace("http://", "ws://") + "/ws/operator"
+        url = self.server.base.replace("http", "ws", 1) + "/ws/operator"
         async with self.session.ws_connect(url, headers=self.headers, max_msg_size=0) as ws:
             await ws.send_json({"type": "hello", "page": "operator", "version": "bench",
                                 "resume": None, "log_id": None})
@@ -341,16 +349,18 @@ async def _line(stream: asyncio.StreamReader, timeout: float) -> dict[str, Any]:
 
 async def drive(server: Service, clients: int, seconds: float, delay: float, interval: float,
                 compress: bool, seed: int) -> dict[str, Any]:
-    url = server.base.replace("http://", "ws://") + "/ws/delayed"
+    url = server.base.replace("http", "ws", 1) + "/ws/delayed"
+    ca = str(server.ca) if server.ca is not None else ""
     fleet = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bench.bench_fanout", "--client-process", url,
         "--clients", str(clients), "--delay", str(delay),
-        *([] if compress else ["--no-compress"]),
+        *([] if compress else ["--no-compress"]), *(["--ca", ca] if ca else []),
         stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=ROOT)
     assert fleet.stdin is not None and fleet.stdout is not None
     try:
         ready = (await _line(fleet.stdout, CONNECT_TIMEOUT + 10))["ready"]
-        async with aiohttp.ClientSession() as session:
+        async with aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(ssl=trusting(ca))) as session:
             operator = AutoOperator(session, server, seed)
             follower = asyncio.create_task(operator.follow())
             stop = asyncio.Event()
@@ -390,6 +400,7 @@ async def drive(server: Service, clients: int, seconds: float, delay: float, int
     delivered = end["messages"] - start["messages"]
     totals = report["totals"]
     return {
+        "tls": server.ca is not None,
         "clients": clients, "connected": ready, "seconds": window, "delay": delay,
         "interval": interval, "compress": compress,
         "cpu_share": (user + system) / window, "cpu_user_s": user, "cpu_system_s": system,
@@ -422,16 +433,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-compress", action="store_true",
                         help="clients do not offer permessage-deflate (browsers do)")
     parser.add_argument("--no-save", action="store_true")
+    parser.add_argument("--tls", action="store_true",
+                        help="serve HTTPS/WSS with the show's own CA (bench_tls compares)")
     parser.add_argument("--client-process", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--ca", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.client_process:
         report = asyncio.run(run_fleet(args.client_process, args.clients, args.delay,
-                                       not args.no_compress))
+                                       not args.no_compress, args.ca))
         print(json.dumps(report), flush=True)
         return 0
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="feltcast-fanout-") as tmp, \
-            running_service(Path(tmp), args.delay) as server:
+            running_service(Path(tmp), args.delay, tls=args.tls) as server:
         result = asyncio.run(drive(server, args.clients, args.seconds, args.delay,
                                    args.interval, not args.no_compress, args.seed))
     checks = {"cpu_share<0.5": result["cpu_share"] < TARGET_CPU_SHARE,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -60,13 +61,18 @@ class Service:
     log: Path
     pid: int
     """The server process (benchmarks read its CPU time)."""
+    ca: Path | None = None
+    """With TLS: the show's CA certificate, which clients trust."""
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        return None if self.ca is None else ssl.create_default_context(cafile=str(self.ca))
 
     def request(self, path: str, body: dict[str, Any] | None = None) -> Any:
         """GET ``path`` (or POST ``body`` as JSON) with the operator token; the JSON answer."""
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(f"{self.base}{path}", data=data, headers={
             "Authorization": f"Bearer {self.operator}", "Content-Type": "application/json"})
-        with urllib.request.urlopen(req, timeout=10) as response:
+        with urllib.request.urlopen(req, timeout=10, context=self.ssl_context()) as response:
             return json.loads(response.read())
 
     def command(self, kind: str, **fields: Any) -> Any:
@@ -87,12 +93,15 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_service(root: Path, delay: float, *, extra_config: str = "") -> Iterator[Service]:
+def running_service(root: Path, delay: float, *, extra_config: str = "",
+                    tls: bool = False) -> Iterator[Service]:
     """Start ``feltcast serve`` in ``root``, wait until it answers, stop it afterwards.
 
-    ``extra_config`` is appended to the configuration (e.g. a ``[tournament]`` section)."""
+    ``extra_config`` is appended to the configuration (e.g. a ``[tournament]`` section);
+    ``tls`` serves HTTPS with the show's own CA, made on this first start."""
     root.mkdir(parents=True, exist_ok=True)
-    (root / "feltcast.toml").write_text(config_text(delay) + extra_config)
+    tls_config = "\n[server]\ntls = true\n" if tls else ""
+    (root / "feltcast.toml").write_text(config_text(delay) + tls_config + extra_config)
     port = free_port()
     log_path = root / "serve.log"
     log = log_path.open("w")
@@ -101,21 +110,25 @@ def running_service(root: Path, delay: float, *, extra_config: str = "") -> Iter
          "--data", str(root / "data"), "--host", "127.0.0.1", "--port", str(port)],
         stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
         env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    base = f"http://127.0.0.1:{port}"
+    base = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
+    ca = root / "data" / "tls" / "ca.pem" if tls else None
     try:
         deadline = time.monotonic() + 30
         while True:
             try:
-                with urllib.request.urlopen(f"{base}/api/config", timeout=1) as response:
+                context = (ssl.create_default_context(cafile=str(ca)) if ca is not None
+                           else None)
+                with urllib.request.urlopen(f"{base}/api/config", timeout=1,
+                                            context=context) as response:
                     if response.status == 200:
                         break
-            except OSError:
+            except (OSError, ssl.SSLError):  # not up yet (its CA not made yet)
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"feltcast serve did not start:\n{log_path.read_text()}")
             time.sleep(0.1)
         tokens = json.loads((root / "data" / "tokens.json").read_text())
-        yield Service(base, tokens["operator"], tokens["secure"], log_path, process.pid)
+        yield Service(base, tokens["operator"], tokens["secure"], log_path, process.pid, ca)
     finally:
         process.terminate()
         try:
