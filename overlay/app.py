@@ -25,6 +25,8 @@ from engine.events import HandEnded, HandStarted, HandVoided
 from engine.table_events import AccessRecorded
 from overlay.assets import static_dir
 from overlay.auth import (
+    ROLE_GRANTS,
+    ROLES,
     Tokens,
     TokenThrottle,
     load_or_create_tokens,
@@ -420,25 +422,23 @@ def obs_guard_changed(app: web.Application) -> None:
                 ws.close(code=4001, message=b"the OBS delay guard changed"))
 
 
-_DEVICE_ROLES = {"operator": frozenset({"operator", "secure"}), "secure": frozenset({"secure"}),
-                 "obs": frozenset({"obs"})}
+def identify(app: web.Application, token: str | None) -> tuple[frozenset[str], str]:
+    """The roles a token grants and the named device it belongs to (``""``: a shared token of
+    ``tokens.json``, or none): one lookup for both."""
+    roles = app[TOKENS_KEY].roles_of(token)
+    if roles or DEVICES_KEY not in app:
+        return roles, ""
+    device = app[DEVICES_KEY].lookup(token)
+    return (ROLE_GRANTS[device.role], device.name) if device else (frozenset(), "")
 
 
 def roles_of(app: web.Application, token: str | None) -> frozenset[str]:
-    """The roles a token grants: a shared token's (``tokens.json``), else a named device's."""
-    roles = app[TOKENS_KEY].roles_of(token)
-    if roles:
-        return roles
-    device = app[DEVICES_KEY].lookup(token) if DEVICES_KEY in app else None
-    return _DEVICE_ROLES.get(device.role, frozenset()) if device else frozenset()
+    return identify(app, token)[0]
 
 
 def device_of(request: web.Request) -> str:
     """The named device whose token the request presents ("": a shared token or none)."""
-    if DEVICES_KEY not in request.app:
-        return ""
-    device = request.app[DEVICES_KEY].lookup(presented_token(request, allow_query=True))
-    return device.name if device else ""
+    return identify(request.app, presented_token(request, allow_query=True))[1]
 
 
 def require_private_transport(request: web.Request, what: str) -> None:
@@ -549,9 +549,8 @@ def audited(app: web.Application, hub: ChannelHub[Any]) -> bool:
 
 def sender_of(request: web.Request) -> Sender:
     """Who is asking: the role of the token presented, the peer address, the user agent."""
-    roles = roles_of(request.app, presented_token(request, allow_query=True))
-    role = next((r for r in ("operator", "secure", "obs") if r in roles), "none")
-    device = device_of(request)
+    roles, device = identify(request.app, presented_token(request, allow_query=True))
+    role = next((r for r in ROLES if r in roles), "none")
     role = f"{role} ({device})" if device else role
     agent = "".join(c for c in request.headers.get("User-Agent", "") if c.isprintable())
     return Sender(role, request.remote or "", agent[:200])

@@ -34,6 +34,10 @@ from aiohttp import web
 _log = logging.getLogger(__name__)
 
 ROLES: Final = ("operator", "secure", "obs")
+ROLE_GRANTS: Final[dict[str, frozenset[str]]] = {
+    "operator": frozenset({"operator", "secure"}),  # the console also opens secure outputs
+    "secure": frozenset({"secure"}), "obs": frozenset({"obs"})}
+"""What a token of each role opens (shared tokens and named devices alike)."""
 TOKEN_FILE: Final = "tokens.json"
 
 
@@ -59,12 +63,10 @@ class Tokens:
         if not token:
             return frozenset()
         roles: set[str] = set()
-        if hmac.compare_digest(token.encode(), self.operator.encode()):
-            roles.update(("operator", "secure"))
-        if hmac.compare_digest(token.encode(), self.secure.encode()):
-            roles.add("secure")
-        if self.obs and hmac.compare_digest(token.encode(), self.obs.encode()):
-            roles.add("obs")
+        for role in ROLES:
+            mine = self.for_role(role)
+            if mine and hmac.compare_digest(token.encode(), mine.encode()):
+                roles |= ROLE_GRANTS[role]
         return frozenset(roles)
 
 
@@ -87,11 +89,16 @@ def load_or_create_tokens(data_dir: Path) -> Tokens:
 
 
 def _write_tokens(path: Path, tokens: Tokens) -> None:
-    # Write to a private temporary file, then rename: never a half-written or readable file.
+    write_private(path, json.dumps({role: tokens.for_role(role) for role in ROLES}).encode())
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """A secret file (tokens, keys): mode 0600 from its first byte, written to a temporary
+    file and renamed, so it is never half-written or readable by others."""
     tmp = path.with_suffix(".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        json.dump({role: tokens.for_role(role) for role in ROLES}, handle)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
     os.replace(tmp, path)

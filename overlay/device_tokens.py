@@ -20,8 +20,9 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from engine.errors import InvalidInputError
+from overlay.auth import ROLES
 
-DEVICE_ROLES: Final = ("operator", "secure", "obs")
+DEVICE_ROLES: Final = ROLES
 _TABLE = sa.table("device_token", sa.column("name"), sa.column("role"),
                   sa.column("token_hash"), sa.column("created"), sa.column("revoked"))
 

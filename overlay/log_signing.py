@@ -7,7 +7,6 @@ backup``; whoever rewrites a log without it cannot sign the new chain
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 KEY_FILE = "log-signing.key"
@@ -42,13 +41,17 @@ class LogSigner:
             return cls(bytes.fromhex(path.read_text().strip()))
         raw = Ed25519PrivateKey.generate().private_bytes(Encoding.Raw, PrivateFormat.Raw,
                                                          NoEncryption())
+        from overlay.auth import write_private
+
         data_dir.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as handle:
-            handle.write(raw.hex() + "\n")
-        os.replace(tmp, path)
+        write_private(path, (raw.hex() + "\n").encode())
         return cls(raw)
+
+    @classmethod
+    def existing(cls, data_dir: Path) -> LogSigner | None:
+        """The data directory's key if it has one (nothing is made)."""
+        path = data_dir / KEY_FILE
+        return cls(bytes.fromhex(path.read_text().strip())) if path.is_file() else None
 
 
 def signature_valid(public_hex: str, head: str, signature_hex: str) -> bool:

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import datetime
 import ipaddress
-import os
 import socket
 import ssl
 from dataclasses import dataclass
 from pathlib import Path
 
+from overlay.auth import write_private
 from overlay.startup import StartupError
 
 TLS_DIR = "tls"
@@ -107,7 +107,7 @@ def make_local_ca(data_dir: Path, names: tuple[str, ...] = (), *,
                    .add_extension(x509.SubjectKeyIdentifier.from_public_key(
                        ca_key.public_key()), critical=False)
                    .sign(ca_key, hashes.SHA256()))
-        _write_private(ca_key_path, ca_key.private_bytes(
+        write_private(ca_key_path, ca_key.private_bytes(
             serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
             serialization.NoEncryption()))
         files.ca.write_bytes(ca_cert.public_bytes(serialization.Encoding.PEM))
@@ -132,19 +132,11 @@ def make_local_ca(data_dir: Path, names: tuple[str, ...] = (), *,
             .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(
                 ca_key.public_key()), critical=False)
             .sign(ca_key, hashes.SHA256()))
-    _write_private(files.key, key.private_bytes(
+    write_private(files.key, key.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
         serialization.NoEncryption()))
     files.cert.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
     return files
-
-
-def _write_private(path: Path, data: bytes) -> None:
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-    os.replace(tmp, path)
 
 
 @dataclass(frozen=True, slots=True)

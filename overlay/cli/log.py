@@ -134,9 +134,9 @@ def _verify(args: argparse.Namespace, store: EventStore, data_dir: Path, out: Te
     from overlay.log_verify import verify_log
 
     key, source = args.public_key.strip().lower(), "--public-key"
-    if not key and (data_dir / KEY_FILE).is_file():
-        key = LogSigner(bytes.fromhex((data_dir / KEY_FILE).read_text().strip())).public
-        source = f"{data_dir / KEY_FILE}"
+    local = LogSigner.existing(data_dir) if not key else None
+    if local is not None:
+        key, source = local.public, f"{data_dir / KEY_FILE}"
     expect = None
     if args.head:
         seq, _, head = args.head.partition(":")
