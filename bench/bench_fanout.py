@@ -41,18 +41,17 @@ import time
 import uuid
 from contextlib import suppress
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 
+from bench import save_result
 from engine.cards import FULL_DECK
 from overlay.hub import apply_merge_patch
 from tests.pages.service import Service, running_service
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results"
 TARGET_CPU_SHARE = 0.5
 STACKS = {1: 500_000, 4: 420_000, 7: 310_000}
 """The players of ``tests.pages.service.config_text``; the operator tops a stack back up."""
@@ -459,9 +458,7 @@ def main(argv: list[str] | None = None) -> int:
                            "loadavg_after": os.getloadavg()})
     text = json.dumps(result, indent=2)
     if not args.no_save:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        (RESULTS / f"fanout-{stamp}.json").write_text(text + "\n")
+        save_result("fanout", text)
     print(text)
     late = result["lateness_ms"] or {}
     trip = result["command_round_trip_ms"] or {}

@@ -25,16 +25,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 
+from bench import save_result
 from tests.pages.service import running_service
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "results"
 
 
 async def handshakes(base: str, ca: Path | None, count: int) -> dict[str, float]:
@@ -97,9 +96,7 @@ def main(argv: list[str] | None = None) -> int:
                          "loadavg_after": os.getloadavg()}
     text = json.dumps(result, indent=2)
     if not args.no_save:
-        RESULTS.mkdir(parents=True, exist_ok=True)
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        (RESULTS / f"tls-{stamp}.json").write_text(text + "\n")
+        save_result("tls", text)
     print(text)
     plain, tls_ = result["handshakes_plain"], result["handshakes_tls"]
     print(f"connections/s: plain {plain['per_s']:.0f} ({plain['median_ms']:.1f} ms), TLS "
