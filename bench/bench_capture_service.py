@@ -163,7 +163,7 @@ async def measure(hands: int, seed: int) -> dict[str, list[float]]:
         try:
             while not bridge.capture.coordinators[READER].firmware:
                 await asyncio.sleep(0.01)
-            token = app[TOKENS_KEY].secure
+            token = app[TOKENS_KEY].tokens.secure
             secure = await Secure.start(f"http://127.0.0.1:{port}/ws/secure?token={token}")
             try:
                 await secure.until(lambda v: bool(v.get("seats")))

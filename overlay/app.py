@@ -14,6 +14,7 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +28,13 @@ from overlay.assets import static_dir
 from overlay.auth import (
     ROLE_GRANTS,
     ROLES,
+    TokenFile,
     Tokens,
     TokenThrottle,
     load_or_create_tokens,
     origin_allowed,
     presented_token,
+    shared_socket_key,
 )
 from overlay.camera_bridge import CAMERAS_KEY, camera_ctx
 from overlay.capture_bridge import CAPTURE_KEY, capture_ctx
@@ -117,7 +120,8 @@ def create_app(config: Config, *, clock: Callable[[], float] = time.time,
     app = web.Application(middlewares=[error_middleware, security_headers])
     app[CONFIG_KEY] = config
     app[CLOCK_KEY] = clock
-    app[TOKENS_KEY] = tokens if tokens is not None else load_or_create_tokens(config.data_dir)
+    app[TOKENS_KEY] = TokenFile(config.data_dir, tokens if tokens is not None
+                               else load_or_create_tokens(config.data_dir))
     app[ASSET_VERSION_KEY] = asset_version(static_dir)
     app[PAGES_KEY] = PageRegistry(app[ASSET_VERSION_KEY])
     app[OBS_SOCKETS_KEY] = {}
@@ -164,8 +168,9 @@ async def store_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def device_tokens_ctx(app: web.Application) -> AsyncIterator[None]:
-    """The named device tokens, re-read every second: a device revoked from the CLI or the
-    console loses its sockets at once (code 4003) and is refused from then on."""
+    """The named device tokens and ``tokens.json``, re-read every second: a device revoked
+    from the CLI or the console, or a shared token rotated, loses its sockets at once (code
+    4003) and is refused from then on."""
     book = DeviceBook(app[STORE_KEY].engine)
     await asyncio.to_thread(book.refresh)
     app[DEVICES_KEY] = book
@@ -175,10 +180,11 @@ async def device_tokens_ctx(app: web.Application) -> AsyncIterator[None]:
             await asyncio.sleep(1.0)
             try:
                 revoked = await asyncio.to_thread(book.refresh)
+                rotated = await asyncio.to_thread(app[TOKENS_KEY].refresh)
             except Exception:  # the database away for a moment: the last list stands
                 _log.warning("device tokens could not be re-read", exc_info=True)
                 continue
-            close_revoked(app, revoked)
+            close_revoked(app, revoked | {shared_socket_key(role) for role in rotated})
 
     task = asyncio.create_task(watch(), name="feltcast-device-tokens")
     yield
@@ -224,7 +230,7 @@ async def obs_ctx(app: web.Application) -> AsyncIterator[None]:
     switches happen in step with the graphics, after the same delay)."""
     from overlay.obs.control import ObsControl, settings_from_config
 
-    settings = settings_from_config(app[CONFIG_KEY], obs_token=app[TOKENS_KEY].obs)
+    settings = settings_from_config(app[CONFIG_KEY], obs_token=app[TOKENS_KEY].tokens.obs)
     if settings is None:
         yield
         return
@@ -422,23 +428,29 @@ def obs_guard_changed(app: web.Application) -> None:
                 ws.close(code=4001, message=b"the OBS delay guard changed"))
 
 
-def identify(app: web.Application, token: str | None) -> tuple[frozenset[str], str]:
-    """The roles a token grants and the named device it belongs to (``""``: a shared token of
-    ``tokens.json``, or none): one lookup for both."""
-    roles = app[TOKENS_KEY].roles_of(token)
-    if roles or DEVICES_KEY not in app:
-        return roles, ""
-    device = app[DEVICES_KEY].lookup(token)
-    return (ROLE_GRANTS[device.role], device.name) if device else (frozenset(), "")
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """Who a presented token says the caller is."""
+
+    roles: frozenset[str] = frozenset()
+    """What the token opens (``auth.ROLE_GRANTS`` of its role)."""
+    role: str = "none"
+    """The token's role, as the access audit names it."""
+    device: str = ""
+    """The named device it belongs to (``""``: a shared token of ``tokens.json``, or none)."""
+
+
+def identify(app: web.Application, token: str | None) -> Identity:
+    """The role, grants and named device of a token: one lookup for all three."""
+    role = app[TOKENS_KEY].tokens.role_of(token)
+    if role:
+        return Identity(ROLE_GRANTS[role], role)
+    device = app[DEVICES_KEY].lookup(token) if DEVICES_KEY in app and token else None
+    return Identity(ROLE_GRANTS[device.role], device.role, device.name) if device else Identity()
 
 
 def roles_of(app: web.Application, token: str | None) -> frozenset[str]:
-    return identify(app, token)[0]
-
-
-def device_of(request: web.Request) -> str:
-    """The named device whose token the request presents ("": a shared token or none)."""
-    return identify(request.app, presented_token(request, allow_query=True))[1]
+    return identify(app, token).roles
 
 
 def require_private_transport(request: web.Request, what: str) -> None:
@@ -500,9 +512,9 @@ async def websocket_handler(request: web.Request) -> web.WebSocketResponse:
     handle = pages.connect(name, request.app[CLOCK_KEY]())
     connection = uuid.uuid4().hex[:16] if audited(request.app, hub) else ""
     sender = sender_of(request)
-    device = device_of(request)
-    if device:  # closed at once if its token is revoked (device_tokens_ctx)
-        request.app[DEVICE_SOCKETS_KEY][ws] = device
+    who = identify(request.app, presented_token(request, allow_query=True))
+    if who.role != "none":  # closed at once if its token is revoked (device_tokens_ctx)
+        request.app[DEVICE_SOCKETS_KEY][ws] = who.device or shared_socket_key(who.role)
     if connection:
         await record_access(request.app, sender, "open", connection, hub.name)
     writer: asyncio.Task[None] | None = None
@@ -549,9 +561,8 @@ def audited(app: web.Application, hub: ChannelHub[Any]) -> bool:
 
 def sender_of(request: web.Request) -> Sender:
     """Who is asking: the role of the token presented, the peer address, the user agent."""
-    roles, device = identify(request.app, presented_token(request, allow_query=True))
-    role = next((r for r in ROLES if r in roles), "none")
-    role = f"{role} ({device})" if device else role
+    who = identify(request.app, presented_token(request, allow_query=True))
+    role = f"{who.role} ({who.device})" if who.device else who.role
     agent = "".join(c for c in request.headers.get("User-Agent", "") if c.isprintable())
     return Sender(role, request.remote or "", agent[:200])
 
@@ -703,7 +714,7 @@ async def api_devices(request: web.Request) -> web.Response:
     """``GET /api/devices``: the named device tokens (never the tokens themselves)."""
     require_operator(request)
     devices = await asyncio.to_thread(list_devices, request.app[STORE_KEY].engine)
-    return web.json_response({"devices": [
+    return web.json_response({"roles": list(ROLES), "devices": [
         {"name": d.name, "role": d.role, "created": d.created, "revoked": d.revoked}
         for d in devices]})
 
@@ -714,8 +725,8 @@ async def api_device_create(request: web.Request) -> web.Response:
     body = await read_json(request)
     if not isinstance(body, dict) or not isinstance(body.get("name"), str) or not isinstance(
             body.get("role"), str):
-        raise InvalidInputError("a device is {\"name\": ..., \"role\": \"operator\", "
-                                "\"secure\" or \"obs\"}")
+        raise InvalidInputError(f"a device is {{\"name\": ..., \"role\": ...}}, the role one "
+                                f"of {', '.join(ROLES)}")
     book = request.app[DEVICES_KEY]
     token = await asyncio.to_thread(create_device, book.engine, body["name"], body["role"],
                                     request.app[CLOCK_KEY]())

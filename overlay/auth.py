@@ -1,10 +1,15 @@
 """Roles, tokens and cross-site protection.
 
-Three roles hold a token: ``operator`` (the console: every state-changing command), ``secure``
-(the live channels with hole cards, for the production room) and ``obs`` (OBS's browser sources:
+Four roles hold a token: ``operator`` (the console: every state-changing command), ``secure``
+(the live channels with hole cards, for the production room), ``obs`` (OBS's browser sources:
 the live channels with hole cards only while OBS's own stream delay covers the security delay,
-the public view otherwise; ``overlay/obs/control.py`` checks it). Tokens are generated on first
-start, kept in ``<data>/tokens.json`` (mode 0600) and printed once. The ``venue`` and
+the public view otherwise; ``overlay/obs/control.py`` checks it) and ``commentary`` (the
+commentators' booth: the live channels with hole cards, read only, named as such in the access
+audit). The first three have a shared token; ``commentary`` is for named devices only
+(``overlay/device_tokens.py``). Tokens are generated on first
+start and printed once; ``<data>/tokens.json`` (mode 0600) keeps the operator's and the
+production room's as SHA-256 digests only (``feltcast tokens rotate ROLE`` issues a new one when
+one is lost or leaked). The ``venue`` and
 ``delayed`` channels need no token.
 
 A token travels in the ``Authorization: Bearer <token>`` header (API clients, the console's
@@ -16,6 +21,7 @@ browser sends one, must be the server's own or an allowed one.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import json
 import logging
@@ -23,73 +29,199 @@ import os
 import secrets
 import time
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from engine.errors import ConfigError, InvalidInputError
+
 _log = logging.getLogger(__name__)
 
-ROLES: Final = ("operator", "secure", "obs")
+SHARED_ROLES: Final = ("operator", "secure", "obs")
+"""The roles with a shared token in ``tokens.json``."""
+ROLES: Final = (*SHARED_ROLES, "commentary")
+"""Every role a named device token may have."""
 ROLE_GRANTS: Final[dict[str, frozenset[str]]] = {
     "operator": frozenset({"operator", "secure"}),  # the console also opens secure outputs
-    "secure": frozenset({"secure"}), "obs": frozenset({"obs"})}
+    "secure": frozenset({"secure"}), "obs": frozenset({"obs"}),
+    "commentary": frozenset({"secure", "commentary"})}
 """What a token of each role opens (shared tokens and named devices alike)."""
 TOKEN_FILE: Final = "tokens.json"
 
 
+DIGESTED: Final = ("operator", "secure")
+"""The shared tokens ``tokens.json`` keeps only as a SHA-256 digest (never the token itself)."""
+
+
+def token_digest(token: str) -> str:
+    """The SHA-256 (hex) a token is kept as: shared tokens and named devices alike."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
 @dataclass(frozen=True, slots=True)
 class Tokens:
-    """The tokens of each role."""
+    """The shared tokens, as ``tokens.json`` keeps them: the operator's and the production
+    room's as SHA-256 digests, never the tokens themselves; OBS's in clear, because the service
+    writes it into OBS's browser sources itself (``feltcast obs setup``; OBS keeps it in its
+    scene collection in clear anyway), and it opens hole cards only while OBS delays the stream
+    by D. The tokens themselves are known only on the start that issued them (:attr:`issued`,
+    printed once)."""
 
-    operator: str
-    secure: str
+    digests: Mapping[str, str]
+    """The SHA-256 of the ``operator`` and ``secure`` tokens."""
     obs: str = ""
-    """OBS's browser sources (empty: none issued)."""
-    created: bool = False
-    """True when this start created them (the CLI then prints them once)."""
+    """OBS's browser sources' token."""
+    issued: Mapping[str, str] = field(default_factory=dict)
+    """The tokens this start issued, by role (empty on a later start)."""
 
-    def for_role(self, role: str) -> str:
-        if role in ROLES:
-            token: str = getattr(self, role)
-            return token
-        raise KeyError(role)
+    @property
+    def operator(self) -> str:
+        """The operator's token, when this start issued it ("" otherwise)."""
+        return self.issued.get("operator", "")
+
+    @property
+    def secure(self) -> str:
+        """The production room's token, when this start issued it ("" otherwise)."""
+        return self.issued.get("secure", "")
+
+    @property
+    def created(self) -> bool:
+        """True when this start issued tokens (the CLI then prints them once)."""
+        return bool(self.issued)
+
+    def role_of(self, token: str | None) -> str:
+        """The shared role a presented token is the token of ("": none)."""
+        if not token:
+            return ""
+        digest = token_digest(token)
+        for role in DIGESTED:
+            if hmac.compare_digest(digest, self.digests.get(role, "")):
+                return role
+        if self.obs and hmac.compare_digest(token.encode(), self.obs.encode()):
+            return "obs"
+        return ""
 
     def roles_of(self, token: str | None) -> frozenset[str]:
-        """The roles a presented token grants; the operator token also opens secure outputs."""
-        if not token:
-            return frozenset()
-        roles: set[str] = set()
-        for role in ROLES:
-            mine = self.for_role(role)
-            if mine and hmac.compare_digest(token.encode(), mine.encode()):
-                roles |= ROLE_GRANTS[role]
-        return frozenset(roles)
+        """What a presented token opens; the operator token also opens secure outputs."""
+        role = self.role_of(token)
+        return ROLE_GRANTS[role] if role else frozenset()
+
+    def to_json(self) -> bytes:
+        return json.dumps({"format": _FORMAT, "sha256": dict(self.digests), "obs": self.obs},
+                          indent=2).encode()
+
+
+_FORMAT: Final = 2
+"""``tokens.json``'s layout: 2 keeps digests; 1 (before 0.2) kept every token in clear."""
+
+
+def issue_tokens(roles: tuple[str, ...] = SHARED_ROLES, *, keep: Tokens | None = None,
+                 ) -> Tokens:
+    """New shared tokens for ``roles``; the other roles' are kept from ``keep``."""
+    fresh = {role: secrets.token_urlsafe(24) for role in roles}
+    digests = dict(keep.digests) if keep else {}
+    digests |= {role: token_digest(fresh[role]) for role in DIGESTED if role in fresh}
+    obs = fresh.get("obs", keep.obs if keep else "")
+    return Tokens(digests, obs, fresh)
+
+
+def read_tokens(data_dir: Path) -> Tokens | None:
+    """The shared tokens of the data directory (None: not issued yet). A file from before
+    0.2 (every token in clear) is rewritten with digests; its tokens keep working.
+
+    :raises ConfigError: the file is not one ``tokens.json`` can be.
+    """
+    path = data_dir / TOKEN_FILE
+    try:
+        stored = json.loads(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as error:
+        raise ConfigError("tokens", f"{path} cannot be read ({error}); move it away and "
+                          f"start again to issue new tokens") from None
+    try:
+        if stored.get("format") == _FORMAT:
+            digests = {role: str(stored["sha256"][role]) for role in DIGESTED}
+            return Tokens(digests, str(stored.get("obs", "")))
+        legacy = Tokens({role: token_digest(stored[role]) for role in DIGESTED},
+                        str(stored.get("obs", "")))
+    except (AttributeError, KeyError, TypeError):
+        raise ConfigError("tokens", f"{path} is not a Feltcast token file; move it away and "
+                          f"start again to issue new tokens") from None
+    if not legacy.obs:  # a data directory from before the obs role: issue it now
+        legacy = issue_tokens(("obs",), keep=legacy)
+        legacy = Tokens(legacy.digests, legacy.obs)
+    write_private(path, legacy.to_json())
+    _log.info("%s: the operator and secure tokens are now kept as digests only", path)
+    return legacy
 
 
 def load_or_create_tokens(data_dir: Path) -> Tokens:
-    """Read the tokens from the data directory, creating them on first start."""
-    path = data_dir / TOKEN_FILE
-    if path.exists():
-        stored = json.loads(path.read_text())
-        tokens = Tokens(operator=stored["operator"], secure=stored["secure"],
-                        obs=stored.get("obs", ""))
-        if not tokens.obs:  # a data directory from before the obs role: issue it now
-            tokens = Tokens(tokens.operator, tokens.secure, secrets.token_urlsafe(24))
-            _write_tokens(path, tokens)
+    """Read the shared tokens from the data directory, issuing them on first start."""
+    tokens = read_tokens(data_dir)
+    if tokens is not None:
         return tokens
+    return rotate_tokens(data_dir, SHARED_ROLES)
+
+
+def rotate_tokens(data_dir: Path, roles: tuple[str, ...]) -> Tokens:
+    """New shared tokens for ``roles`` (the others kept), written to ``tokens.json``; the old
+    ones stop working (a running service re-reads the file within a second and closes their
+    sockets). The returned tokens carry the new ones in :attr:`Tokens.issued`, to print once;
+    in a data directory without tokens yet, every role's is issued.
+    """
+    unknown = [role for role in roles if role not in SHARED_ROLES]
+    if unknown:
+        raise InvalidInputError(f"the shared tokens are {', '.join(SHARED_ROLES)}; "
+                                f"{', '.join(unknown)} is not one (a commentary booth gets a "
+                                f"named device token: feltcast tokens create)")
     data_dir.mkdir(parents=True, exist_ok=True)
-    tokens = Tokens(operator=secrets.token_urlsafe(24), secure=secrets.token_urlsafe(24),
-                    obs=secrets.token_urlsafe(24), created=True)
-    _write_tokens(path, tokens)
+    kept = read_tokens(data_dir)
+    tokens = issue_tokens(roles if kept else SHARED_ROLES, keep=kept)  # the first: all
+    write_private(data_dir / TOKEN_FILE, tokens.to_json())
     return tokens
 
 
-def _write_tokens(path: Path, tokens: Tokens) -> None:
-    write_private(path, json.dumps({role: tokens.for_role(role) for role in ROLES}).encode())
+class TokenFile:
+    """The shared tokens as a running service checks them: ``tokens.json`` re-read by
+    :meth:`refresh` when it changes (``feltcast tokens rotate`` from another terminal)."""
+
+    def __init__(self, data_dir: Path, tokens: Tokens) -> None:
+        self.path = data_dir / TOKEN_FILE
+        self.tokens = tokens
+        self._stamp = self._stat()
+
+    def _stat(self) -> tuple[int, int] | None:
+        try:
+            stat = self.path.stat()
+        except OSError:
+            return None
+        return stat.st_mtime_ns, stat.st_size
+
+    def refresh(self) -> set[str]:
+        """Re-read the file if it changed; returns the roles whose token changed."""
+        stamp = self._stat()
+        if stamp is None or stamp == self._stamp:
+            return set()
+        fresh = read_tokens(self.path.parent)
+        self._stamp = stamp
+        if fresh is None:
+            return set()
+        changed = {role for role in DIGESTED if fresh.digests.get(role)
+                   != self.tokens.digests.get(role)}
+        changed |= {"obs"} if fresh.obs != self.tokens.obs else set()
+        self.tokens = Tokens(fresh.digests, fresh.obs, self.tokens.issued)
+        return changed
+
+
+def shared_socket_key(role: str) -> str:
+    """How the sockets opened with a shared token are filed beside the named devices' (no
+    device name has parentheses)."""
+    return f"({role})"
 
 
 def write_private(path: Path, data: bytes) -> None:

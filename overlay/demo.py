@@ -60,7 +60,7 @@ from capture.simulator import (
 from engine.cards import FULL_DECK, Card
 from engine.errors import InvalidInputError
 from overlay.app import channel_specs, create_app
-from overlay.auth import load_or_create_tokens
+from overlay.auth import SHARED_ROLES, rotate_tokens
 from overlay.config import Config, parse_config
 from overlay.startup import address_lines, bound_port, listen_socket, page_addresses
 from overlay.store import create_db_engine, database_url
@@ -603,7 +603,9 @@ async def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> 
         with contextlib.suppress(NotImplementedError, RuntimeError):
             asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     await asyncio.to_thread(register_demo_deck, data_dir)
-    tokens = await asyncio.to_thread(load_or_create_tokens, data_dir)
+    # tokens.json keeps digests only: each demo run (a --data of an earlier run too) issues
+    # its own, to print and to drive the table with
+    tokens = await asyncio.to_thread(rotate_tokens, data_dir, SHARED_ROLES)
     reader = SimulatedReader(READER, scan_interval=0.1, heartbeat_interval=1.0)
     reader_path = await reader.open_pty(data_dir / "reader.tty")
     config = demo_config(data_dir, reader_path, options)

@@ -4,14 +4,14 @@
 token for one device and shows it once; only its SHA-256 is stored (table ``device_token`` of
 the log's database). ``feltcast tokens revoke NAME`` (or ``DELETE /api/devices/NAME``) ends it:
 the running service notices within a second and closes that device's sockets at once; its next
-request is refused. The roles are the shared tokens' (``overlay/auth.py``): ``operator``
-(commands and every channel), ``secure`` (the live channels with hole cards), ``obs`` (those
-only while OBS's stream delay covers D).
+request is refused. The roles are those of ``overlay/auth.py``: ``operator`` (commands
+and every channel), ``secure`` (the live channels with hole cards), ``obs`` (those only while
+OBS's stream delay covers D) and ``commentary`` (the live channels with hole cards, read only,
+for a commentators' booth).
 """
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from dataclasses import dataclass
 from typing import Final
@@ -20,15 +20,11 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 from engine.errors import InvalidInputError
-from overlay.auth import ROLES
+from overlay.auth import ROLES, token_digest
 
 DEVICE_ROLES: Final = ROLES
 _TABLE = sa.table("device_token", sa.column("name"), sa.column("role"),
                   sa.column("token_hash"), sa.column("created"), sa.column("revoked"))
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +56,7 @@ def create_device(engine: Engine, name: str, role: str, now: float) -> str:
     try:
         with engine.begin() as conn:
             conn.execute(sa.insert(_TABLE).values(name=name, role=role,
-                                                  token_hash=token_hash(token), created=now))
+                                                  token_hash=token_digest(token), created=now))
     except sa.exc.IntegrityError:
         raise InvalidInputError(f"there is a device named {name!r} already (names are kept "
                                 f"after a revocation: pick another)") from None
@@ -105,4 +101,4 @@ class DeviceBook:
         return new
 
     def lookup(self, token: str | None) -> Device | None:
-        return self._by_hash.get(token_hash(token)) if token else None
+        return self._by_hash.get(token_digest(token)) if token else None

@@ -12,7 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
-from overlay.auth import Tokens, TokenThrottle
+from overlay.auth import TokenFile, TokenThrottle
 from overlay.config import Config
 from overlay.device_tokens import DeviceBook
 from overlay.hub import ChannelHub, TableLog
@@ -22,7 +22,7 @@ from overlay.store import EventStore
 from overlay.table_service import TableService
 
 CONFIG_KEY = web.AppKey("config", Config)
-TOKENS_KEY = web.AppKey("tokens", Tokens)
+TOKENS_KEY = web.AppKey("tokens", TokenFile)
 CLOCK_KEY: web.AppKey[Callable[[], float]] = web.AppKey("clock")
 STORE_KEY = web.AppKey("store", EventStore)
 LOG_KEY = web.AppKey("table_log", TableLog)

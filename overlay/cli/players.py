@@ -4,8 +4,8 @@ players, sent to the running service.
 The CSV is checked here first (every problem with its line number, nothing sent); then the
 identities go to ``POST /api/players/import`` in one request (all or nothing) and each photo
 named in the ``photo`` column (a file path relative to the CSV) to
-``POST /api/players/{seat}/photo``. The operator token is read from ``--token``, the
-``FELTCAST_TOKEN`` environment variable or ``<data-dir>/tokens.json``.
+``POST /api/players/{seat}/photo``. The operator token is read from ``--token`` or the
+``FELTCAST_TOKEN`` environment variable (``tokens.json`` keeps only its digest).
 
 The format is in ``docs/tournament.md`` ("CSV format")::
 
@@ -34,9 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     load.add_argument("--server", default="http://127.0.0.1:8080", metavar="URL",
                       help="the running service (default: http://127.0.0.1:8080)")
     load.add_argument("--token", default="", help="the operator token (default: "
-                      "$FELTCAST_TOKEN, else <data-dir>/tokens.json)")
-    load.add_argument("--data-dir", default=Path("data"), type=Path, metavar="DIR",
-                      help="where the service keeps tokens.json (default: data)")
+                      "$FELTCAST_TOKEN)")
     load.add_argument("--check", action="store_true",
                       help="only check the file; send nothing")
 
@@ -102,14 +100,9 @@ def _token(args: argparse.Namespace) -> str:
     token: str = args.token or os.environ.get("FELTCAST_TOKEN", "")
     if token:
         return token
-    tokens = args.data_dir / "tokens.json"
-    try:
-        value: str = json.loads(tokens.read_text())["operator"]
-        return value
-    except (OSError, ValueError, KeyError):
-        raise InvalidInputError(f"no operator token: give --token, set FELTCAST_TOKEN, or "
-                                f"point --data-dir at the service's data ({tokens} is not "
-                                "readable)") from None
+    raise InvalidInputError("no operator token: give --token or set FELTCAST_TOKEN (the "
+                            "service printed it on its first start; a lost one is replaced by "
+                            "`feltcast tokens rotate operator`)")
 
 
 def _post(url: str, data: bytes, content_type: str, token: str) -> dict[str, Any]:

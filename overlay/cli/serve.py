@@ -4,8 +4,8 @@ It binds its port first (a busy port is one line and exit status 2, before anyth
 starts; ``--port 0`` takes a free one and prints the real one), checks the data directory,
 opens the database and replays the log, and then prints every page's address with the channel
 it reads: the list to copy into OBS's browser sources. Tokens are printed on the first start
-only; they are kept in ``<data>/tokens.json``. SIGTERM (systemd's stop) and Ctrl-C stop it
-cleanly.
+only (``<data>/tokens.json`` keeps digests of the operator's and the secure one). SIGTERM
+(systemd's stop) and Ctrl-C stop it cleanly.
 """
 
 from __future__ import annotations
@@ -116,9 +116,11 @@ def start_lines(config: Config, tokens: Tokens, base: str) -> list[str]:
                      "address instead of 127.0.0.1)")
     tokens_file = config.data_dir / "tokens.json"
     if shown:
-        lines += [f"Tokens (shown on this first start only; kept in {tokens_file}):",
+        lines += [f"Tokens (shown on this first start only; {tokens_file} keeps digests of "
+                  f"the first two, which cannot be turned back into tokens):",
                   f"  operator  {tokens.operator}", f"  secure    {tokens.secure}",
                   f"  obs       {tokens.obs}"]
     else:
-        lines.append(f"Tokens: in {tokens_file} (shown on the first start only)")
+        lines.append(f"Tokens: shown on the first start only (lost one? feltcast tokens "
+                     f"rotate operator|secure|obs --data-dir {config.data_dir})")
     return lines

@@ -66,7 +66,7 @@ class ServiceRig:
         return self.app[CAPTURE_KEY]
 
     def headers(self, role: str = "operator") -> dict[str, str]:
-        token = getattr(self.app[TOKENS_KEY], role)
+        token = getattr(self.app[TOKENS_KEY].tokens, role)
         return {"Authorization": f"Bearer {token}"}
 
     def url(self, path: str) -> str:

@@ -27,7 +27,7 @@ async def test_the_operator_stops_dealing_when_one_player_is_left(tmp_path: Path
             await rig.ok("empty_seat", seat=seat)
         lines: list[str] = []
         operator = AutoOperator(rig.session, rig.url("/").rstrip("/"),
-                                rig.app[TOKENS_KEY].operator, rig.sim, random.Random(5),
+                                rig.app[TOKENS_KEY].tokens.operator, rig.sim, random.Random(5),
                                 Timing(speed=50), lines.append)
         await operator.run(3)
         assert operator.over and operator.hands == 0 and operator.refused == 0

@@ -196,7 +196,7 @@ async def test_a_hand_thrown_into_the_muck_at_the_showdown_is_mucked(tmp_path: P
 
 async def test_websockets_secure_gets_the_read_venue_never_a_hole_card(tmp_path: Path) -> None:
     async with service_rig(tmp_path) as rig:
-        secure_token = rig.app[TOKENS_KEY].secure
+        secure_token = rig.app[TOKENS_KEY].tokens.secure
         venue = await rig.session.ws_connect(rig.url("/ws/venue"))
         secure = await rig.session.ws_connect(rig.url(f"/ws/secure?token={secure_token}"))
         for ws in (venue, secure):

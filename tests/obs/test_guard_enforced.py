@@ -49,7 +49,7 @@ async def until(what: str, condition: Callable[[], bool], timeout: float = 30.0)
 
 
 async def command(client: TestClient, kind: str, **fields: Any) -> None:
-    token = client.server.app[TOKENS_KEY].operator
+    token = client.server.app[TOKENS_KEY].tokens.operator
     response = await client.post("/api/commands", json={"id": str(uuid.uuid4()), "type": kind,
                                                         **fields},
                                  headers={"Authorization": f"Bearer {token}"})
@@ -62,7 +62,7 @@ def hole_cards(view: dict[str, Any]) -> list[str]:
 
 async def obs_overlay(client: TestClient) -> tuple[Any, dict[str, Any]]:
     """OBS's browser source as the page connects: the obs token, then hello; its snapshot."""
-    ws = await client.ws_connect(f"/ws/secure?token={client.server.app[TOKENS_KEY].obs}")
+    ws = await client.ws_connect(f"/ws/secure?token={client.server.app[TOKENS_KEY].tokens.obs}")
     await ws.send_json({"type": "hello", "page": "overlay", "version": "x", "resume": 3})
     message = json.loads((await ws.receive(timeout=10)).data)
     assert message["type"] == "snapshot"  # never a resume: the view may have changed
@@ -98,9 +98,9 @@ async def test_hole_cards_leave_obs_when_its_stream_delay_is_switched_off(
         assert time.monotonic() < deadline, alerts
         await asyncio.sleep(0.1)
         operator = await client.get("/api/state?channel=operator", headers={
-            "Authorization": f"Bearer {app[TOKENS_KEY].operator}"})
+            "Authorization": f"Bearer {app[TOKENS_KEY].tokens.operator}"})
         alerts = (await operator.json())["view"]["alerts"]
-    http = await client.get(f"/api/state?channel=secure&token={app[TOKENS_KEY].obs}")
+    http = await client.get(f"/api/state?channel=secure&token={app[TOKENS_KEY].tokens.obs}")
     assert http.status == 401  # a header token only on the API (query tokens are for pages)
 
     profile.set_delay(True, DELAY + 30)  # the producer fixes OBS
@@ -116,7 +116,7 @@ async def test_the_obs_token_opens_nothing_else(aiohttp_client: Any, obs: ObsStu
                                                 profile: Profile, tmp_path: Path) -> None:
     profile.set_delay(True, DELAY + 30)
     client: TestClient = await aiohttp_client(create_app(show_config(obs, tmp_path / "data")))
-    token = client.server.app[TOKENS_KEY].obs
+    token = client.server.app[TOKENS_KEY].tokens.obs
     headers = {"Authorization": f"Bearer {token}"}
     assert (await client.get("/api/state?channel=operator", headers=headers)).status == 403
     refused = await client.post("/api/commands", headers=headers,

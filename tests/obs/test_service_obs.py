@@ -33,7 +33,7 @@ async def test_an_all_in_played_by_the_operator_cuts_to_the_showdown_scene(
     observer.call("SetCurrentProgramScene", sceneName="Svc Table")
     observer.expect("CurrentProgramSceneChanged", sceneName="Svc Table")
     observer.drain()
-    headers = {"Authorization": f"Bearer {app[TOKENS_KEY].operator}"}
+    headers = {"Authorization": f"Bearer {app[TOKENS_KEY].tokens.operator}"}
 
     async def command(kind: str, **fields: Any) -> None:
         body = {"id": str(uuid.uuid4()), "type": kind, **fields}

@@ -37,8 +37,8 @@ async def throttled(aiohttp_client: Any, tmp_path: Path) -> tuple[TestClient, Cl
 async def test_repeated_wrong_tokens_are_refused_for_a_while_and_logged_once(
         throttled: tuple[TestClient, Clock], caplog: pytest.LogCaptureFixture) -> None:
     client, clock = throttled
-    right = client.server.app[TOKENS_KEY].operator
-    secure = client.server.app[TOKENS_KEY].secure
+    right = client.server.app[TOKENS_KEY].tokens.operator
+    secure = client.server.app[TOKENS_KEY].tokens.secure
 
     async def state(token: str) -> tuple[int, dict[str, str]]:
         response = await client.get("/api/log?limit=0",
@@ -81,7 +81,7 @@ async def test_garbage_is_one_info_line_per_peer(
 
 async def test_the_log_page_is_clamped_and_says_so(throttled: tuple[TestClient, Clock]) -> None:
     client, _ = throttled
-    headers = {"Authorization": f"Bearer {client.server.app[TOKENS_KEY].operator}"}
+    headers = {"Authorization": f"Bearer {client.server.app[TOKENS_KEY].tokens.operator}"}
     page = await (await client.get("/api/log?limit=50000", headers=headers)).json()
     assert page["limit"] == 10000 and "clamped to 10000" in page["note"]
     assert "note" not in await (await client.get("/api/log?limit=5", headers=headers)).json()

@@ -33,7 +33,7 @@ async def test_who_could_see_hole_cards_is_recorded_and_listed(
                         host="127.0.0.1")
     await server.start_server()
     started = time.time()
-    tokens = server.app[TOKENS_KEY]
+    tokens = server.app[TOKENS_KEY].tokens
     base = f"http://127.0.0.1:{server.port}"
     try:
         connector = aiohttp.TCPConnector(local_addr=("127.0.0.2", 0))

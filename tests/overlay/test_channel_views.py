@@ -22,7 +22,7 @@ NOW = 1_764_500_000.0
 
 
 async def command(client: TestClient, kind: str, **fields: Any) -> None:
-    token = client.server.app[TOKENS_KEY].operator
+    token = client.server.app[TOKENS_KEY].tokens.operator
     response = await client.post("/api/commands", json={"id": str(uuid.uuid4()), "type": kind,
                                                         **fields},
                                  headers={"Authorization": f"Bearer {token}"})

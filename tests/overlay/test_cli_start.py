@@ -26,6 +26,7 @@ from typing import Any
 
 from overlay.store import open_store
 from tests.log.hands import random_log
+from tests.pages.service import printed_tokens
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST_LINE = re.compile(r"^Feltcast \S+ serving '.*' on (http://127\.0\.0\.1:(\d+)) ")
@@ -149,8 +150,9 @@ def test_the_first_start_explains_itself(tmp_path: Path) -> None:
         base, port = match.group(1), int(match.group(2))
         assert port != 0  # the real port, not the one asked for
         service.until(r"^  obs  ")
-        tokens = json.loads((tmp_path / "data" / "tokens.json").read_text())
-        assert f"  operator  {tokens['operator']}" in service.lines
+        tokens = printed_tokens(service.lines)
+        kept = (tmp_path / "data" / "tokens.json").read_text()
+        assert tokens["operator"] not in kept and tokens["secure"] not in kept
         pages = {m.group(1): (m.group(2), m.group(3))
                  for m in map(PAGE_LINE.match, service.lines) if m}
         assert pages["operator console"][0] == f"{base}/operator?token={tokens['operator']}"
@@ -169,7 +171,8 @@ def test_the_first_start_explains_itself(tmp_path: Path) -> None:
         assert service.stop() == 0
         assert service.lines[-1] == "Feltcast stopped"
     with serving("--config", "feltcast.toml", "--port", "0", cwd=tmp_path) as service:
-        service.until(r"^Tokens: in .*tokens\.json \(shown on the first start only\)")
+        service.until(r"^Tokens: shown on the first start only \(lost one\? feltcast tokens "
+                      r"rotate operator\|secure\|obs --data-dir .*\)")
         assert not any(tokens["operator"] in line for line in service.lines)
         assert service.stop() == 0
 
@@ -250,7 +253,7 @@ def test_a_backup_while_the_service_writes(tmp_path: Path) -> None:
         assert match
         base = match.group(1)
         service.until(r"^  obs  ")
-        token = json.loads((tmp_path / "data" / "tokens.json").read_text())["operator"]
+        token = printed_tokens(service.lines)["operator"]
         photos.mkdir(parents=True, exist_ok=True)
         (photos / "1-abc.png").write_bytes(b"\x89PNG photo")
         stop = threading.Event()
@@ -293,7 +296,7 @@ def test_a_backup_while_the_service_writes(tmp_path: Path) -> None:
     # Another machine starts from the copy: the same table, the same tokens.
     with serving("--config", "feltcast.toml", "--data", "copy", "--port", "0",
                  cwd=tmp_path) as service:
-        service.until(r"^Tokens: in .*copy/tokens\.json")
+        service.until(r"^Tokens: shown on the first start only .*--data-dir copy\)")
         assert service.stop() == 0
     assert json.loads((copy / "tokens.json").read_text()) == json.loads(
         (tmp_path / "data" / "tokens.json").read_text())

@@ -28,7 +28,7 @@ async def test_a_device_token_opens_its_role_and_is_revoked_at_once(
                         host="127.0.0.1")
     await server.start_server()
     base = f"http://127.0.0.1:{server.port}"
-    operator = {"Authorization": f"Bearer {server.app[TOKENS_KEY].operator}"}
+    operator = {"Authorization": f"Bearer {server.app[TOKENS_KEY].tokens.operator}"}
     try:
         async with aiohttp.ClientSession() as session:
             async with session.post(f"{base}/api/devices", headers=operator,
@@ -87,3 +87,70 @@ async def test_a_device_token_opens_its_role_and_is_revoked_at_once(
     assert main(["audit", "--data-dir", str(tmp_path / "data"), "--json"]) == 0
     audit = capsys.readouterr().out
     assert '"role": "secure (obs-truck)"' in audit and '"role": "operator (tablet 1)"' in audit
+
+
+async def _hello(ws: aiohttp.ClientWebSocketResponse) -> None:
+    await ws.send_json({"type": "hello", "page": "overlay", "version": "x", "resume": None})
+    assert (await ws.receive(timeout=10)).type is WSMsgType.TEXT
+
+
+async def test_a_commentary_booth_reads_hole_cards_live_and_commands_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    server = TestServer(create_app(config_for(tmp_path, secure={"enabled": True})),
+                        host="127.0.0.1")
+    await server.start_server()
+    base = f"http://127.0.0.1:{server.port}"
+    operator = {"Authorization": f"Bearer {server.app[TOKENS_KEY].tokens.operator}"}
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(f"{base}/api/devices", headers=operator) as r:
+                assert "commentary" in (await r.json())["roles"]
+            async with session.post(f"{base}/api/devices", headers=operator,
+                                    json={"name": "booth", "role": "commentary"}) as r:
+                assert r.status == 200
+                booth = (await r.json())["token"]
+            ws = await session.ws_connect(f"{base}/ws/secure?token={booth}")
+            await _hello(ws)
+            await ws.close()
+            for method, path in (("POST", "/api/commands"), ("GET", "/api/devices")):
+                async with session.request(method, base + path, json={
+                        "id": str(uuid.uuid4()), "type": "start_clock"},
+                        headers={"Authorization": f"Bearer {booth}"}) as r:
+                    assert r.status in (401, 403), path
+            with pytest.raises(aiohttp.WSServerHandshakeError):
+                await session.ws_connect(f"{base}/ws/operator?token={booth}")
+    finally:
+        await server.close()
+    assert main(["audit", "--data-dir", str(tmp_path / "data"), "--json"]) == 0
+    assert '"role": "commentary (booth)"' in capsys.readouterr().out
+
+
+async def test_rotating_a_shared_token_closes_its_sockets_and_refuses_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    server = TestServer(create_app(config_for(tmp_path, secure={"enabled": True})),
+                        host="127.0.0.1")
+    await server.start_server()
+    base = f"http://127.0.0.1:{server.port}"
+    old = server.app[TOKENS_KEY].tokens
+    try:
+        async with aiohttp.ClientSession() as session:
+            secure = await session.ws_connect(f"{base}/ws/secure?token={old.secure}")
+            kept = await session.ws_connect(f"{base}/ws/secure?token={old.operator}")
+            await _hello(secure)
+            await _hello(kept)
+            # From another terminal while the service runs, as after a leaked token.
+            assert main(["tokens", "rotate", "secure", "--data-dir",
+                         str(tmp_path / "data")]) == 0
+            new = capsys.readouterr().out.split("secure", 1)[1].split()[0]
+            while (await secure.receive(timeout=15)).type is WSMsgType.TEXT:
+                pass
+            assert secure.close_code == 4003
+            with pytest.raises(aiohttp.WSServerHandshakeError):
+                await session.ws_connect(f"{base}/ws/secure?token={old.secure}")
+            fresh = await session.ws_connect(f"{base}/ws/secure?token={new}")
+            await _hello(fresh)
+            await fresh.close()
+            assert not kept.closed  # the operator's token was not rotated
+            await kept.close()
+    finally:
+        await server.close()

@@ -24,8 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from overlay.app import create_app
+from overlay.auth import SHARED_ROLES, rotate_tokens
 from overlay.config import parse_config
-from overlay.keys import TOKENS_KEY
 from overlay.store import open_store
 from tests.pages.service import config_text, free_port
 
@@ -46,9 +46,10 @@ class Service:
     def __init__(self, data: Path) -> None:
         self.data = data
         self.client: TestClient | None = None
+        self.tokens = rotate_tokens(data, SHARED_ROLES)  # printed once, as on a first start
 
     async def start(self) -> None:
-        self.client = TestClient(TestServer(create_app(config(self.data))))
+        self.client = TestClient(TestServer(create_app(config(self.data), tokens=self.tokens)))
         await self.client.start_server()
 
     async def stop(self) -> None:
@@ -57,7 +58,7 @@ class Service:
 
     async def command(self, command_id: str, seconds: int) -> tuple[int, dict[str, Any]]:
         assert self.client is not None
-        token = self.client.server.app[TOKENS_KEY].operator
+        token = self.tokens.operator
         body = {"id": command_id, "type": "adjust_clock", "seconds": seconds}
         response = await self.client.post("/api/commands", json=body,
                                           headers={"Authorization": f"Bearer {token}"})
@@ -92,7 +93,7 @@ async def test_every_command_is_applied_once_whatever_the_retries_and_restarts(
     try:
         status, answer = await service.command(str(uuid.uuid4()), 0)  # refused: not applied
         assert status == 422
-        token = service.client.server.app[TOKENS_KEY].operator  # type: ignore[union-attr]
+        token = service.tokens.operator
         start = await service.client.post(  # type: ignore[union-attr]
             "/api/commands", json={"id": "start-clock-0001", "type": "start_clock"},
             headers={"Authorization": f"Bearer {token}"})
@@ -122,6 +123,7 @@ def test_a_retry_after_sigkill_gets_the_first_answer(tmp_path: Path) -> None:
 
     (tmp_path / "feltcast.toml").write_text(config_text(30.0))
     port = free_port()
+    token = rotate_tokens(tmp_path / "data", ("operator",)).operator
 
     def start() -> subprocess.Popen[bytes]:
         process = subprocess.Popen(
@@ -130,12 +132,11 @@ def test_a_retry_after_sigkill_gets_the_first_answer(tmp_path: Path) -> None:
             stderr=subprocess.DEVNULL)
         assert process.stdout is not None
         for line in process.stdout:  # the address list ends with the tokens
-            if line.startswith((b"  obs  ", b"Tokens: in")):
+            if line.startswith((b"  obs  ", b"Tokens: ")):
                 break
         return process
 
     def send(command_id: str, kind: str, **fields: Any) -> tuple[int, dict[str, Any]]:
-        token = json.loads((tmp_path / "data" / "tokens.json").read_text())["operator"]
         request = urllib.request.Request(
             f"http://127.0.0.1:{port}/api/commands", headers={
                 "Authorization": f"Bearer {token}", "Content-Type": "application/json"},

@@ -44,7 +44,7 @@ async def client(aiohttp_client: Any, tmp_path: Path) -> TestClient:
 
 
 def operator(client: TestClient) -> dict[str, str]:
-    return {"Authorization": f"Bearer {client.server.app[TOKENS_KEY].operator}"}
+    return {"Authorization": f"Bearer {client.server.app[TOKENS_KEY].tokens.operator}"}
 
 
 def routes(client: TestClient) -> list[tuple[str, str]]:

@@ -52,7 +52,7 @@ async def client(aiohttp_client: Any, tmp_path: Path) -> TestClient:
 
 
 def auth(client: TestClient) -> dict[str, str]:
-    return {"Authorization": f"Bearer {client.server.app[TOKENS_KEY].operator}"}
+    return {"Authorization": f"Bearer {client.server.app[TOKENS_KEY].tokens.operator}"}
 
 
 async def command(client: TestClient, kind: str, **fields: Any) -> tuple[int, Any]:
@@ -247,8 +247,11 @@ def test_the_cli_imports_names_and_uploads_photos_to_a_running_service(
     result = cli(str(bad), "--check")
     assert result.returncode == 2 and "line 3" in result.stderr
     with running_service(tmp_path / "svc", delay=30) as service:
-        result = cli(str(csv_file), "--server", service.base,
-                     "--data-dir", str(tmp_path / "svc" / "data"))
+        result = cli(str(csv_file), "--server", service.base)
+        assert result.returncode == 2  # tokens.json keeps only its digest: say where it is
+        assert "give --token or set FELTCAST_TOKEN" in result.stderr
+        assert "feltcast tokens rotate operator" in result.stderr
+        result = cli(str(csv_file), "--server", service.base, "--token", service.operator)
         assert result.returncode == 0, result.stderr
         assert "imported seats 1, 7" in result.stdout
         with urllib.request.urlopen(f"{service.base}/api/state?channel=venue") as reply:

@@ -47,7 +47,7 @@ async def client(aiohttp_client: Any, tmp_path: Path) -> TestClient:
 
 
 def operator(client: TestClient) -> dict[str, str]:
-    return {"Authorization": f"Bearer {client.server.app[TOKENS_KEY].operator}"}
+    return {"Authorization": f"Bearer {client.server.app[TOKENS_KEY].tokens.operator}"}
 
 
 async def command(client: TestClient, kind: str, **fields: Any) -> Any:
@@ -86,7 +86,7 @@ async def test_channels_need_tokens_where_configured(client: TestClient) -> None
     response = await client.get("/api/state?channel=secure",
                                 headers={"Authorization": "Bearer nope"})
     assert response.status == 403
-    secure = client.server.app[TOKENS_KEY].secure
+    secure = client.server.app[TOKENS_KEY].tokens.secure
     response = await client.get("/api/state?channel=secure",
                                 headers={"Authorization": f"Bearer {secure}"})
     assert response.status == 200
@@ -118,7 +118,7 @@ async def test_a_hand_by_commands_and_what_each_channel_shows(client: TestClient
     status, reply = await command(client, "raise_to", seat=legal.seat, amount=150)
     assert status == 200, reply
     venue = (await (await client.get("/api/state?channel=venue")).json())["view"]
-    secure_token = client.server.app[TOKENS_KEY].secure
+    secure_token = client.server.app[TOKENS_KEY].tokens.secure
     secure = (await (await client.get(
         "/api/state?channel=secure",
         headers={"Authorization": f"Bearer {secure_token}"})).json())["view"]
@@ -218,7 +218,7 @@ async def test_hands_lists_what_each_channel_has_released(client: TestClient) ->
     assert delayed == {"channel": "delayed", "hands": []}
     # A channel behind a token stays behind it, here too.
     assert (await client.get("/api/hands?channel=secure")).status == 401
-    secure_token = client.server.app[TOKENS_KEY].secure
+    secure_token = client.server.app[TOKENS_KEY].tokens.secure
     secure = await (await client.get("/api/hands?channel=secure", headers={
         "Authorization": f"Bearer {secure_token}"})).json()
     assert secure["hands"] == hands
@@ -228,13 +228,13 @@ async def test_device_reports_reach_the_operator_channel_only(client: TestClient
     """The devices, alerts and connected pages are the operator's: a page that connects changes
     them, and no public, delayed or secure subscriber receives the report (at 2,000 viewers it
     was 93 % of each viewer's bytes)."""
-    secure = client.server.app[TOKENS_KEY].secure
+    secure = client.server.app[TOKENS_KEY].tokens.secure
     watchers = {name: await client.ws_connect(f"/ws/{name}{query}") for name, query in (
         ("venue", ""), ("secure", f"?token={secure}"))}
     for ws in watchers.values():
         await ws.send_json({"type": "hello", "page": "overlay", "version": "x", "resume": None})
         assert (await ws.receive_json(timeout=5))["type"] == "snapshot"
-    token = client.server.app[TOKENS_KEY].operator
+    token = client.server.app[TOKENS_KEY].tokens.operator
     console = await client.ws_connect(f"/ws/operator?token={token}")
     await console.send_json({"type": "hello", "page": "operator", "version": "x",
                              "resume": None})

@@ -5,7 +5,6 @@ local and connect from 127.0.0.2, as a tablet on the venue network would."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -26,6 +25,7 @@ from overlay.app import create_app
 from overlay.config import parse_config
 from overlay.keys import TOKENS_KEY
 from overlay.tls import describe, local_files
+from tests.pages.service import printed_tokens
 from tests.system_packages import missing_system_package
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -75,8 +75,7 @@ def tls_service(root: Path) -> Iterator[tuple[str, dict[str, str], list[str]]]:
         match = re.match(r"^Feltcast \S+ serving '.*' on (https://127\.0\.0\.1:\d+) ",
                          lines[0])
         assert match, lines
-        tokens = json.loads((root / "data" / "tokens.json").read_text())
-        yield match.group(1), tokens, lines
+        yield match.group(1), printed_tokens(lines), lines
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -129,7 +128,7 @@ async def plain_service(tmp_path: Path, **server: Any) -> AsyncIterator[TestServ
 
 async def test_plain_text_from_the_venue_network_gets_only_public_pages(tmp_path: Path) -> None:
     async with plain_service(tmp_path) as server:
-        tokens = server.app[TOKENS_KEY]
+        tokens = server.app[TOKENS_KEY].tokens
         base = f"http://127.0.0.1:{server.port}"
         for peer, secret_status in ((VENUE_PEER, 403), (("127.0.0.1", 0), 200)):
             connector = aiohttp.TCPConnector(local_addr=peer)
@@ -160,9 +159,9 @@ async def test_plain_text_from_the_venue_network_gets_only_public_pages(tmp_path
         async with aiohttp.ClientSession(connector=connector) as session:
             async with session.get(f"http://127.0.0.1:{server.port}/api/state?channel=secure",
                                    headers={"Authorization":
-                                            f"Bearer {server.app[TOKENS_KEY].secure}"}) as r:
+                                            f"Bearer {server.app[TOKENS_KEY].tokens.secure}"}) as r:
                 assert r.status == 200  # said so explicitly
-            token = server.app[TOKENS_KEY].operator
+            token = server.app[TOKENS_KEY].tokens.operator
             async with session.get(f"http://127.0.0.1:{server.port}/api/state?channel=operator",
                                    headers={"Authorization": f"Bearer {token}"}) as r:
                 alerts = (await r.json())["view"]["alerts"]

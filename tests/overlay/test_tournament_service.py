@@ -15,6 +15,7 @@ from aiohttp.test_utils import TestClient
 from engine.errors import ConfigError
 from engine.tournament_events import PrizeAwarded
 from overlay.app import create_app
+from overlay.auth import load_or_create_tokens
 from overlay.config import parse_config
 from overlay.keys import HUBS_KEY, STORE_KEY, TABLE_KEY, TOKENS_KEY
 
@@ -60,7 +61,7 @@ async def client(aiohttp_client: Any, tmp_path: Path, clock: FakeClock) -> TestC
 
 
 async def command(client: TestClient, kind: str, **fields: Any) -> tuple[int, Any]:
-    token = client.server.app[TOKENS_KEY].operator
+    token = client.server.app[TOKENS_KEY].tokens.operator
     body = {"id": str(uuid.uuid4()), "type": kind, **fields}
     response = await client.post("/api/commands", json=body,
                                  headers={"Authorization": f"Bearer {token}"})
@@ -282,7 +283,8 @@ async def test_a_disqualified_player_leaves_and_forfeits(client: TestClient) -> 
 async def test_clock_prizes_and_identities_survive_a_restart(
         aiohttp_client: Any, tmp_path: Path, clock: FakeClock) -> None:
     config = config_for(tmp_path)
-    first = await aiohttp_client(create_app(config, clock=clock))
+    tokens = load_or_create_tokens(config.data_dir)  # printed once: the restart keeps them
+    first = await aiohttp_client(create_app(config, clock=clock, tokens=tokens))
     await ok(first, "start_clock")
     clock.now += 120
     await ok(first, "pause_clock")
@@ -293,7 +295,7 @@ async def test_clock_prizes_and_identities_survive_a_restart(
     before = await tournament(first)
     await first.close()
     clock.now += 3600  # the service was down for an hour: a paused clock stays paused
-    second = await aiohttp_client(create_app(config, clock=clock))
+    second = await aiohttp_client(create_app(config, clock=clock, tokens=tokens))
     after = await tournament(second)
     assert after["clock"] == before["clock"]
     assert (after["clock"]["remaining"], after["clock"]["running"]) == (525.0, False)
@@ -309,11 +311,12 @@ async def test_clock_prizes_and_identities_survive_a_restart(
 async def test_a_level_that_ended_while_the_service_was_down_is_logged_at_the_start(
         aiohttp_client: Any, tmp_path: Path, clock: FakeClock) -> None:
     config = config_for(tmp_path)
-    first = await aiohttp_client(create_app(config, clock=clock))
+    tokens = load_or_create_tokens(config.data_dir)  # printed once: the restart keeps them
+    first = await aiohttp_client(create_app(config, clock=clock, tokens=tokens))
     await ok(first, "start_clock")
     await first.close()
     clock.now += 10 * 60 + 30  # level 1 ended while nothing ran
-    second = await aiohttp_client(create_app(config, clock=clock))
+    second = await aiohttp_client(create_app(config, clock=clock, tokens=tokens))
     c = (await tournament(second))["clock"]
     assert (c["level"], c["running"], c["remaining"], c["as_of"]) == (2, True, 600.0, T0 + 600)
     await ok(second, "next_hand")

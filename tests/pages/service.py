@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from overlay.auth import SHARED_ROLES, rotate_tokens
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PLAYERS = """
@@ -92,6 +94,17 @@ def free_port() -> int:
         return port
 
 
+def printed_tokens(lines: list[str]) -> dict[str, str]:
+    """The tokens ``feltcast serve`` printed on its first start, by role."""
+    found = {}
+    for line in lines:
+        parts = line.split()
+        if len(parts) == 2 and parts[0] in SHARED_ROLES and line.startswith("  "):
+            found[parts[0]] = parts[1]
+    assert set(found) == set(SHARED_ROLES), lines
+    return found
+
+
 @contextmanager
 def running_service(root: Path, delay: float, *, extra_config: str = "",
                     tls: bool = False) -> Iterator[Service]:
@@ -105,6 +118,7 @@ def running_service(root: Path, delay: float, *, extra_config: str = "",
     port = free_port()
     log_path = root / "serve.log"
     log = log_path.open("w")
+    tokens = rotate_tokens(root / "data", SHARED_ROLES)  # tokens.json keeps only digests
     process = subprocess.Popen(
         [sys.executable, "-m", "overlay", "serve", "--config", str(root / "feltcast.toml"),
          "--data", str(root / "data"), "--host", "127.0.0.1", "--port", str(port)],
@@ -127,8 +141,7 @@ def running_service(root: Path, delay: float, *, extra_config: str = "",
             if process.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"feltcast serve did not start:\n{log_path.read_text()}")
             time.sleep(0.1)
-        tokens = json.loads((root / "data" / "tokens.json").read_text())
-        yield Service(base, tokens["operator"], tokens["secure"], log_path, process.pid, ca)
+        yield Service(base, tokens.operator, tokens.secure, log_path, process.pid, ca)
     finally:
         process.terminate()
         try:
