@@ -703,7 +703,7 @@ async def api_devices(request: web.Request) -> web.Response:
     """``GET /api/devices``: the named device tokens (never the tokens themselves)."""
     require_operator(request)
     devices = await asyncio.to_thread(list_devices, request.app[STORE_KEY].engine)
-    return web.json_response({"devices": [
+    return web.json_response({"roles": list(ROLES), "devices": [
         {"name": d.name, "role": d.role, "created": d.created, "revoked": d.revoked}
         for d in devices]})
 
