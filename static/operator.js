@@ -5,6 +5,7 @@
 import { Channel, pageParams } from "./js/channel.js";
 import { cardElement, isCardCode } from "./js/cards.js";
 import { renderDecks, wireDecks } from "./js/decks.js";
+import { renderDevices, wireDevices } from "./js/devices.js";
 import { Keypad } from "./js/keypad.js";
 import { renderTournament, tickTournamentClock, wireTournament }
   from "./js/operator-tournament.js";
@@ -62,7 +63,7 @@ function setBusy(busy) {
 /** POST one command; resolves to the reply (ok or error), never throws. */
 export async function sendCommand(type, fields = {}) {
   const command = { id: commandId(), type, ...fields };
-  return post("/api/commands", JSON.stringify(command), "application/json");
+  return call("POST", "/api/commands", JSON.stringify(command), "application/json");
 }
 
 /**
@@ -70,19 +71,29 @@ export async function sendCommand(type, fields = {}) {
  * error banner and token handling as a command. Resolves to the reply, never throws.
  */
 export async function sendUpload(path, body, contentType) {
-  return post(path, body, contentType);
+  return call("POST", path, body, contentType);
 }
 
-async function post(path, body, contentType) {
-  if (state.busy) return null;
-  setBusy(true);
+/**
+ * Another API route with the operator token (the device tokens: GET, POST and DELETE of
+ * /api/devices), `fields` sent as JSON. A change (POST, DELETE) has a command's busy state,
+ * error banner and token handling; a GET is a quiet read (no busy state, no banner: the panel
+ * that asked shows what went wrong). Resolves to the reply, never throws.
+ */
+export async function sendRequest(method, path, fields) {
+  return call(method, path, fields === undefined ? undefined : JSON.stringify(fields),
+    fields === undefined ? undefined : "application/json");
+}
+
+async function call(method, path, body, contentType) {
+  const change = method !== "GET";
+  if (change && state.busy) return null;
+  if (change) setBusy(true);
   let reply;
   try {
-    const response = await fetch(path, {
-      method: "POST",
-      headers: { "Content-Type": contentType, Authorization: `Bearer ${state.token}` },
-      body,
-    });
+    const headers = { Authorization: `Bearer ${state.token}` };
+    if (contentType) headers["Content-Type"] = contentType;
+    const response = await fetch(path, { method, headers, body });
     reply = await response.json().catch(() => ({ error: { code: `http_${response.status}`,
       message: `The server answered ${response.status} ${response.statusText}` } }));
     if (response.status === 401) {
@@ -90,9 +101,10 @@ async function post(path, body, contentType) {
       showLogin(reply.error ? reply.error.message : "The operator token was refused");
     }
   } catch (error) {
-    reply = { error: { code: "unreachable", message: "The server cannot be reached; the "
-      + "command was not sent. Try again." } };
+    reply = { error: { code: "unreachable", message: change ? "The server cannot be "
+      + "reached; the command was not sent. Try again." : "The server cannot be reached." } };
   }
+  if (!change) return reply;
   setBusy(false);
   if (reply && reply.ok) clearError();
   else showError((reply && reply.error) || { message: "Unexpected answer from the server" });
@@ -394,6 +406,7 @@ export function render(view, meta = {}) {
   renderManual();
   renderDecks(op, busy, sendCommand);
   renderTournament(view, busy);
+  renderDevices(busy);
 }
 
 // ---------------------------------------------------------------- wiring
@@ -453,8 +466,8 @@ function wire() {
   document.addEventListener("keydown", (event) => {
     const target = event.target;
     if (target instanceof HTMLInputElement || target instanceof HTMLSelectElement) return;
-    // The tournament panel's buttons and forms keep their own Enter (never a raise).
-    if (target instanceof Element && target.closest("#tournament")) return;
+    // The tournament and devices panels' buttons keep their own Enter (never a raise).
+    if (target instanceof Element && target.closest("#tournament, #devices")) return;
     if ($("console").hidden || event.ctrlKey || event.metaKey || event.altKey) return;
     const key = /^\d$/.test(event.key) ? event.key
       : { Backspace: "back", Escape: "clear" }[event.key];
@@ -469,6 +482,7 @@ function wire() {
   buildPicker();
   wireDecks(sendCommand);
   wireTournament({ send: sendCommand, upload: sendUpload, channel: () => state.channel });
+  wireDevices(sendRequest);
   setInterval(() => { renderClock(); tickTournamentClock(); }, 250);
 }
 
@@ -516,7 +530,7 @@ function startConsole(token, channelName) {
     showError(error || {});
   });
   channel.start();
-  window.feltcast = { channel, render, sendCommand, sendUpload };
+  window.feltcast = { channel, render, sendCommand, sendUpload, sendRequest };
 }
 
 function showLogin(message = "") {
