@@ -477,8 +477,23 @@ def token_roles(request: web.Request, token: str | None) -> frozenset[str]:
             raise too_many_requests(wait)
     roles = roles_of(request.app, token)
     if token and not roles:
+        refuse_retired(request.app, token)
         throttle.failed(peer)
     return roles
+
+
+def refuse_retired(app: web.Application, token: str) -> None:
+    """A revoked device's or a rotated shared token is refused (403, ``token_revoked``) but
+    not counted as a guess: a page left open with it retries for as long as it is open, and
+    must not get the throttle to block every device behind the same address (the console on
+    the same machine, a venue's NAT)."""
+    device = app[DEVICES_KEY].revoked_name(token) if DEVICES_KEY in app else None
+    if device is not None:
+        raise json_error(403, "token_revoked", f"the token of device {device!r} was revoked: "
+                         f"the operator can create a new one (console, Devices)")
+    if app[TOKENS_KEY].is_retired(token):
+        raise json_error(403, "token_revoked", "this token was replaced (feltcast tokens "
+                         "rotate): use the new one")
 
 
 def require_operator(request: web.Request) -> None:

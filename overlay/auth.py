@@ -193,6 +193,8 @@ class TokenFile:
     def __init__(self, data_dir: Path, tokens: Tokens) -> None:
         self.path = data_dir / TOKEN_FILE
         self.tokens = tokens
+        self.retired: set[str] = set()
+        """Digests of the shared tokens rotated away while this service ran."""
         self._stamp = self._stat()
 
     def _stat(self) -> tuple[int, int] | None:
@@ -214,8 +216,15 @@ class TokenFile:
         changed = {role for role in DIGESTED if fresh.digests.get(role)
                    != self.tokens.digests.get(role)}
         changed |= {"obs"} if fresh.obs != self.tokens.obs else set()
+        old = self.tokens
+        self.retired |= {old.digests[role] for role in changed if role in old.digests}
+        self.retired |= {token_digest(old.obs)} if "obs" in changed and old.obs else set()
         self.tokens = Tokens(fresh.digests, fresh.obs, self.tokens.issued)
         return changed
+
+    def is_retired(self, token: str) -> bool:
+        """A shared token this run rotated away (refused, but not as a guess)."""
+        return token_digest(token) in self.retired
 
 
 def shared_socket_key(role: str) -> str:

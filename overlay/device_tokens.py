@@ -87,6 +87,7 @@ class DeviceBook:
         self.engine = engine
         self._by_hash: dict[str, Device] = {}
         self._revoked: set[str] = set()
+        self._ended: dict[str, str] = {}
 
     def refresh(self) -> set[str]:
         """Re-read the table; returns the names revoked since the last read."""
@@ -95,10 +96,14 @@ class DeviceBook:
                                           _TABLE.c.revoked, _TABLE.c.token_hash)).all()
         live = {digest: Device(name, role, created) for name, role, created, revoked, digest
                 in rows if revoked is None}
-        revoked = {name for name, _, _, revoked, _ in rows if revoked is not None}
-        new = revoked - self._revoked
-        self._by_hash, self._revoked = live, revoked
+        ended = {digest: name for name, _, _, revoked, digest in rows if revoked is not None}
+        new = set(ended.values()) - self._revoked
+        self._by_hash, self._revoked, self._ended = live, set(ended.values()), ended
         return new
 
     def lookup(self, token: str | None) -> Device | None:
         return self._by_hash.get(token_digest(token)) if token else None
+
+    def revoked_name(self, token: str) -> str | None:
+        """The device whose revoked token this is (``None``: not a revoked token)."""
+        return self._ended.get(token_digest(token))
