@@ -7,7 +7,10 @@ checkpoint (``log_signature``) must carry a valid Ed25519 signature by the trust
 chain's hash at its entry; a checkpoint beyond the last entry shows that entries were cut off the
 end. The trusted key is ``--public-key``, else the data directory's ``log-signing.key``, else
 the key of the first checkpoint (trust on first use, said so). ``--head SEQ:HASH`` (what an
-export printed) checks that the log still holds that head.
+export printed) checks that the log still holds that head, and ``--export FILE`` the head that
+an exported file carries (:mod:`overlay.export.log_head`): the log holds it when the chain
+recomputed from the first entry comes to that hash at that entry, even if the log has grown
+since.
 """
 
 from __future__ import annotations
@@ -34,10 +37,13 @@ class Verdict:
     key_source: str
     problem: str = ""
     """Empty when the log is intact; else the first problem, naming the entry."""
+    head_problem: str = ""
+    """With an expected head: empty when the log holds it; else why not, naming the first
+    entry that differs (``entry 57 differs``) or the one missing."""
 
     @property
     def ok(self) -> bool:
-        return not self.problem
+        return not self.problem and not self.head_problem
 
 
 def verify_log(engine: Engine, *, trusted_key: str = "", key_source: str = "",
@@ -54,6 +60,7 @@ def verify_log(engine: Engine, *, trusted_key: str = "", key_source: str = "",
     heads: dict[int, str] = {}
     previous, expected_seq, count = GENESIS, 1, 0
     problem = ""
+    broken = ""  # the first entry the chain does not reach as stored, in the head's words
     after = 0
     while not problem:
         with engine.connect() as conn:
@@ -67,11 +74,13 @@ def verify_log(engine: Engine, *, trusted_key: str = "", key_source: str = "",
             if seq != expected_seq:
                 problem = (f"entry {expected_seq} is missing: the log goes from entry "
                            f"{expected_seq - 1} to {seq} (removed)")
+                broken = f"entry {expected_seq} is missing"
                 break
             computed = entry_hash(previous, seq, time, secrecy, source, kind, payload)
             if computed != stored:
                 problem = (f"entry {seq} was changed, or an entry before it was removed or "
                            f"moved: its hash does not follow from the log before it")
+                broken = f"entry {seq} differs"
                 break
             if seq in wanted:
                 heads[seq] = stored
@@ -89,10 +98,19 @@ def verify_log(engine: Engine, *, trusted_key: str = "", key_source: str = "",
                        f"entries up to it were rewritten")
         if problem:
             break
-    if not problem and expect is not None:
-        seq, head = expect
-        if heads.get(seq) != head:
-            problem = (f"the log does not hold the head {seq}:{head[:16]}… an export "
-                       f"recorded: entry {seq} is " + ("not there" if seq > last else
-                                                        "different"))
-    return Verdict(count, previous, len(signatures), trusted_key, key_source, problem)
+    head_problem = "" if expect is None else _head_problem(expect, heads, last, broken)
+    return Verdict(count, previous, len(signatures), trusted_key, key_source, problem,
+                   head_problem)
+
+
+def _head_problem(expect: tuple[int, str], heads: dict[int, str], last: int,
+                  broken: str) -> str:
+    """Why the log does not hold the head ``expect`` (``""``: it does). ``heads`` holds the
+    chain's hash at the entries wanted, up to ``last``, the last entry that follows from the
+    log before it; ``broken`` names the entry after it, if one is there."""
+    seq, head = expect
+    if seq == 0:
+        return "" if head == GENESIS else "entry 0 differs"
+    if seq <= last:
+        return "" if heads.get(seq) == head else f"entry {seq} differs"
+    return broken or f"entry {seq} is not there (the log ends at entry {last})"

@@ -14,9 +14,15 @@ table log (``--data-dir`` / ``--url`` / ``--config``, read only, streamed) and w
 With ``--config``, the configuration's ``[tournament]`` (name, currency, prize pool,
 entrants) goes into the files with the places and prizes the log holds (issue 10).
 
+The log is read up to its head at the start (entries the service appends meanwhile are left
+for the next export), and every file carries that head (issue 18,
+:mod:`overlay.export.log_head`): PHH in ``_feltcast_log_head``, OHH in each hand's ``flags``,
+PokerStars text in ``<file>.feltcast.json`` beside it; stdout prints it too.
+``feltcast log verify --export FILE`` checks the log against it later.
+
 Void hands (misdeal, R13) and a hand still running are skipped with a note on stderr, where
-progress goes too; stdout gets one summary line. Exit status 0 when hands were written, 2 on
-bad input (no log, no hand in the range, a folder that cannot be written).
+progress goes too; stdout gets a summary line and the head. Exit status 0 when hands were
+written, 2 on bad input (no log, no hand in the range, a folder that cannot be written).
 """
 
 from __future__ import annotations
@@ -100,6 +106,7 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from overlay.config import load_config
     from overlay.export import ohh, phh, pokerstars
     from overlay.export.hands import DEFAULT_TABLE, TournamentInfo, parse_hand_range, read_hands
+    from overlay.export.log_head import SIDECAR_SUFFIX, current_head, entries_to, sidecar_text
     from overlay.store import open_existing_store
 
     numbers = parse_hand_range(args.hands) if args.hands else None
@@ -111,7 +118,8 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     store = open_existing_store(url_text, data_dir)
     output = _Output(args.out)
     try:
-        started = _hand_numbers(store)
+        head = current_head(store)  # the export reads the log up to here, and carries it
+        started = _hand_numbers(store, head.seq)
         total = sum(1 for n in started if numbers is None or n in numbers)
         if total == 0:
             if numbers is None:
@@ -124,7 +132,7 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         texts: list[str] = []
         skipped: list[str] = []
         tty = err.isatty()
-        for done, record in enumerate(read_hands(store.iter_all(), numbers=numbers,
+        for done, record in enumerate(read_hands(entries_to(store, head), numbers=numbers,
                                                  table=table, tournament=info), 1):
             reason = phh.skip_reason(record)
             try:
@@ -134,11 +142,12 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                     name = f"{stem}-hand-{record.number:04d}{phh.EXTENSION}"
                     if record.number in written:  # the log started a new table numbering
                         name = f"{stem}-hand-{record.number:04d}-{record.first_seq}.phh"
-                    output.write(name, phh.phh_text(record, event=args.event))
+                    output.write(name, phh.phh_text(record, event=args.event,
+                                                    log_head=head))
                 elif args.format == "pokerstars":
                     texts.append(pokerstars.pokerstars_text(record, tournament=tournament))
                 else:
-                    texts.append(ohh.ohh_text(record, tournament=tournament))
+                    texts.append(ohh.ohh_text(record, tournament=tournament, log_head=head))
             except HandHistoryError as error:
                 note = str(error).removeprefix(f"hand {record.number}: ")
                 skipped.append(f"hand {record.number} skipped: {note}")
@@ -155,26 +164,31 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.format != "phh":
             module = pokerstars if args.format == "pokerstars" else ohh
             name = f"{stem}-hands-{written[0]}-{written[-1]}{module.EXTENSION}"
-            output.write(name, module.SEPARATOR.join(texts) + "\n")
+            path = output.write(name, module.SEPARATOR.join(texts) + "\n")
             files = 1
+            if module is pokerstars:  # the text has no place for the head: a sidecar
+                output.write(name + SIDECAR_SUFFIX, sidecar_text(head, path))
         notes = f"; {len(skipped)} skipped (see above)" if skipped else ""
+        where = (f" and its log head in {name}{SIDECAR_SUFFIX}"
+                 if args.format == "pokerstars" else "")
         print(f"exported {len(written)} hand(s) as {args.format} to {args.out} "
-              f"({files} file(s)){notes}", file=out)
-        print(f"log chain head {store.last_seq}:{store.head} (feltcast log verify --head "
-              f"checks the log against it later)", file=out)
+              f"({files} file(s){where}){notes}", file=out)
+        print(f"log chain head {head} (feltcast log verify --head checks the log against it "
+              f"later; every file carries it: --export FILE)", file=out)
         return 0
     finally:
         store.close()
 
 
-def _hand_numbers(store: EventStore) -> list[int]:
-    """The number of every hand the log started (for the progress line and the error of a
-    range the log does not hold), read without replaying."""
+def _hand_numbers(store: EventStore, until: int) -> list[int]:
+    """The number of every hand the log started up to entry ``until`` (for the progress line
+    and the error of a range the log does not hold), read without replaying."""
     import sqlalchemy as sa
 
-    query = sa.text("SELECT payload FROM table_event WHERE kind = 'hand_started'")
+    query = sa.text("SELECT payload FROM table_event WHERE kind = 'hand_started' AND "
+                    "seq <= :until")
     with store.engine.connect() as conn:
-        return [_hand_number(payload) for (payload,) in conn.execute(query)]
+        return [_hand_number(payload) for (payload,) in conn.execute(query, {"until": until})]
 
 
 def _hand_number(payload: str) -> int:

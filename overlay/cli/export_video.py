@@ -11,6 +11,11 @@ and one chapter per hand; the clip list is written beside it (``OUT.clips.csv``,
 
 ``feltcast export video --phh HAND.phh --out HAND.mp4`` animates a hand history over a plain
 background.
+
+The log is read up to its head at the start, and every file written carries that head (issue
+18, :mod:`overlay.export.log_head`): the video's ``comment`` tag, each PNG frame, the CSV's
+``log_head`` column, a comment in the chapters and the EDL; stdout prints it too (a replay
+carries the head of the PHH file, when it has one).
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    pass
+    from overlay.export.log_head import LogHead
 
 
 X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow",
@@ -112,8 +117,8 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidInputError(f"--crf {args.crf}: x264 quality runs from 0 (lossless) to 51")
     ffmpeg = find_ffmpeg(args.ffmpeg)
     if ffmpeg is None and not args.quiet:
-        print("ffmpeg not found: writing OpenCV's MPEG-4 (no H.264, audio, chapters or "
-              "ProRes); install ffmpeg for those", file=sys.stderr)
+        print("ffmpeg not found: writing OpenCV's MPEG-4 (no H.264, audio, chapters, log "
+              "head tag or ProRes); install ffmpeg for those", file=sys.stderr)
     options = ExportOptions(
         table_name=args.table_name or DEFAULT_TABLE, ffmpeg=ffmpeg, preset=args.preset,
         crf=args.crf, via_opencv=args.via_opencv, alpha=args.alpha,
@@ -126,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
         result = export_replay(args.phh, args.out, options=options, size=_size(args.size),
                                fps=args.fps, pace=Pace(scale=args.pace),
                                title=args.table_name)
-        _report(result.files, result.frames, result.fps, result.seconds)
+        _report(result.files, result.frames, result.fps, result.seconds,
+                head=result.log_head)
         return 0
     if args.start is not None:
         spec = SyncSpec(start=parse_start(args.start))
@@ -136,19 +142,25 @@ def run(args: argparse.Namespace) -> int:
     else:
         raise InvalidInputError("say where the footage sits on the log's clock: --start TIME "
                                 "or --hand-start HAND@FRAME")
+    import dataclasses
+
+    from overlay.export.log_head import current_head, entries_to
     from overlay.store import open_existing_store
 
     store = open_existing_store(args.url, args.data_dir)
     try:
-        result = export_footage(store.iter_all, args.video, args.out, spec, options)
+        head = current_head(store)  # the export reads the log up to here, and carries it
+        result = export_footage(lambda: entries_to(store, head), args.video, args.out, spec,
+                                dataclasses.replace(options, log_head=head))
     finally:
         store.close()
-    _report(result.files, result.frames, result.fps, result.seconds, len(result.clips))
+    _report(result.files, result.frames, result.fps, result.seconds, len(result.clips),
+            head=head)
     return 0
 
 
 def _report(files: list[Path], frames: int, fps: float, seconds: float,
-            hands: int | None = None) -> None:
+            hands: int | None = None, *, head: LogHead | None = None) -> None:
     speed = (frames / fps) / seconds if seconds > 0 else 0.0
     line = f"wrote {files[0]}: {frames:,} frames ({frames / fps:.1f} s) in {seconds:.1f} s " \
            f"({speed:.2f}x real time)"
@@ -157,3 +169,6 @@ def _report(files: list[Path], frames: int, fps: float, seconds: float,
     print(line)
     for path in files[1:]:
         print(f"wrote {path}")
+    if head is not None:
+        print(f"log chain head {head} (in the files written: feltcast log verify --export "
+              f"FILE checks the log against it later)")

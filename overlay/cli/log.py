@@ -14,6 +14,11 @@ SQLite log through SQLite's online backup API (a consistent snapshot, never a ha
 page; the service goes on writing meanwhile), checked with ``PRAGMA integrity_check`` and read
 back, and every other file (tokens, photos) as it is. ``DIR`` is a data directory another
 machine can start from (``docs/show-day.md``).
+
+``feltcast log verify [--head SEQ:HASH | --export FILE]`` checks the hash chain and the signed
+checkpoints (:mod:`overlay.log_verify`) and that the log holds the head an export printed or
+the one an exported file carries (:mod:`overlay.export.log_head`): exit status 0 when it does
+and the log is intact, 1 when not, 2 for a file that carries no head.
 """
 
 from __future__ import annotations
@@ -34,7 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     for name, text in (("info", "the log's id, schema version and size"),
                        ("show", "what a channel had released at a moment, as JSON lines"),
                        ("backup", "copy the data directory while the service runs"),
-                       ("verify", "check the log's hash chain and signed checkpoints")):
+                       ("verify", "check the log's hash chain, its signed checkpoints and the "
+                                  "head an export recorded")):
         action = sub.add_parser(name, help=text, description=text)
         action.add_argument("--data-dir", type=Path, default=None,
                             help="the data directory holding feltcast.db (default: the "
@@ -48,8 +54,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             action.add_argument("--public-key", default="",
                                 help="the signing key to trust (hex; default: the data "
                                      "directory's log-signing.key)")
-            action.add_argument("--head", default="", metavar="SEQ:HASH",
-                                help="a chain head an export printed, which the log must hold")
+            exported = action.add_mutually_exclusive_group()
+            exported.add_argument("--head", default="", metavar="SEQ:HASH",
+                                  help="a chain head an export printed, which the log must "
+                                       "hold")
+            exported.add_argument("--export", type=Path, default=None, metavar="FILE",
+                                  help="an exported file (PHH, OHH, PokerStars text and its "
+                                       ".feltcast.json, a video, a PNG frame, a clip list): "
+                                       "the log must hold the chain head it carries")
         if name == "backup":
             action.add_argument("--to", type=Path, default=None,
                                 help="the new directory (default: <data-dir>/../"
@@ -130,6 +142,7 @@ def run_log(args: argparse.Namespace, out: TextIO) -> int:
 
 def _verify(args: argparse.Namespace, store: EventStore, data_dir: Path, out: TextIO) -> int:
     from engine.errors import ConfigError
+    from overlay.export.log_head import read_export_head
     from overlay.log_signing import KEY_FILE, LogSigner
     from overlay.log_verify import verify_log
 
@@ -144,16 +157,52 @@ def _verify(args: argparse.Namespace, store: EventStore, data_dir: Path, out: Te
             raise ConfigError("--head", f"expected SEQ:HASH as an export printed it, got "
                                         f"{args.head!r}")
         expect = (int(seq), head.lower())
+    found = None
+    if args.export is not None:
+        found = read_export_head(args.export)
+        carried = found.head
+        print(f"{args.export} carries the Feltcast log head {carried.seq}:{carried.hash} "
+              f"({f'log {carried.log_id}, ' if carried.log_id else ''}in {found.where})",
+              file=out)
+        if carried.log_id and carried.log_id != store.log_id:
+            print(f"note: it was exported from log {carried.log_id}, this is log "
+                  f"{store.log_id} (a copy of the entries keeps the chain and its heads)",
+                  file=out)
+        expect = (carried.seq, carried.hash)
     verdict = verify_log(store.engine, trusted_key=key, key_source=source, expect=expect)
-    if not verdict.ok:
+    if verdict.problem:
         print(f"log {store.log_id}: NOT INTACT: {verdict.problem}", file=out)
-        return 1
-    signed = (f"{verdict.checkpoints} signed checkpoint{'' if verdict.checkpoints == 1 else 's'}"
-              f" verified with key {verdict.key[:16]}… ({verdict.key_source})"
-              if verdict.checkpoints else "no signed checkpoint yet")
-    print(f"log {store.log_id}: intact: {verdict.entries} entries, chain head "
-          f"{verdict.entries}:{verdict.head}; {signed}", file=out)
-    return 0
+    elif verdict.head_problem and found is None:
+        assert expect is not None
+        print(f"log {store.log_id}: NOT INTACT: the log does not hold the head "
+              f"{expect[0]}:{expect[1][:16]}… an export recorded: {verdict.head_problem}",
+              file=out)
+    else:
+        signed = (f"{verdict.checkpoints} signed checkpoint"
+                  f"{'' if verdict.checkpoints == 1 else 's'} verified with key "
+                  f"{verdict.key[:16]}… ({verdict.key_source})"
+                  if verdict.checkpoints else "no signed checkpoint yet")
+        print(f"log {store.log_id}: intact: {verdict.entries} entries, chain head "
+              f"{verdict.entries}:{verdict.head}; {signed}", file=out)
+    if found is not None:
+        if verdict.head_problem:
+            print(f"the log no longer holds the head this export recorded: "
+                  f"{verdict.head_problem}", file=out)
+        else:
+            seq = found.head.seq
+            later = ("; the problem above is not in them" if verdict.problem else
+                     f"; {_entries(verdict.entries - seq)} logged after them"
+                     if verdict.entries > seq else "")
+            print(f"the log holds this export's head {seq}: entries 1-{seq} are as the "
+                  f"export read them{later}", file=out)
+        if found.changed:
+            print(f"but {found.changed}", file=out)
+            return 1
+    return 0 if verdict.ok else 1
+
+
+def _entries(count: int) -> str:
+    return f"{count} entr{'y was' if count == 1 else 'ies were'}"
 
 
 def _when(seconds: float) -> str:

@@ -18,6 +18,10 @@ carries the configured tournament's name (else the table's) and the prize pool's
 (``player_identified``). OHH has no field for a prize pool, a country or a finishing place
 (the spec leaves results to its Open Tournament Summary companion): those are in the PHH and
 PokerStars exports.
+
+The log's chain head as of the export (issue 18) is in each hand's ``flags``, the one list of
+free strings OHH 1.4.7 gives a hand (its objects admit no field of another name):
+``feltcast_log_head=SEQ:HASH`` and ``feltcast_log_id=ID`` (:mod:`overlay.export.log_head`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from typing import Any
 from engine.errors import HandHistoryError
 from engine.events import Street
 from overlay.export.hands import HandRecord
+from overlay.export.log_head import LogHead, ohh_flags
 from overlay.export.phh import skip_reason
 from overlay.export.pokerstars import hand_id, tournament_id
 from overlay.export.steps import StepKind, hand_steps
@@ -63,8 +68,10 @@ def _utc(seconds: float) -> str:
 
 
 def ohh_object(record: HandRecord, *, tournament: int | None = None,
-               table_size: int | None = None, currency: str | None = None) -> dict[str, Any]:
-    """The hand as an OHH ``{"ohh": {...}}`` object (see the module docstring).
+               table_size: int | None = None, currency: str | None = None,
+               log_head: LogHead | None = None) -> dict[str, Any]:
+    """The hand as an OHH ``{"ohh": {...}}`` object (see the module docstring); ``log_head``:
+    the head of the log as the export read it.
 
     :raises HandHistoryError: a void or unfinished hand (nothing to write).
     """
@@ -135,7 +142,7 @@ def ohh_object(record: HandRecord, *, tournament: int | None = None,
         "big_blind_amount": record.big_blind,
         "ante_amount": record.ante,
         "hero_player_id": None,
-        "flags": [],
+        "flags": ohh_flags(log_head) if log_head is not None else [],
         "players": [{"id": ids[seat], "seat": seat, "name": name, "display": display,
                      "starting_stack": stack, "player_bounty": None,
                      "is_sitting_out": seat in record.absent}

@@ -16,7 +16,9 @@ text through the engine). This module adds what the log knows around the hand:
   hand decided places (R22, R23: the busted players and the winner; TOML has no null, so 0
   stands for a player whose place the hand did not decide), and the configuration's
   ``_tournament``, ``_currency``, ``_prize_pool`` and ``_entrants`` (the tournament's name is
-  the ``event`` unless one is given).
+  the ``event`` unless one is given);
+* the log's chain head as of the export (issue 18, :mod:`overlay.export.log_head`):
+  ``_feltcast_log_head`` (``SEQ:HASH``) and ``_feltcast_log_id``, when given.
 
 Unknown hole cards are written ``????`` (PHH's unknown card). A void hand (R13) or a hand
 still running has no PHH: :func:`phh_text` raises :class:`~engine.errors.HandHistoryError`.
@@ -30,6 +32,7 @@ from typing import Any
 from engine import phh
 from engine.errors import HandHistoryError
 from overlay.export.hands import HandRecord, iso_utc, unix_seconds
+from overlay.export.log_head import PHH_FIELDS, LogHead
 
 __all__ = ["EXTENSION", "feltcast_fields", "phh_text", "skip_reason", "tournament_fields"]
 
@@ -45,7 +48,8 @@ def skip_reason(record: HandRecord) -> str | None:
     return None
 
 
-def feltcast_fields(record: HandRecord, *, event: str = "") -> dict[str, Any]:
+def feltcast_fields(record: HandRecord, *, event: str = "",
+                    log_head: LogHead | None = None) -> dict[str, Any]:
     """The PHH fields this module adds to the engine's export, in file order."""
     start = datetime.fromtimestamp(record.started_at, UTC)
     fields: dict[str, Any] = {}
@@ -80,6 +84,10 @@ def feltcast_fields(record: HandRecord, *, event: str = "") -> dict[str, Any]:
         fields["_eliminated"] = [[e.seat, e.place] for e in record.eliminations]
     fields["_log_seq"] = [record.first_seq, record.last_seq]
     fields.update(tournament_fields(record))
+    if log_head is not None:
+        fields[PHH_FIELDS[0]] = str(log_head)
+        if log_head.log_id:
+            fields[PHH_FIELDS[1]] = log_head.log_id
     return fields
 
 
@@ -109,8 +117,9 @@ def tournament_fields(record: HandRecord) -> dict[str, Any]:
     return fields
 
 
-def phh_text(record: HandRecord, *, event: str = "") -> str:
-    """The hand as PHH text (see the module docstring).
+def phh_text(record: HandRecord, *, event: str = "", log_head: LogHead | None = None) -> str:
+    """The hand as PHH text (see the module docstring); ``log_head``: the head of the log
+    as the export read it.
 
     :raises HandHistoryError: a void or unfinished hand, or one PHH cannot spell (a live-rule
         call of a full big blind over a short all-in blind, R5).
@@ -119,6 +128,7 @@ def phh_text(record: HandRecord, *, event: str = "") -> str:
     if reason is not None:
         raise HandHistoryError(f"hand {record.number}: {reason}")
     try:
-        return phh.export(record.hand, extra=feltcast_fields(record, event=event))
+        return phh.export(record.hand, extra=feltcast_fields(record, event=event,
+                                                             log_head=log_head))
     except HandHistoryError as error:
         raise HandHistoryError(f"hand {record.number}: {error}") from None

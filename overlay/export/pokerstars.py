@@ -22,6 +22,11 @@ Conventions (documented in ``docs/export.md``):
   outside the money or when no prize is known), and the winner
   ``Bo wins the tournament and receives €40,000.00 - congratulations!`` (R23; money in the
   configuration's currency, :meth:`overlay.export.hands.TournamentInfo.money`).
+
+The log's chain head as of the export (issue 18) is not in the text: PokerStars' format has no
+comment or field for it, and a line of any other shape is, to trackers, a hand they cannot
+read. ``feltcast export hands`` writes it beside the file instead, in ``<file>.feltcast.json``
+with the file's SHA-256 (:mod:`overlay.export.log_head`).
 """
 
 from __future__ import annotations

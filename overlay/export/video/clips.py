@@ -10,6 +10,13 @@ title (``Hand 12: Ann wins 4,800``). Written three ways for editors:
   kept beside it; players and editors (e.g. DaVinci Resolve, Premiere via the mp4) show the
   hands as chapters;
 * a CMX 3600 EDL (:func:`edl`): one event per hand, cut from the footage, hands back to back.
+
+Given the log's chain head as of the export (issue 18, :mod:`overlay.export.log_head`), each
+carries it: the CSV in two last columns, ``log_head`` and ``log_id``, on every row (a comment
+line would break the header-first layout spreadsheets and marker importers read); the chapters
+in a ``;`` comment line under the header; the EDL in a ``*`` comment under each event (a
+comment belongs to the event above it: readers such as OpenTimelineIO refuse one before the
+first event).
 """
 
 from __future__ import annotations
@@ -21,6 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from overlay.export.hands import HandRecord, iso_utc
+from overlay.export.log_head import CSV_FIELDS as HEAD_FIELDS
+from overlay.export.log_head import LogHead
 from overlay.export.video.timeline import Sync
 
 __all__ = ["Clip", "clips_for", "edl", "ffmetadata", "hand_title", "timecode", "write_csv"]
@@ -93,22 +102,25 @@ CSV_FIELDS = ("hand", "title", "start_tc", "end_tc", "start_s", "end_s", "durati
               "first_frame", "last_frame", "started_at_utc", "ended_at_utc", "clipped")
 
 
-def csv_text(clips: Sequence[Clip], fps: float) -> str:
-    """The clip list as CSV (a header row, then one row per hand)."""
+def csv_text(clips: Sequence[Clip], fps: float, *, log_head: LogHead | None = None) -> str:
+    """The clip list as CSV (a header row, then one row per hand); with ``log_head``, two
+    more columns carry it on every row."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(CSV_FIELDS)
+    head = [str(log_head), log_head.log_id] if log_head is not None else []
+    writer.writerow([*CSV_FIELDS, *(HEAD_FIELDS if head else ())])
     for clip in clips:
         writer.writerow([clip.hand, clip.title, timecode(clip.first, fps),
                          timecode(clip.last + 1, fps), f"{clip.start(fps):.3f}",
                          f"{clip.end(fps):.3f}", f"{clip.end(fps) - clip.start(fps):.3f}",
                          clip.first, clip.last, iso_utc(clip.started_at),
-                         iso_utc(clip.ended_at), "yes" if clip.clipped else "no"])
+                         iso_utc(clip.ended_at), "yes" if clip.clipped else "no", *head])
     return buffer.getvalue()
 
 
-def write_csv(clips: Sequence[Clip], fps: float, path: Path) -> Path:
-    path.write_text(csv_text(clips, fps), encoding="utf-8")
+def write_csv(clips: Sequence[Clip], fps: float, path: Path, *,
+              log_head: LogHead | None = None) -> Path:
+    path.write_text(csv_text(clips, fps, log_head=log_head), encoding="utf-8")
     return path
 
 
@@ -123,7 +135,7 @@ def _meta(text: str) -> str:
 
 
 def ffmetadata(clips: Sequence[Clip], fps: float, *, title: str = "",
-               frames: int | None = None) -> str:
+               frames: int | None = None, log_head: LogHead | None = None) -> str:
     """The clips as FFMETADATA chapters (milliseconds), for ``ffmpeg -map_chapters``.
 
     An mp4 keeps only where each chapter starts (a chapter ends where the next begins, the
@@ -132,6 +144,8 @@ def ffmetadata(clips: Sequence[Clip], fps: float, *, title: str = "",
     ends exactly at its frames in the mp4 too.
     """
     lines = [";FFMETADATA1"]
+    if log_head is not None:
+        lines.append(f"; {log_head.sentence()}")
     if title:
         lines.append(f"title={_meta(title)}")
     spans: list[tuple[int, int, str]] = []  # first frame, end frame (exclusive), title
@@ -151,9 +165,9 @@ def ffmetadata(clips: Sequence[Clip], fps: float, *, title: str = "",
 
 
 def edl(clips: Sequence[Clip], fps: float, *, title: str, reel: str = "AX",
-        source_name: str = "") -> str:
+        source_name: str = "", log_head: LogHead | None = None) -> str:
     """A CMX 3600 EDL: each hand cut from the footage, placed back to back from 01:00:00:00
-    (the usual record start), with its title as a comment."""
+    (the usual record start), with its title as a comment (and ``log_head``, when given)."""
     nominal = max(1, round(fps))
     record = 3600 * nominal
     lines = [f"TITLE: {title}", "FCM: NON-DROP FRAME", ""]
@@ -165,6 +179,8 @@ def edl(clips: Sequence[Clip], fps: float, *, title: str, reel: str = "AX",
         if source_name:
             lines.append(f"* FROM CLIP NAME: {source_name}")
         lines.append(f"* COMMENT: {clip.title}")
+        if log_head is not None:
+            lines.append(f"* {log_head.sentence()}")
         lines.append("")
         record += length
     return "\n".join(lines)

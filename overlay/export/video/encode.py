@@ -10,6 +10,9 @@
 * :class:`AlphaWriter`: the graphics alone with transparency: a PNG sequence, then ProRes 4444
   (``yuva444p10le``) through ffmpeg;
 * :class:`Progress`: the progress bar on stderr (frames, fps, ETA).
+
+Each ffmpeg writer takes a ``comment`` for the container's ``comment`` tag (the log's chain
+head, issue 18); :class:`AlphaWriter` also puts it in every PNG frame (a ``tEXt`` chunk).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import cv2
 import numpy as np
 
 from engine.errors import FeltcastError, InvalidInputError
+from overlay.export.log_head import png_with_comment
 
 __all__ = [
     "DEFAULT_PRESET",
@@ -205,6 +209,11 @@ def _h264_args(preset: str, crf: int, size: tuple[int, int] | None = None) -> li
             "-movflags", "+faststart"]
 
 
+def _metadata_args(comment: str | None) -> list[str]:
+    """The output's ``comment`` tag (mp4 and mov: the ``©cmt`` atom every player shows)."""
+    return ["-metadata", f"comment={comment}"] if comment else []
+
+
 def _muxed_inputs(audio_from: Path | None, audio: str | None,
                   chapters: Path | None) -> list[str]:
     """The inputs after the video (input 0): the footage's audio and the chapters file, then
@@ -230,7 +239,7 @@ class FfmpegWriter:
     def __init__(self, ffmpeg: str, path: Path, fps: float, size: tuple[int, int], *,
                  rate: str = "", audio_from: Path | None = None, audio: str | None = None,
                  chapters: Path | None = None, preset: str = DEFAULT_PRESET,
-                 crf: int = 18) -> None:
+                 crf: int = 18, comment: str | None = None) -> None:
         self.path = path
         self.frames = 0
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 - ffmpeg's stderr, read on failure
@@ -238,7 +247,7 @@ class FfmpegWriter:
                    "-f", "rawvideo", "-pix_fmt", "bgr24", "-s", f"{size[0]}x{size[1]}",
                    "-framerate", rate or repr(fps), "-i", "pipe:0"]
         command += [*_muxed_inputs(audio_from, audio, chapters),
-                    *_h264_args(preset, crf, size), str(path)]
+                    *_h264_args(preset, crf, size), *_metadata_args(comment), str(path)]
         self.command = command
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                         stderr=self._log)
@@ -284,11 +293,13 @@ class FfmpegWriter:
 
 def reencode_h264(ffmpeg: str, source: Path, out: Path, *, audio_from: Path | None = None,
                   audio: str | None = None, chapters: Path | None = None,
-                  preset: str = DEFAULT_PRESET, crf: int = 18) -> None:
+                  preset: str = DEFAULT_PRESET, crf: int = 18,
+                  comment: str | None = None) -> None:
     """Re-encode ``source`` (e.g. OpenCV's mp4) to H.264 at ``out``, with the footage's audio
     and the chapters muxed in."""
     command = [ffmpeg, "-hide_banner", "-loglevel", "error", "-y", "-i", str(source)]
-    command += [*_muxed_inputs(audio_from, audio, chapters), *_h264_args(preset, crf), str(out)]
+    command += [*_muxed_inputs(audio_from, audio, chapters), *_h264_args(preset, crf),
+                *_metadata_args(comment), str(out)]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         lines = done.stderr.strip().splitlines()
@@ -301,18 +312,25 @@ class AlphaWriter:
     (``frame_000000.png`` ...), then, with ffmpeg, ProRes 4444 with alpha at ``mov``.
 
     Graphics change only at events: :meth:`write_png` takes the layer's encoded PNG, which
-    the caller encodes once per picture."""
+    the caller encodes once per picture. A ``comment`` goes into every PNG (a ``tEXt`` chunk
+    ``Comment``) and the mov's ``comment`` tag."""
 
     def __init__(self, folder: Path, fps: float, *, rate: str = "", mov: Path | None = None,
-                 ffmpeg: str | None = None) -> None:
+                 ffmpeg: str | None = None, comment: str | None = None) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
         self.fps, self.rate = fps, rate
         self.mov = mov
         self.ffmpeg = ffmpeg
+        self.comment = comment
         self.frames = 0
+        self._tagged: tuple[bytes, bytes] | None = None  # the last PNG and its tagged copy
 
     def write_png(self, png: bytes) -> None:
+        if self.comment:
+            if self._tagged is None or self._tagged[0] is not png:
+                self._tagged = (png, png_with_comment(png, self.comment))
+            png = self._tagged[1]
         (self.folder / f"frame_{self.frames:06d}.png").write_bytes(png)
         self.frames += 1
 
@@ -324,7 +342,7 @@ class AlphaWriter:
                    "-i", str(self.folder / "frame_%06d.png"),
                    # prores_aw: ProRes 4444 (ap4h) with its alpha, ~4x faster than prores_ks
                    "-c:v", "prores_aw", "-profile:v", "4", "-pix_fmt", "yuva444p10le",
-                   "-vendor", "apl0", str(self.mov)]
+                   "-vendor", "apl0", *_metadata_args(self.comment), str(self.mov)]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             lines = done.stderr.strip().splitlines()

@@ -8,10 +8,16 @@ output (CSV, FFMETADATA chapters, EDL) and the chapters muxed into the mp4.
 
 Sync (:class:`SyncSpec`): the recording's start as Unix time (``--start``), or the frame where
 a given hand starts (``--hand-start 12@4521``: hand 12's first log entry is frame 4521).
+
+:attr:`ExportOptions.log_head` (the log's chain head as the export read it, issue 18) goes
+into everything written: the video's ``comment`` tag, every PNG frame, the CSV, chapters and
+EDL (:mod:`overlay.export.log_head`). A replay of a PHH file carries the head that file
+carries, if any.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import tempfile
@@ -28,6 +34,7 @@ from engine import phh
 from engine.errors import InvalidInputError
 from engine.log import TableEvent
 from overlay.export.hands import DEFAULT_TABLE, iso_utc, read_hands
+from overlay.export.log_head import LogHead
 from overlay.export.video.clips import Clip, clips_for, edl, ffmetadata, write_csv
 from overlay.export.video.encode import (
     DEFAULT_PRESET,
@@ -126,6 +133,14 @@ class ExportOptions:
     """Where the progress bar goes (None: no progress bar)."""
     clips: bool = True
     """Write the clip list beside the output."""
+    log_head: LogHead | None = None
+    """The log's chain head as the export read it: every file written carries it (the
+    source given must end there: e.g. ``lambda: entries_to(store, head)``)."""
+
+    @property
+    def comment(self) -> str | None:
+        """The video's ``comment`` tag."""
+        return self.log_head.sentence() if self.log_head is not None else None
 
 
 @dataclass(slots=True)
@@ -145,6 +160,8 @@ class ExportResult:
     pictures: int = 0
     """How many different pictures the graphics showed."""
     seconds: float = 0.0
+    log_head: LogHead | None = None
+    """The log's chain head the files carry (None: none)."""
 
 
 def _span(source: LogSource) -> tuple[float, float, int]:
@@ -195,15 +212,17 @@ def resolve_sync(source: LogSource, spec: SyncSpec, info: FootageInfo,
 
 
 def _clip_files(clips: list[Clip], fps: float, frames: int, out: Path, *, title: str,
-                source_name: str) -> tuple[list[Path], Path]:
+                source_name: str, log_head: LogHead | None) -> tuple[list[Path], Path]:
     """Write the CSV, chapters and EDL beside ``out``; returns them and the chapters file."""
     stem = out.with_suffix("")
-    csv_path = write_csv(clips, fps, stem.with_name(stem.name + ".clips.csv"))
+    csv_path = write_csv(clips, fps, stem.with_name(stem.name + ".clips.csv"),
+                         log_head=log_head)
     chapters = stem.with_name(stem.name + ".chapters.txt")
-    chapters.write_text(ffmetadata(clips, fps, title=title, frames=frames), encoding="utf-8")
-    edl_path = stem.with_name(stem.name + ".edl")
-    edl_path.write_text(edl(clips, fps, title=title, source_name=source_name),
+    chapters.write_text(ffmetadata(clips, fps, title=title, frames=frames, log_head=log_head),
                         encoding="utf-8")
+    edl_path = stem.with_name(stem.name + ".edl")
+    edl_path.write_text(edl(clips, fps, title=title, source_name=source_name,
+                            log_head=log_head), encoding="utf-8")
     return [csv_path, chapters, edl_path], chapters
 
 
@@ -225,13 +244,14 @@ def export_footage(source: LogSource, footage: Path, out: Path, spec: SyncSpec,
         raise InvalidInputError(
             f"no hand of the log is in the footage ({_when(sync.start)} to "
             f"{_when(sync.time_of(info.frames))}): check the sync")
-    result = ExportResult(out, 0, info.fps, info.width, info.height, sync, clips=clips)
+    result = ExportResult(out, 0, info.fps, info.width, info.height, sync, clips=clips,
+                          log_head=options.log_head)
     out.parent.mkdir(parents=True, exist_ok=True)
     chapters: Path | None = None
     if options.clips:
         written, chapters = _clip_files(clips, info.fps, info.frames, out,
                                         title=options.table_name,
-                                        source_name=footage.name)
+                                        source_name=footage.name, log_head=options.log_head)
         result.files.extend(written)
     views = frame_views(source(), sync, frames=info.frames, table_name=options.table_name)
     renderer = OverlayRenderer(info.width, info.height)
@@ -298,7 +318,7 @@ def _burn(frames: Iterable[np.ndarray], cursor: ViewCursor, renderer: OverlayRen
     if options.ffmpeg is not None and not options.via_opencv:
         sink = FfmpegWriter(options.ffmpeg, out, info.fps, size, rate=info.rate,
                             audio_from=audio_from, audio=info.audio, chapters=chapters,
-                            preset=options.preset, crf=options.crf)
+                            preset=options.preset, crf=options.crf, comment=options.comment)
         result.h264 = True
     elif options.ffmpeg is not None:
         temp = tempfile.TemporaryDirectory(prefix="feltcast-video-", dir=out.parent)
@@ -321,7 +341,7 @@ def _burn(frames: Iterable[np.ndarray], cursor: ViewCursor, renderer: OverlayRen
                 options.progress.write("re-encoding to H.264 with ffmpeg…\n")
             reencode_h264(options.ffmpeg, sink.path, out, audio_from=audio_from,
                           audio=info.audio, chapters=chapters, preset=options.preset,
-                          crf=options.crf)
+                          crf=options.crf, comment=options.comment)
             result.h264 = True
     except BaseException:
         sink.abort()
@@ -347,7 +367,8 @@ def _alpha(cursor: ViewCursor, renderer: OverlayRenderer, frames: int, fps: floa
     started = time.perf_counter()
     mov = out if out.suffix.lower() == ".mov" else None
     folder = out.with_name(out.stem + "_frames") if out.suffix else out
-    writer = AlphaWriter(folder, fps, rate=rate, mov=mov, ffmpeg=options.ffmpeg)
+    writer = AlphaWriter(folder, fps, rate=rate, mov=mov, ffmpeg=options.ffmpeg,
+                         comment=options.comment)
     progress = Progress(frames, stream=options.progress, enabled=options.progress is not None,
                         label="graphics")
     pictures = _Pictures(renderer, result.sync)
@@ -388,6 +409,8 @@ def export_replay(path: Path, out: Path, *, options: ExportOptions | None = None
     if not path.is_file():
         raise InvalidInputError(f"hand history {path}: no such file")
     history = phh.load(path)
+    if options.log_head is None:  # an exported hand: its replay carries the file's head
+        options = dataclasses.replace(options, log_head=LogHead.from_phh(history.extra))
     pace = pace or Pace()
     entries = phh_entries(history, t0=0.0, pace=pace)
     title = title or str(history.extra.get("event") or options.table_name)
@@ -395,7 +418,7 @@ def export_replay(path: Path, out: Path, *, options: ExportOptions | None = None
     frames = sync.frame_of(entries[-1].time + pace.hold * pace.scale)
     width, height = size
     info = FootageInfo(path, width, height, fps, frames)
-    result = ExportResult(out, 0, fps, width, height, sync)
+    result = ExportResult(out, 0, fps, width, height, sync, log_head=options.log_head)
     out.parent.mkdir(parents=True, exist_ok=True)
     views = frame_views(entries, sync, frames=frames, table_name=title)
     renderer = OverlayRenderer(width, height)
