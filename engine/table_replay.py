@@ -58,6 +58,18 @@ class TableRecorder:
         self._eliminated: list[PlayerEliminated] = []
         self._finished = True
 
+    @classmethod
+    def following(cls, table: Table) -> TableRecorder:
+        """A recorder standing where a replay of the log would stand once it has made
+        ``table`` (a table played live by its commands): the current hand's events taken,
+        its end (stacks back, eliminations) already applied when it is over."""
+        recorder = cls(table)
+        hand = table.hand
+        if hand is not None:
+            recorder._hand_events = list(hand.events)
+            recorder._finished = hand.is_over
+        return recorder
+
     def apply(self, event: Event) -> None:
         if isinstance(event, HandStarted):
             self.flush()

@@ -39,12 +39,14 @@ from overlay.auth import (
 from overlay.camera_bridge import CAMERAS_KEY, camera_ctx
 from overlay.capture_bridge import CAPTURE_KEY, capture_ctx
 from overlay.channel_views import view_reducers
+from overlay.checkpoints import Checkpoints
 from overlay.config import Config
 from overlay.deck_desk import is_deck_command
 from overlay.device_tokens import DeviceBook, create_device, list_devices, revoke_device
 from overlay.hub import ChannelHub, TableLog
 from overlay.keys import (
     ASSET_VERSION_KEY,
+    CHECKPOINTS_KEY,
     CLOCK_KEY,
     CONFIG_KEY,
     DEVICE_SOCKETS_KEY,
@@ -207,10 +209,23 @@ async def log_ctx(app: web.Application) -> AsyncIterator[None]:
         spec.name: ChannelHub(spec, views[spec.name], clock=clock, queue_size=WS_QUEUE)
         for spec in specs}
     table_log = TableLog(app[STORE_KEY], hubs.values(), clock=clock)
-    replayed = await table_log.start()
-    _log.info("log replayed: %d events", replayed)
+    checkpoints = Checkpoints(app[STORE_KEY], config.data_dir, config,
+                              every=config.checkpoint_every)
+    restored = await asyncio.to_thread(checkpoints.load)
+    if restored is not None and set(restored.state["hubs"]) == set(hubs):
+        for name, hub in hubs.items():
+            hub.restore(restored.state["hubs"][name])
+        replayed = await table_log.start(after=restored.seq,
+                                         last_time=restored.state["log"]["last_time"])
+        _log.info("started from the checkpoint at entry %d: %d events after it replayed",
+                  restored.seq, replayed)
+    else:
+        checkpoints.restored, checkpoints.started_from = None, 0
+        replayed = await table_log.start()
+        _log.info("log replayed: %d events", replayed)
     app[HUBS_KEY] = hubs
     app[LOG_KEY] = table_log
+    app[CHECKPOINTS_KEY] = checkpoints
     yield
     for hub in hubs.values():
         hub.close()
@@ -218,11 +233,17 @@ async def log_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def table_ctx(app: web.Application) -> AsyncIterator[None]:
-    service = TableService(app[CONFIG_KEY], app[LOG_KEY], clock=app[CLOCK_KEY])
+    service = TableService(app[CONFIG_KEY], app[LOG_KEY], clock=app[CLOCK_KEY],
+                           checkpoints=app[CHECKPOINTS_KEY])
     await service.start()
+    app[CHECKPOINTS_KEY].restored = None  # taken: its state now lives on
     app[TABLE_KEY] = service
     yield
     service.close()
+    try:  # a clean stop: the next start replays nothing
+        await service.checkpoint_now()
+    except Exception:
+        _log.warning("no checkpoint at the stop", exc_info=True)
 
 
 async def obs_ctx(app: web.Application) -> AsyncIterator[None]:
@@ -716,7 +737,7 @@ async def api_command(request: web.Request) -> web.Response:
     require_operator(request)
     body = await read_json(request)
     if is_deck_command(body):
-        result = await deck_command(request.app, body)
+        result = await deck_command(request.app, body, sender=sender_of(request))
     else:
         result = await request.app[TABLE_KEY].execute(body, sender=sender_of(request))
     operator_hub = request.app[HUBS_KEY].get(OPERATOR_CHANNEL)
@@ -760,14 +781,15 @@ async def api_device_revoke(request: web.Request) -> web.Response:
     return web.json_response({"ok": True, "name": name, "revoked": True})
 
 
-async def deck_command(app: web.Application, body: dict[str, Any]) -> dict[str, Any]:
+async def deck_command(app: web.Application, body: dict[str, Any], *,
+                       sender: Sender | None = None) -> dict[str, Any]:
     """A deck command (``docs/commands.md``, "Decks") for the capture bridge's deck desk;
     the new ``decks`` field reaches the operator channel before the reply."""
     capture = app.get(CAPTURE_KEY)
     if capture is None or capture.desk is None:
         raise json_error(409, "illegal_action", "no RFID reader is configured: decks are "
                          "registered for the readers of [[capture.readers]]")
-    result = await capture.desk.execute(body)
+    result = await capture.desk.execute(body, sender=sender)
     await app[TABLE_KEY].report_devices(device_report(app))
     return result
 

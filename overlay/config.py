@@ -146,6 +146,8 @@ class Config:
     tournament: TournamentConfigSection = TournamentConfigSection()
     database_url: str = ""
     data_dir: Path = Path("data")
+    checkpoint_every: int = 1000
+    """A state checkpoint every this many log entries (0: none; ``overlay/checkpoints.py``)."""
 
     def channel(self, name: str) -> ChannelSpec:
         for channel in self.channels:
@@ -511,8 +513,12 @@ def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Con
     delay = _take(delay_section, "seconds", "delay", float, 900.0)
     _positive(delay, "delay.seconds", zero_ok=True)
     database = _section(raw, "database")
-    _reject_unknown(database, "database", {"url"})
+    _reject_unknown(database, "database", {"url", "checkpoint_every"})
     url = _take(database, "url", "database", str, "")
+    checkpoint_every = _take(database, "checkpoint_every", "database", int, 1000)
+    if checkpoint_every < 0:
+        raise ConfigError("database.checkpoint_every", "expected 0 (no checkpoints) or a "
+                          "number of log entries")
     if url and not url.startswith(("sqlite:///", "postgresql://", "postgresql+psycopg2://")):
         raise ConfigError("database.url", "expected a sqlite:/// or postgresql:// URL")
     data_dir = Path(_take(raw, "data_dir", "", str, "data"))
@@ -530,6 +536,7 @@ def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Con
         tournament=_parse_tournament(raw, table, len(players)),
         database_url=url,
         data_dir=data_dir,
+        checkpoint_every=checkpoint_every,
     )
 
 
@@ -603,8 +610,9 @@ def config_to_raw(config: Config) -> dict[str, Any]:
         "obs": _obs_raw(config.obs),
         "tournament": _tournament_raw(config.tournament),
     }
+    raw["database"] = {"checkpoint_every": config.checkpoint_every}
     if config.database_url:
-        raw["database"] = {"url": config.database_url}
+        raw["database"]["url"] = config.database_url
     return raw
 
 

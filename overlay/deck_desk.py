@@ -25,6 +25,7 @@ from typing import Any
 from capture.rfid.decks import DeckInfo, DeckRegistration, DeckRegistry, Phase
 from capture.rfid.reader import RfidCapture, SnapshotQueue
 from engine.errors import DeckRegistrationError, IllegalActionError, InvalidInputError
+from overlay.store import Acknowledgement, Sender
 from overlay.table_service import TableService
 from overlay.tasks import cancel_and_wait
 
@@ -144,8 +145,11 @@ class DeckDesk:
 
     # -- commands -------------------------------------------------------------------------
 
-    async def execute(self, body: Mapping[str, Any]) -> dict[str, Any]:
-        """Run one deck command; ``{"ok": True, "id"}`` (a repeated id answers the same).
+    async def execute(self, body: Mapping[str, Any], *, sender: Sender | None = None,
+                      ) -> dict[str, Any]:
+        """Run one deck command; ``{"ok": True, "id"}`` (a repeated id answers the same, also
+        after a restart: the answer is stored in the log's database, ``command_answer``, as
+        the table's commands' are).
 
         :raises InvalidInputError: a malformed command or a refusal (a floor manager's
             message: unknown reader, a name taken, a deck that cannot be activated ...).
@@ -153,8 +157,9 @@ class DeckDesk:
         """
         command = parse_deck_command(body)
         async with self._lock:
-            done = self._results.get(command["id"])
-            if done is not None:
+            command_id: str = command["id"]
+            done = self._results.get(command_id) or await self.service.log.answer(command_id)
+            if done is not None:  # a retry: the first answer, never applied again
                 return done
             kind = command["type"]
             if kind == "deck_scan_start":
@@ -177,8 +182,11 @@ class DeckDesk:
                     self._refuse_during_hand("retire the active deck")
                 await asyncio.to_thread(self.registry.retire, command["name"])
                 await self._after_change()
-            result = {"ok": True, "id": command["id"]}
-            self._results[command["id"]] = result
+            result = {"ok": True, "id": command_id}
+            await self.service.log.append(  # nothing for the log itself: the answer only
+                [], source="decks", acknowledge=lambda _seq: Acknowledgement(
+                    command_id, result, sender))
+            self._results[command_id] = result
             while len(self._results) > _REMEMBERED:
                 self._results.popitem(last=False)
             return result

@@ -135,26 +135,32 @@ class ChannelMessage:
     """One message to subscribers; ``data`` is JSON-ready and ``text`` its JSON (made once,
     shared by every subscriber)."""
 
-    __slots__ = ("_text", "data")
+    __slots__ = ("_data", "_text", "revision", "type")
 
     def __init__(self, data: dict[str, Any]) -> None:
-        self.data = data
+        self._data: dict[str, Any] | None = data
         self._text: str | None = None
+        self.type: str = data["type"]
+        self.revision: int = data["revision"]
+
+    @classmethod
+    def from_text(cls, text: str, kind: str, revision: int) -> ChannelMessage:
+        """A message known by its JSON text (a checkpoint's history): parsed only if read."""
+        message = cls.__new__(cls)
+        message._data, message._text, message.type, message.revision = None, text, kind, revision
+        return message
 
     @property
-    def type(self) -> str:
-        kind: str = self.data["type"]
-        return kind
-
-    @property
-    def revision(self) -> int:
-        revision: int = self.data["revision"]
-        return revision
+    def data(self) -> dict[str, Any]:
+        if self._data is None:
+            assert self._text is not None
+            self._data = json.loads(self._text)
+        return self._data
 
     @property
     def text(self) -> str:
         if self._text is None:
-            self._text = json.dumps(self.data, separators=(",", ":"))
+            self._text = json.dumps(self._data, separators=(",", ":"))
         return self._text
 
     def __repr__(self) -> str:
@@ -300,8 +306,11 @@ class ChannelHub(Generic[S]):
             self.view.offer(event)
         self.release_due()
 
-    def release_due(self) -> int:
-        """Release every item due now to the state and the subscribers; returns how many."""
+    def release_due(self, *, fold: bool = False) -> int:
+        """Release every item due now to the state and the subscribers; returns how many.
+
+        ``fold`` (a start, with no subscriber yet): take the items into the state without a
+        patch each and forget the resume history (pages that come back get a snapshot)."""
         if self.closed:
             return 0
         items = self.view.due(self.clock())
@@ -310,6 +319,8 @@ class ChannelHub(Generic[S]):
             # Patches older than the history window would reach no one (e.g. the replay of a
             # long log at start-up, or a burst with no subscriber): fold them without views.
             quiet = 0 if self._subscribers else max(0, len(items) - (self._history.maxlen or 0))
+            if fold and not self._subscribers:
+                quiet = len(items)
             for item in items[:quiet]:
                 self._fold(item)
             if quiet:
@@ -410,6 +421,35 @@ class ChannelHub(Generic[S]):
         start = revision + 1 - oldest
         return [self._history[i] for i in range(start, len(self._history))]
 
+    # --- checkpoints -----------------------------------------------------------------------
+
+    def checkpoint(self) -> dict[str, Any]:
+        """What :meth:`restore` needs to stand where this hub stands now (pickled with the
+        rest of the service's state by :mod:`overlay.checkpoints`): the channel's view of the
+        log (released count, items waiting for their delay), the reducer's state, the drawn
+        view and the resume history (as the JSON the subscribers got)."""
+        history = self._history if self.resumes_across_starts else ()
+        return {"view": self.view, "state": self.state, "picture": self._view, "seq": self.seq,
+                "history": [(m.text, m.type, m.revision) for m in history]}
+
+    @property
+    def resumes_across_starts(self) -> bool:
+        """Whether a page may resume this channel after a restart with only what it missed:
+        a delayed channel's pages (the stream: a snapshot would be one more thing that can go
+        wrong on air). A live channel's pages get a snapshot then, which saves a start the
+        drawing of its resume history (a view per item)."""
+        return self.spec.delay > 0
+
+    def restore(self, saved: Mapping[str, Any]) -> None:
+        """Stand where :meth:`checkpoint` stood (a fresh hub, before its log's start)."""
+        if self.view.last_seq != 0 or self._subscribers:
+            raise FeltcastError(f"channel {self.name} is in use: it cannot be restored")
+        self.view, self.state, self._view = saved["view"], saved["state"], saved["picture"]
+        self.seq = saved["seq"]
+        self._history.clear()
+        self._history.extend(ChannelMessage.from_text(*entry) for entry in saved["history"])
+        self._snapshot = None
+
     def close(self) -> None:
         """Stop timers and forget subscribers (the log stays)."""
         self.closed = True
@@ -441,16 +481,21 @@ class TableLog:
             self.add_hub(hub)
 
     def add_hub(self, hub: ChannelHub[Any]) -> None:
-        """Attach a hub; it must start from an empty view (call before :meth:`start`)."""
+        """Attach a hub; it must start from an empty view (call before :meth:`start`; a
+        checkpoint restores it afterwards, :meth:`ChannelHub.restore`)."""
         if hub.view.last_seq != 0:
             raise FeltcastError(f"channel {hub.name} already has events")
         hub.log_id = self.store.log_id
         self.hubs[hub.name] = hub
 
-    async def start(self) -> int:
-        """Replay the persisted log into every hub; returns the number of events replayed."""
+    async def start(self, *, after: int = 0, last_time: float = -float("inf")) -> int:
+        """Replay the persisted log into every hub; returns the number of events replayed.
+
+        ``after``: the hubs were restored to stand at that entry (a checkpoint, whose last
+        entry's time is ``last_time``); only the entries after it are replayed."""
         loop = asyncio.get_running_loop()
-        after = 0
+        self._last_time = last_time
+        replayed = 0
         while True:
             batch = await loop.run_in_executor(self._executor, self.store.read, after, 5000)
             if not batch:
@@ -459,11 +504,22 @@ class TableLog:
                 for event in batch:
                     hub.view.offer(event)
             after = batch[-1].seq
+            replayed += len(batch)
             self._last_time = batch[-1].time
         self._published = after
         for hub in self.hubs.values():
-            hub.release_due()
-        return after
+            hub.release_due(fold=not hub.resumes_across_starts)
+        return replayed
+
+    @property
+    def published(self) -> int:
+        """The last entry every hub has been offered."""
+        return self._published
+
+    @property
+    def last_time(self) -> float:
+        """The time of the last entry published (log times never go backwards)."""
+        return self._last_time
 
     async def append(self, events: Sequence[LoggedEvent], *, source: str = "engine",
                      acknowledge: Callable[[int], Acknowledgement] | None = None,

@@ -13,6 +13,7 @@ from typing import Any
 from aiohttp import web
 
 from overlay.auth import TokenFile, TokenThrottle
+from overlay.checkpoints import Checkpoints
 from overlay.config import Config
 from overlay.device_tokens import DeviceBook
 from overlay.hub import ChannelHub, TableLog
@@ -23,6 +24,7 @@ from overlay.table_service import TableService
 
 CONFIG_KEY = web.AppKey("config", Config)
 TOKENS_KEY = web.AppKey("tokens", TokenFile)
+CHECKPOINTS_KEY = web.AppKey("checkpoints", Checkpoints)
 CLOCK_KEY: web.AppKey[Callable[[], float]] = web.AppKey("clock")
 STORE_KEY = web.AppKey("store", EventStore)
 LOG_KEY = web.AppKey("table_log", TableLog)

@@ -25,6 +25,9 @@
   (table ``log_signature``) with the data directory's Ed25519 key (``log-signing.key``), so a
   log cut short or rewritten without that key shows too. ``feltcast log verify`` checks both
   (:mod:`overlay.log_verify`).
+* State checkpoints (schema version 6, table ``state_checkpoint``): the service's state at a
+  log position, so that a start replays only the entries after it (:mod:`overlay.checkpoints`).
+  They are derived data: deleting them loses nothing but start-up time.
 
 The store is synchronous (SQLAlchemy sessions); the service calls it from one worker thread.
 """
@@ -59,6 +62,7 @@ __all__ = [
     "Migration",
     "Sender",
     "StoreError",
+    "StoredCheckpoint",
     "create_db_engine",
     "database_url",
     "migrate",
@@ -256,6 +260,20 @@ def _v5_device_tokens(conn: Connection) -> None:
     metadata.create_all(conn)
 
 
+def _v6_state_checkpoints(conn: Connection) -> None:
+    metadata = sa.MetaData()
+    sa.Table(
+        "state_checkpoint", metadata,
+        sa.Column("seq", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("entry_hash", sa.String(64), nullable=False),
+        sa.Column("format", sa.String(128), nullable=False),
+        sa.Column("created", sa.Float, nullable=False),
+        sa.Column("mac", sa.String(64), nullable=False),
+        sa.Column("state", sa.LargeBinary, nullable=False),
+    )
+    metadata.create_all(conn)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "event log (table_event) and log facts (log_meta)", _v1_event_log),
     Migration(2, "command answers (command_answer): exactly once across restarts",
@@ -264,6 +282,8 @@ MIGRATIONS: tuple[Migration, ...] = (
               _v3_hash_chain),
     Migration(4, "who sent each command (command_answer.role, peer, agent)", _v4_command_audit),
     Migration(5, "named device tokens, hashed (device_token)", _v5_device_tokens),
+    Migration(6, "the service's state at log positions (state_checkpoint): a start replays "
+                 "only the tail", _v6_state_checkpoints),
 )
 """Every schema step, in order; append new ones, never edit an applied one."""
 
@@ -369,6 +389,21 @@ def create_db_engine(url: str, *, synchronous: str = "NORMAL") -> Engine:
 
 _EVENTS = LogRow.__table__  # type: ignore[attr-defined]
 _ANSWERS = CommandAnswer.__table__  # type: ignore[attr-defined]
+_CHECKPOINTS = sa.table("state_checkpoint", sa.column("seq"), sa.column("entry_hash"),
+                        sa.column("format"), sa.column("created"), sa.column("mac"),
+                        sa.column("state"))
+
+
+@dataclass(frozen=True, slots=True)
+class StoredCheckpoint:
+    """A row of ``state_checkpoint`` (:mod:`overlay.checkpoints` makes and reads them)."""
+
+    seq: int
+    entry_hash: str
+    format: str
+    created: float
+    mac: str
+    state: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)
@@ -560,6 +595,40 @@ class EventStore:
         while batch := self.read(after, chunk):
             yield from batch
             after = batch[-1].seq
+
+    def hash_at(self, seq: int) -> str | None:
+        """The chain hash of entry ``seq`` (``None``: no such entry)."""
+        with self.engine.connect() as conn:
+            value = conn.execute(sa.select(_EVENTS.c.hash).where(_EVENTS.c.seq == seq)).scalar()
+        return None if value is None else str(value)
+
+    def save_checkpoint(self, checkpoint: StoredCheckpoint, *, keep: int = 3) -> None:
+        """Store a state checkpoint (replacing one at the same position) and drop all but the
+        newest ``keep``."""
+        with self.engine.begin() as conn:
+            conn.execute(sa.delete(_CHECKPOINTS).where(_CHECKPOINTS.c.seq == checkpoint.seq))
+            conn.execute(sa.insert(_CHECKPOINTS).values(
+                seq=checkpoint.seq, entry_hash=checkpoint.entry_hash, format=checkpoint.format,
+                created=checkpoint.created, mac=checkpoint.mac, state=checkpoint.state))
+            kept = conn.execute(sa.select(_CHECKPOINTS.c.seq).order_by(
+                _CHECKPOINTS.c.seq.desc()).limit(keep)).scalars().all()
+            conn.execute(sa.delete(_CHECKPOINTS).where(_CHECKPOINTS.c.seq.not_in(kept)))
+
+    def checkpoints(self) -> list[StoredCheckpoint]:
+        """The stored state checkpoints, newest first, without their state."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(
+                _CHECKPOINTS.c.seq, _CHECKPOINTS.c.entry_hash, _CHECKPOINTS.c.format,
+                _CHECKPOINTS.c.created, _CHECKPOINTS.c.mac).order_by(
+                _CHECKPOINTS.c.seq.desc())).all()
+        return [StoredCheckpoint(*row) for row in rows]
+
+    def checkpoint_state(self, seq: int) -> bytes | None:
+        """The state of the checkpoint at ``seq`` (``None``: there is none)."""
+        with self.engine.connect() as conn:
+            value = conn.execute(sa.select(_CHECKPOINTS.c.state).where(
+                _CHECKPOINTS.c.seq == seq)).scalar()
+        return None if value is None else bytes(value)
 
     def _event(self, row: Any) -> TableEvent:
         data = {"seq": row.seq, "time": row.time, "secrecy": row.secrecy,

@@ -27,7 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from engine.errors import IllegalActionError, InvalidInputError
-from engine.events import ActionTaken, Event, Secrecy, Street
+from engine.events import ActionTaken, Event, HandEnded, HandVoided, Secrecy, Street
 from engine.hand import Hand
 from engine.log import TableEvent
 from engine.table import AnteMode, Table, TableRules
@@ -44,6 +44,7 @@ from engine.table_events import (
 )
 from engine.table_replay import TableRecorder
 from engine.tournament import DEFAULT_STRUCTURE, Structure
+from overlay.checkpoints import Checkpoints
 from overlay.config import Config
 from overlay.hub import TableLog
 from overlay.store import Acknowledgement, Sender
@@ -128,7 +129,8 @@ class TableService:
     """Commands to engine events to the log (see the module docstring)."""
 
     def __init__(self, config: Config, table_log: TableLog, *,
-                 clock: Callable[[], float] = time.time, remembered_commands: int = 1000) -> None:
+                 clock: Callable[[], float] = time.time, remembered_commands: int = 1000,
+                 checkpoints: Checkpoints | None = None) -> None:
         self.config = config
         self.log = table_log
         self.clock = clock
@@ -146,18 +148,30 @@ class TableService:
         self._armed_period: int | None = None
         self.open_access: dict[str, AccessRecorded] = {}
         """The audited connections open at the end of the replayed log."""
+        self._clock_call: tuple[ClockCalled, float] | None = None
+        """The clock call (R12) the log leaves running, and when it was logged."""
+        self.checkpoints = checkpoints
+        self._writing: asyncio.Task[None] | None = None
 
     # --- start-up --------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """Replay the persisted log into the table; seed an empty log from the config."""
-        entries = await asyncio.to_thread(lambda: list(self.log.store.iter_all()))
-        clock_call = self._replay(entries)
+        """Replay the persisted log into the table (from a checkpoint when there is a valid
+        one: only the entries after it); seed an empty log from the config."""
+        restored = self.checkpoints.restored if self.checkpoints is not None else None
+        if restored is not None:
+            self._restore(restored.state["service"])
+            after = restored.seq
+        else:
+            self._reset()
+            after = 0
+        entries = await asyncio.to_thread(lambda: list(self.log.store.iter_all(after)))
+        self._replay(entries)
+        clock_call = self._clock_call
         if self.open_access:  # connections the last run never closed (a crash): closed now
             await self._append([replace(access, action="close") for access in
                                 self.open_access.values()], source="service")
-            self.open_access.clear()
-        if not entries:
+        if self.log.store.last_seq == 0:
             await self._append(self._seed_events(), source="config")
         elif clock_call is not None:
             called, at = clock_call
@@ -166,34 +180,96 @@ class TableService:
             await self._catch_up_levels(source="clock")
         self._arm_boundary()
 
-    def _replay(self, entries: Iterable[TableEvent]) -> tuple[ClockCalled, float] | None:
-        """A fresh table from the log's ``entries``; returns a clock call still running."""
+    def _reset(self) -> None:
+        """A fresh table, before a replay of the whole log."""
         self.table = build_table(self.config)
         self._recorder = TableRecorder(self.table)
         self.tournament.reset(self.table)
-        clock_call: tuple[ClockCalled, float] | None = None
         self.open_access = {}
+        self._clock_call = None
+
+    def _replay(self, entries: Iterable[TableEvent]) -> None:
+        """Follow the log's ``entries`` into the table (after :meth:`_reset` or a restore)."""
         for entry in entries:
+            self._note(entry)
             payload = entry.payload
-            if isinstance(payload, AccessRecorded):
-                if payload.action == "open":
-                    self.open_access[payload.connection] = payload
-                else:
-                    self.open_access.pop(payload.connection, None)
             if not isinstance(payload, Event) or payload.secrecy is Secrecy.INTERNAL:
                 continue  # capture records (their effect is logged as hand events), devices,
                 # the access audit
             if not self.tournament.takes(payload):
                 self._recorder.apply(payload)
             self.tournament.apply(payload)
-            if isinstance(payload, LevelStarted):
-                self._level_started_at = entry.time
-            if isinstance(payload, ClockCalled):
-                clock_call = (payload, entry.time)
-            elif isinstance(payload, ClockStopped | ActionTaken):
-                clock_call = None
         self._recorder.flush()
-        return clock_call
+
+    def _note(self, entry: TableEvent) -> None:
+        """What the service keeps of an entry beside the table (at a replay and after every
+        append alike, so that a checkpoint holds what a replay would make)."""
+        payload = entry.payload
+        if isinstance(payload, AccessRecorded):
+            if payload.action == "open":
+                self.open_access[payload.connection] = payload
+            else:
+                self.open_access.pop(payload.connection, None)
+        elif isinstance(payload, LevelStarted):
+            self._level_started_at = entry.time
+        elif isinstance(payload, ClockCalled):
+            self._clock_call = (payload, entry.time)
+        elif isinstance(payload, ClockStopped | ActionTaken):
+            self._clock_call = None
+
+    # --- checkpoints (overlay/checkpoints.py) ----------------------------------------------
+
+    def _state(self) -> dict[str, Any]:
+        return {"table": self.table, "recorder": TableRecorder.following(self.table),
+                "desk": self.tournament.state(), "open_access": dict(self.open_access),
+                "clock_call": self._clock_call, "level_started_at": self._level_started_at}
+
+    def _restore(self, state: Mapping[str, Any]) -> None:
+        self.table, self._recorder = state["table"], state["recorder"]
+        self.tournament.restore(self.table, state["desk"])
+        self.open_access = dict(state["open_access"])
+        self._clock_call = state["clock_call"]
+        self._level_started_at = state["level_started_at"]
+
+    def _checkpoint_soon(self, entries: Sequence[TableEvent]) -> None:
+        """After an append: capture the state when a checkpoint is due, write it in a thread
+        (one at a time; a checkpoint due while one is written waits for the next append)."""
+        checkpoints = self.checkpoints
+        if checkpoints is None or not entries or (self._writing and not self._writing.done()):
+            return
+        hand_over = any(isinstance(e.payload, HandEnded | HandVoided) for e in entries)
+        seq = self.log.published
+        if not checkpoints.due(seq, hand_over=hand_over):
+            return
+        self._writing = asyncio.get_running_loop().create_task(
+            self._write_checkpoint(checkpoints, self._capture(checkpoints, seq)))
+
+    def _capture(self, checkpoints: Checkpoints, seq: int) -> tuple[int, bytes]:
+        return checkpoints.capture(seq, {
+            "hubs": {name: hub.checkpoint() for name, hub in self.log.hubs.items()},
+            "log": {"last_time": self.log.last_time}, "service": self._state()})
+
+    async def _write_checkpoint(self, checkpoints: Checkpoints,
+                                captured: tuple[int, bytes]) -> None:
+        try:
+            await asyncio.to_thread(checkpoints.write, captured, self.clock())
+        except Exception:  # derived data: the next one, or a longer replay, makes up for it
+            _log.warning("the checkpoint at entry %d could not be written", captured[0],
+                         exc_info=True)
+
+    async def checkpoint_now(self) -> None:
+        """A checkpoint at the log's end (a clean stop: the next start replays nothing)."""
+        checkpoints = self.checkpoints
+        if self._writing is not None:
+            await asyncio.wait([self._writing])
+        if checkpoints is None or not checkpoints.enabled:
+            return
+        async with self._lock:
+            seq = self.log.published
+            if seq == checkpoints.last_seq or seq == 0:
+                return
+            captured = self._capture(checkpoints, seq)
+        await self._write_checkpoint(checkpoints, captured)
 
     def _seed_events(self) -> list[Event]:
         events: list[Event] = []
@@ -265,10 +341,14 @@ class TableService:
             entries = await self.log.append(events, source=source, acknowledge=acknowledge)
         except Exception:
             _log.exception("the log could not be written; rebuilding the table from it")
+            self._reset()
             self._replay(self.log.store.iter_all())
             raise
         for event in events:
             self.tournament.apply(event)
+        for entry in entries:
+            self._note(entry)
+        self._checkpoint_soon(entries)
         return entries
 
     def _run(self, command: Mapping[str, Any]) -> list[Event]:

@@ -138,6 +138,17 @@ class TournamentDesk:
         self._logged: dict[str, tuple[int, int]] = {}
         """name -> (place, prize) last logged."""
 
+    def state(self) -> dict[str, Any]:
+        """What :meth:`reset` starts and the log builds (for a checkpoint)."""
+        return {"clock": self.clock, "players": self.players, "seen": self._seen,
+                "ops": self._ops, "logged": self._logged}
+
+    def restore(self, table: Table, state: dict[str, Any]) -> None:
+        """Stand where :meth:`state` stood, following ``table``."""
+        self.table = table
+        self.clock, self.players = state["clock"], state["players"]
+        self._seen, self._ops, self._logged = state["seen"], state["ops"], state["logged"]
+
     # --- the log ---------------------------------------------------------------------------
 
     @staticmethod

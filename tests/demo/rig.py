@@ -23,6 +23,7 @@ from capture.rfid.decks import DeckRegistry
 from capture.simulator import SimulatedReader, UidLineReader, simulated_deck, simulated_uid
 from engine.cards import Card
 from overlay.app import create_app
+from overlay.auth import SHARED_ROLES, rotate_tokens
 from overlay.capture_bridge import CAPTURE_KEY, CaptureBridge
 from overlay.config import parse_config
 from overlay.keys import TABLE_KEY, TOKENS_KEY
@@ -151,7 +152,8 @@ async def service_rig(tmp_path: Path, *, players: list[dict[str, Any]] | None = 
                                  | {"11": "board", "12": "muck", "13": "burn"}}]},
         "data_dir": str(data),
     })
-    server = TestServer(create_app(config), host="127.0.0.1")
+    tokens = rotate_tokens(data, SHARED_ROLES)  # each start its own: a restart works too
+    server = TestServer(create_app(config, tokens=tokens), host="127.0.0.1")
     await server.start_server()
     try:
         async with ClientSession() as session:

@@ -204,3 +204,23 @@ async def test_a_verified_deck_whose_name_was_taken_meanwhile_is_saved_under_ano
         await rig.ok("deck_activate", name="Blue 3")
         await decks_view(rig, lambda d: d["active"] == "Blue 3", "Blue 3 active")
         assert rig.bridge.deck == "Blue 3"
+
+
+async def test_a_deck_command_retried_after_a_restart_gets_its_first_answer(
+        tmp_path: Path) -> None:
+    async def send(rig: ServiceRig, command_id: str, name: str) -> tuple[int, Any]:
+        body = {"id": command_id, "type": "deck_retire", "name": name}
+        async with rig.session.post(rig.url("/api/commands"), json=body,
+                                    headers=rig.headers()) as response:
+            return response.status, await response.json()
+
+    async with service_rig(tmp_path) as rig:
+        status, first = await send(rig, "retire-0000001", "Simulator 1")
+        assert status == 200 and first["ok"]
+    # The tablet's retry comes after a restart: answered from the store, not run again (run
+    # again, a retirement of a deck that does not exist would be refused).
+    async with service_rig(tmp_path, deck=False) as rig:
+        status, again = await send(rig, "retire-0000001", "No such deck")
+        assert (status, again.get("id"), again.get("ok")) == (200, "retire-0000001", True), again
+        status, error = await send(rig, "retire-0000002", "No such deck")  # a new command
+        assert status == 422 and "No such deck" in error["error"]["message"], error
