@@ -175,7 +175,7 @@ async def measure(size: int, tail: int, repeat: int, root: Path) -> dict[str, An
             "tail": total - kept[0], "replay_s": round(replay, 3),
             "checkpoint_s": round(statistics.median(times), 3),
             "checkpoint_runs_s": [round(t, 3) for t in times],
-            "capture_ms": round(capture_ms, 1), "captured_bytes": len(captured[1])}
+            "capture_ms": round(capture_ms, 1), "captured_bytes": len(captured.pickled)}
 
 
 async def fresh_start(root: Path, repeat: int) -> float:

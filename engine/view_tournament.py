@@ -118,7 +118,7 @@ class TournamentState:
     ticker: str | None = None
     stats: dict[str, PlayerStats] = field(default_factory=dict)
     """The session statistics by the table's name of a player (:mod:`engine.stats`)."""
-    current: tuple[tuple[int, int, int], dict[str, PlayerStats], str | None] | None = None
+    current: tuple[tuple[Any, ...], dict[str, PlayerStats], str | None] | None = None
     """The cached statistics and ticker line of the finished current hand."""
     out_from: int = 0
     """Where the current hand's eliminations start in :attr:`out`."""
@@ -209,7 +209,7 @@ class TournamentView:
         out = tuple(PlayerEliminated(o.seat, o.name, o.place, o.hand)
                     for o in state.out[state.out_from:]
                     if o.hand == number and o.eliminated and not o.disqualified)
-        key = (id(hand), len(hand.effective_events), len(out))
+        key = (id(hand), len(hand.events), len(hand.effective_events), hand.is_over, out)
         if state.current is not None and state.current[0] == key:
             return state.current[1], state.current[2]
         counts: dict[str, PlayerStats] = {}

@@ -106,13 +106,22 @@ def _mac(key: bytes, seq: int, entry_hash: str, fmt: str, state: bytes) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Captured:
+    """A state captured at entry ``seq``, not yet written."""
+
+    seq: int
+    pickled: bytes
+    deferred: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class Restored:
     """A checkpoint's state, checked and unpickled."""
 
     seq: int
     """The last log entry it includes."""
     state: Mapping[str, Any]
-    """``{"hubs": {name: ...}, "log": {...}, "service": {...}}``."""
+    """``{"hubs": {name: ...}, "log": {...}, "service": {...}, "deferred": {...}}``."""
 
 
 class Checkpoints:
@@ -178,8 +187,9 @@ class Checkpoints:
             self._skip(f"{where} is damaged or was not written with this data directory's "
                        f"key; the log is replayed")
             return None
-        try:
-            state = pickle.loads(zlib.decompress(blob))  # sealed by our own key: see above
+        try:  # sealed by our own key: see above
+            outer = pickle.loads(zlib.decompress(blob))
+            state = pickle.loads(outer["state"]) | {"deferred": outer["deferred"]}
         except Exception as error:
             self._skip(f"{where} cannot be read ({type(error).__name__}: {error}); the log "
                        f"is replayed")
@@ -200,14 +210,20 @@ class Checkpoints:
         since = seq - self.last_seq
         return since >= self.every or (hand_over and since >= max(1, self.every // 4))
 
-    def capture(self, seq: int, state: Mapping[str, Any]) -> tuple[int, bytes]:
-        """The state at entry ``seq``, pickled (on the loop: nothing moves meanwhile)."""
+    def capture(self, seq: int, state: Mapping[str, Any], deferred: Mapping[str, Any],
+                ) -> Captured:
+        """The state at entry ``seq``: ``state`` pickled now (on the loop, where it changes:
+        nothing moves meanwhile), ``deferred`` (values that never change once made, such as
+        the channels' resume histories) kept as references for :meth:`write` to pickle."""
         self.last_seq = seq
-        return seq, pickle.dumps(dict(state), protocol=pickle.HIGHEST_PROTOCOL)
+        return Captured(seq, pickle.dumps(dict(state), protocol=pickle.HIGHEST_PROTOCOL),
+                        deferred)
 
-    def write(self, captured: tuple[int, bytes], now: float) -> None:
-        """Compress, seal and store a captured state (blocking: call it in a thread)."""
-        seq, pickled = captured
+    def write(self, captured: Captured, now: float) -> None:
+        """Finish, compress, seal and store a captured state (blocking: call it in a thread)."""
+        seq = captured.seq
+        pickled = pickle.dumps({"state": captured.pickled, "deferred": captured.deferred},
+                               protocol=pickle.HIGHEST_PROTOCOL)
         entry_hash = self.store.hash_at(seq)
         if entry_hash is None:  # not committed: cannot be (capture follows the publish)
             _log.warning("no checkpoint at entry %d: the log does not hold it", seq)

@@ -167,6 +167,22 @@ class ChannelMessage:
         return f"ChannelMessage({self.data!r})"
 
 
+class History:
+    """A channel's resume history in a checkpoint: the messages themselves while the state
+    is captured on the event loop (a list of references: no cost there), their JSON text
+    once pickled, which :mod:`overlay.checkpoints` does in its worker thread (a message never
+    changes once made, so that is safe)."""
+
+    __slots__ = ("entries",)
+
+    def __init__(self, messages: Sequence[ChannelMessage] | Sequence[tuple[str, str, int]]):
+        self.entries: Sequence[Any] = messages
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (History, ([m if isinstance(m, tuple) else (m.text, m.type, m.revision)
+                           for m in self.entries],))
+
+
 _RESYNC = object()  # queue marker: the subscriber fell behind
 
 
@@ -427,10 +443,11 @@ class ChannelHub(Generic[S]):
         """What :meth:`restore` needs to stand where this hub stands now (pickled with the
         rest of the service's state by :mod:`overlay.checkpoints`): the channel's view of the
         log (released count, items waiting for their delay), the reducer's state, the drawn
-        view and the resume history (as the JSON the subscribers got)."""
-        history = self._history if self.resumes_across_starts else ()
+        view and the resume history (the messages themselves, which never change: pickled as
+        the JSON the subscribers got, away from the event loop, :class:`History`)."""
+        history = list(self._history) if self.resumes_across_starts else []
         return {"view": self.view, "state": self.state, "picture": self._view, "seq": self.seq,
-                "history": [(m.text, m.type, m.revision) for m in history]}
+                "history": History(history)}
 
     @property
     def resumes_across_starts(self) -> bool:
@@ -447,7 +464,8 @@ class ChannelHub(Generic[S]):
         self.view, self.state, self._view = saved["view"], saved["state"], saved["picture"]
         self.seq = saved["seq"]
         self._history.clear()
-        self._history.extend(ChannelMessage.from_text(*entry) for entry in saved["history"])
+        self._history.extend(ChannelMessage.from_text(*entry)
+                             for entry in saved["history"].entries)
         self._snapshot = None
 
     def close(self) -> None:

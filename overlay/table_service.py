@@ -44,7 +44,7 @@ from engine.table_events import (
 )
 from engine.table_replay import TableRecorder
 from engine.tournament import DEFAULT_STRUCTURE, Structure
-from overlay.checkpoints import Checkpoints
+from overlay.checkpoints import Captured, Checkpoints
 from overlay.config import Config
 from overlay.hub import TableLog
 from overlay.store import Acknowledgement, Sender
@@ -244,17 +244,19 @@ class TableService:
         self._writing = asyncio.get_running_loop().create_task(
             self._write_checkpoint(checkpoints, self._capture(checkpoints, seq)))
 
-    def _capture(self, checkpoints: Checkpoints, seq: int) -> tuple[int, bytes]:
+    def _capture(self, checkpoints: Checkpoints, seq: int) -> Captured:
+        hubs = {name: hub.checkpoint() for name, hub in self.log.hubs.items()}
+        histories = {name: saved.pop("history") for name, saved in hubs.items()}
         return checkpoints.capture(seq, {
-            "hubs": {name: hub.checkpoint() for name, hub in self.log.hubs.items()},
-            "log": {"last_time": self.log.last_time}, "service": self._state()})
+            "hubs": hubs, "log": {"last_time": self.log.last_time}, "service": self._state()},
+            {"histories": histories})
 
     async def _write_checkpoint(self, checkpoints: Checkpoints,
-                                captured: tuple[int, bytes]) -> None:
+                                captured: Captured) -> None:
         try:
             await asyncio.to_thread(checkpoints.write, captured, self.clock())
         except Exception:  # derived data: the next one, or a longer replay, makes up for it
-            _log.warning("the checkpoint at entry %d could not be written", captured[0],
+            _log.warning("the checkpoint at entry %d could not be written", captured.seq,
                          exc_info=True)
 
     async def checkpoint_now(self) -> None:

@@ -292,25 +292,31 @@ async def test_a_changed_configuration_sets_checkpoints_aside(tmp_path: Path) ->
 
 async def test_a_page_resumes_across_a_restart_with_only_what_it_missed(
         tmp_path: Path) -> None:
+    """The stream's page (delayed) resumes with only the missed patches; a live page gets a
+    snapshot (live channels draw no resume history at a start)."""
     data = tmp_path / "data"
     clock = FakeClock()
     table = Table(data, clock, rotate_tokens(data, SHARED_ROLES))
     await table.start()
-    await table.play(random.Random(11), 60)
-    assert table.client is not None
-    ws = await table.client.ws_connect("/ws/venue")
-    await ws.send_json({"type": "hello", "page": "overlay", "version": "x", "resume": None})
-    first = (await ws.receive(timeout=10)).json()
-    assert first["type"] == "snapshot"
-    log_id, revision = first["log_id"], first["revision"]
-    await ws.close()
-    await table.play(random.Random(12), 40)  # the page misses these, then the restart
+    await table.play(random.Random(11), 80)
+    seen: dict[str, tuple[str, int]] = {}
+    for name in ("delayed", "venue"):
+        assert table.client is not None
+        ws = await table.client.ws_connect(f"/ws/{name}")
+        await ws.send_json({"type": "hello", "page": "overlay", "version": "x",
+                            "resume": None})
+        first = (await ws.receive(timeout=10)).json()
+        assert first["type"] == "snapshot"
+        seen[name] = (first["log_id"], first["revision"])
+        await ws.close()
+    await table.play(random.Random(12), 60)  # the pages miss these, then the restart
     await table.stop()
     await table.start()
-    hub = table.app[HUBS_KEY]["venue"]
-    assert hub.revision > revision
+    hub = table.app[HUBS_KEY]["delayed"]
+    log_id, revision = seen["delayed"]
+    assert hub.revision > revision  # (the clock moved: more of the log is due)
     assert table.client is not None
-    ws = await table.client.ws_connect("/ws/venue")
+    ws = await table.client.ws_connect("/ws/delayed")
     await ws.send_json({"type": "hello", "page": "overlay", "version": "x",
                         "resume": revision, "log_id": log_id})
     got = []
@@ -320,5 +326,12 @@ async def test_a_page_resumes_across_a_restart_with_only_what_it_missed(
         got.append(message.json())
     assert [m["type"] for m in got] == ["patch"] * len(got)  # no snapshot: only the missed
     assert [m["revision"] for m in got] == list(range(revision + 1, hub.revision + 1))
+    await ws.close()
+    log_id, revision = seen["venue"]
+    ws = await table.client.ws_connect("/ws/venue")
+    await ws.send_json({"type": "hello", "page": "overlay", "version": "x",
+                        "resume": revision, "log_id": log_id})
+    first = (await ws.receive(timeout=10)).json()
+    assert (first["type"], first.get("reason")) == ("snapshot", "cannot_resume")
     await ws.close()
     await table.stop()
