@@ -3,7 +3,8 @@
 For each log length (``--sizes``, default 1,000, 20,000 and 100,000 entries) it writes a
 tournament log of that length (a nine-handed table played through the engine: hole cards,
 actions, undos, boards, showdowns, misdeals, busts and re-seats, as the service logs them) into
-a fresh SQLite data directory, then measures, in the same run:
+a fresh SQLite data directory (a field of twelve: a busted player re-enters, so that the
+standings stay a final table's), then measures, in the same run:
 
 * **replay**: a start that replays the whole log (what every start did before checkpoints,
   and what a start still does when no checkpoint is valid: ``checkpoint_every = 0``);
@@ -79,8 +80,12 @@ class LogWriter:
         return out
 
     def _seat(self, seat: int) -> PlayerSeated:
-        self.joined += 1
-        event = PlayerSeated(seat, f"Player {self.joined}", self.rng.choice((2000, 5000, 9000)))
+        self.joined += 1  # a busted player re-enters under his name: a field of 12
+        name = f"Player {(self.joined - 1) % 12 + 1}"
+        while name in self.table.names.values():
+            self.joined += 1
+            name = f"Player {(self.joined - 1) % 12 + 1}"
+        event = PlayerSeated(seat, name, self.rng.choice((2000, 5000, 9000)))
         self.table.seat_player(event.seat, event.name, event.stack)
         return event
 

@@ -183,6 +183,11 @@ class History:
                            for m in self.entries],))
 
 
+START_HISTORY = 128
+"""The resume history a delayed channel keeps across a restart: its newest patches (a page
+that lost its connection during the restart misses the few seconds' worth released
+meanwhile; one that was gone longer gets a snapshot). Each costs a start one view."""
+
 _RESYNC = object()  # queue marker: the subscriber fell behind
 
 
@@ -322,11 +327,13 @@ class ChannelHub(Generic[S]):
             self.view.offer(event)
         self.release_due()
 
-    def release_due(self, *, fold: bool = False) -> int:
+    def release_due(self, *, starting: bool = False) -> int:
         """Release every item due now to the state and the subscribers; returns how many.
 
-        ``fold`` (a start, with no subscriber yet): take the items into the state without a
-        patch each and forget the resume history (pages that come back get a snapshot)."""
+        ``starting`` (the service's start, no subscriber yet): a live channel takes the items
+        into its state without a patch each and keeps no resume history (its pages get a
+        snapshot when they come back); a delayed one keeps the patches of its last
+        :data:`START_HISTORY` items, which its pages may resume from."""
         if self.closed:
             return 0
         items = self.view.due(self.clock())
@@ -334,9 +341,10 @@ class ChannelHub(Generic[S]):
             first = self.view.released - len(items) + 1
             # Patches older than the history window would reach no one (e.g. the replay of a
             # long log at start-up, or a burst with no subscriber): fold them without views.
-            quiet = 0 if self._subscribers else max(0, len(items) - (self._history.maxlen or 0))
-            if fold and not self._subscribers:
-                quiet = len(items)
+            window = self._history.maxlen or 0
+            if starting and not self._subscribers:
+                window = START_HISTORY if self.resumes_across_starts else 0
+            quiet = 0 if self._subscribers else max(0, len(items) - window)
             for item in items[:quiet]:
                 self._fold(item)
             if quiet:
@@ -351,6 +359,9 @@ class ChannelHub(Generic[S]):
                 for subscriber in self._subscribers:
                     subscriber._push(message)
             self._snapshot = None
+        if starting:  # a start from a checkpoint stands where a full replay stands
+            while len(self._history) > START_HISTORY:
+                self._history.popleft()
         self._schedule()
         return len(items)
 
@@ -445,7 +456,7 @@ class ChannelHub(Generic[S]):
         log (released count, items waiting for their delay), the reducer's state, the drawn
         view and the resume history (the messages themselves, which never change: pickled as
         the JSON the subscribers got, away from the event loop, :class:`History`)."""
-        history = list(self._history) if self.resumes_across_starts else []
+        history = list(self._history)[-START_HISTORY:] if self.resumes_across_starts else []
         return {"view": self.view, "state": self.state, "picture": self._view, "seq": self.seq,
                 "history": History(history)}
 
@@ -526,7 +537,7 @@ class TableLog:
             self._last_time = batch[-1].time
         self._published = after
         for hub in self.hubs.values():
-            hub.release_due(fold=not hub.resumes_across_starts)
+            hub.release_due(starting=True)
         return replayed
 
     @property
