@@ -15,4 +15,4 @@ def test_the_start_bench_measures_a_replay_and_a_checkpoint_start() -> None:
     assert 60 <= row["tail"] <= 200  # whole hands written after the stop's checkpoint
     assert row["checkpoint_bytes"] > 0
     assert row["replay_s"] > 0 and row["checkpoint_s"] > 0 and figures["fresh_s"] > 0
-    assert row["ratio_to_fresh"] == round(row["checkpoint_s"] / figures["fresh_s"], 2)
+    assert abs(row["ratio_to_fresh"] - row["checkpoint_s"] / figures["fresh_s"]) < 0.1
