@@ -12,7 +12,9 @@ of a final table are about 360 hands). Meanwhile:
   tablet does);
 * the reader goes away and comes back (``--reader-faults`` times);
 * a viewer follows the delayed channel over a websocket the whole time, resuming with its
-  revision after each restart.
+  revision after each restart;
+* the last quarter of the hands is played without kills, by one process, whose memory is
+  the one measured (its growth after the first fifth of that stretch).
 
 At the end the log is read back and the soak reports: acknowledged commands and whether each
 is in the log once (**lost**, **applied twice**), the log's sequence (gaps, duplicates), entries
@@ -213,6 +215,9 @@ class Soak:
                 self._ws = None
                 await self.ensure_running(session)
 
+    calm_from: int = -1
+    """The command count from which no more kills come (the memory is measured there)."""
+
     async def killer(self, every: float, stop: asyncio.Event) -> None:
         """SIGKILL the service at random moments (``every`` seconds apart on average): often
         while a command is in flight, which the operator's side then sends again."""
@@ -244,7 +249,7 @@ class Soak:
                         if not any(s["seat"] == seat and s.get("name") and s.get("stack")
                                    for s in view["seats"]):
                             await self.command(session, "set_seat", seat=seat,
-                                               name=f"Player {seat}.{self.commands}",
+                                               name=f"Player {seat}",  # a re-entry
                                                stack=20000)
                 await self.command(session, "next_hand")
                 played += 1
@@ -301,6 +306,7 @@ class Viewer:
     gaps: int = 0
     snapshots: int = 0
     resumes: int = 0
+    errors: list[str] = field(default_factory=list)
 
     async def follow(self, session: aiohttp.ClientSession, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -312,9 +318,12 @@ class Viewer:
                     async for message in ws:
                         if stop.is_set():
                             return
-                        self.take(json.loads(message.data))
+                        if message.type is aiohttp.WSMsgType.TEXT:
+                            self.take(json.loads(message.data))
             except (TimeoutError, aiohttp.ClientError, ConnectionError):
                 pass
+            except Exception as error:  # counted, never the end of the viewer
+                self.errors.append(f"{type(error).__name__}: {error}")
             await asyncio.sleep(0.1)
 
     def take(self, data: dict[str, Any]) -> None:
@@ -373,9 +382,13 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             calm = asyncio.Event()
             killing = asyncio.create_task(soak.killer(args.kill_every, calm))
             try:
-                await soak.play(session, args.hands, args.min_kills)
-                calm.set()  # no more kills: the delayed channel catches up
+                calm_hands = args.hands // 4  # the last quarter without kills: one process
+                await soak.play(session, args.hands - calm_hands, args.min_kills)
+                calm.set()
                 await killing
+                await soak.ensure_running(session)
+                soak.calm_from = soak.commands
+                await soak.play(session, calm_hands)
                 await soak.ensure_running(session)
                 # Everything logged becomes due on the delayed channel: wait for it.
                 await asyncio.sleep(args.delay + 1.0)
@@ -417,7 +430,8 @@ def report(soak: Soak, viewer: Viewer, faults: int, elapsed: float, data: Path,
         store.close()
     gaps = sum(1 for a, b in itertools.pairwise(seqs) if b != a + 1)
     chips = chips_conserved(entries)
-    warm = soak.memory[len(soak.memory) // 5:] or soak.memory
+    calm = [m for m in soak.memory if m[0] >= soak.calm_from]  # one process, no kills
+    warm = calm[len(calm) // 5:] or calm  # after its warm-up
     growth = (warm[-1][1] - warm[0][1]) / warm[0][1] if warm and warm[0][1] else 0.0
     figures = {
         "hands": args.hands, "commands": soak.commands, "acknowledged": len(soak.acked),
@@ -432,6 +446,8 @@ def report(soak: Soak, viewer: Viewer, faults: int, elapsed: float, data: Path,
         "start_s": {"count": len(soak.starts), "median": round(statistics.median(soak.starts), 2),
                     "max": round(max(soak.starts), 2)},
         "rss_kib": soak.memory[-40:], "rss_growth_after_warmup": round(growth, 3),
+        "rss_calm_kib": [warm[0][1], warm[-1][1]] if warm else None,
+        "viewer_errors": viewer.errors[:5],
         "elapsed_s": round(elapsed, 1), "seed": args.seed, "delay_s": args.delay,
         "python": platform.python_version(), "machine": platform.machine(),
     }
