@@ -13,8 +13,9 @@ of a final table are about 360 hands). Meanwhile:
 * the reader goes away and comes back (``--reader-faults`` times);
 * a viewer follows the delayed channel over a websocket the whole time, resuming with its
   revision after each restart;
-* the last quarter of the hands is played without kills, by one process, whose memory is
-  the one measured (its growth after the first fifth of that stretch).
+* the last quarter of the hands (``--calm-hands``) is played without kills, by one process,
+  whose memory is the one measured: its growth once the channels' resume histories (4,096
+  messages each) are full, and over the second half of that stretch.
 
 At the end the log is read back and the soak reports: acknowledged commands and whether each
 is in the log once (**lost**, **applied twice**), the log's sequence (gaps, duplicates), entries
@@ -103,8 +104,8 @@ class Soak:
     token: str = ""
     process: subprocess.Popen[bytes] | None = None
     starts: list[float] = field(default_factory=list)
-    memory: list[tuple[int, int]] = field(default_factory=list)
-    """(commands so far, RSS in KiB)."""
+    memory: list[tuple[int, int, int]] = field(default_factory=list)
+    """(commands so far, RSS in KiB, the operator channel's revision)."""
     acked: dict[str, int] = field(default_factory=dict)
     """Command id -> the log sequence number of its answer."""
     kills: int = 0
@@ -235,7 +236,7 @@ class Soak:
         while played < hands or self.kills < min_kills:
             view = await self.operator_view(session)
             if self.commands % 25 == 0:
-                self.memory.append((self.commands, self.rss()))
+                self.memory.append((self.commands, self.rss(), self._revision))
             operator = view["operator"]
             table = view["table"]
             if operator.get("between_hands"):
@@ -382,7 +383,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             calm = asyncio.Event()
             killing = asyncio.create_task(soak.killer(args.kill_every, calm))
             try:
-                calm_hands = args.hands // 4  # the last quarter without kills: one process
+                calm_hands = args.calm_hands if args.calm_hands is not None else args.hands // 4
                 await soak.play(session, args.hands - calm_hands, args.min_kills)
                 calm.set()
                 await killing
@@ -431,7 +432,8 @@ def report(soak: Soak, viewer: Viewer, faults: int, elapsed: float, data: Path,
     gaps = sum(1 for a, b in itertools.pairwise(seqs) if b != a + 1)
     chips = chips_conserved(entries)
     calm = [m for m in soak.memory if m[0] >= soak.calm_from]  # one process, no kills
-    warm = calm[len(calm) // 5:] or calm  # after its warm-up
+    # Warm once the channels' resume histories are full (4,096 items past the calm start).
+    warm = [m for m in calm if calm and m[2] >= calm[0][2] + 4096 + 256] or calm[-2:]
     growth = (warm[-1][1] - warm[0][1]) / warm[0][1] if warm and warm[0][1] else 0.0
     figures = {
         "hands": args.hands, "commands": soak.commands, "acknowledged": len(soak.acked),
@@ -445,8 +447,12 @@ def report(soak: Soak, viewer: Viewer, faults: int, elapsed: float, data: Path,
         "hands_checked_for_chips": chips[0], "chips_broken": chips[1],
         "start_s": {"count": len(soak.starts), "median": round(statistics.median(soak.starts), 2),
                     "max": round(max(soak.starts), 2)},
-        "rss_kib": soak.memory[-40:], "rss_growth_after_warmup": round(growth, 3),
+        "rss_kib": [m[:2] for m in soak.memory[-40:]],
+        "rss_growth_after_warmup": round(growth, 3), "rss_warm_samples": len(warm),
         "rss_calm_kib": [warm[0][1], warm[-1][1]] if warm else None,
+        "rss_growth_second_half": round(
+            (calm[-1][1] - calm[len(calm) // 2][1]) / calm[len(calm) // 2][1], 3)
+        if len(calm) > 1 else 0.0,
         "viewer_errors": viewer.errors[:5],
         "elapsed_s": round(elapsed, 1), "seed": args.seed, "delay_s": args.delay,
         "python": platform.python_version(), "machine": platform.machine(),
@@ -483,6 +489,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="hands to play (a final table plays about 30 an hour: 360)")
     parser.add_argument("--kill-every", type=float, default=20.0, metavar="SECONDS",
                         help="seconds between two SIGKILLs, on average (default 20)")
+    parser.add_argument("--calm-hands", type=int, default=None,
+                        help="hands played at the end without kills (default: a quarter)")
     parser.add_argument("--min-kills", type=int, default=0,
                         help="play on until at least this many kills (default 0)")
     parser.add_argument("--reader-faults", type=int, default=10,

@@ -163,6 +163,13 @@ class ChannelMessage:
             self._text = json.dumps(self._data, separators=(",", ":"))
         return self._text
 
+    def compact(self) -> None:
+        """Keep only the JSON text (half the memory: what a resume sends; :attr:`data` is
+        parsed again should anyone ask)."""
+        if self._data is not None:
+            self.text  # noqa: B018 (made once, kept)
+            self._data = None
+
     def __repr__(self) -> str:
         return f"ChannelMessage({self.data!r})"
 
@@ -187,6 +194,10 @@ START_HISTORY = 128
 """The resume history a delayed channel keeps across a restart: its newest patches (a page
 that lost its connection during the restart misses the few seconds' worth released
 meanwhile; one that was gone longer gets a snapshot). Each costs a start one view."""
+
+_FRESH = 64
+"""The newest messages of a history that keep their data as well as their text (the live
+consumers read it); older ones keep the text only (:meth:`ChannelMessage.compact`)."""
 
 _RESYNC = object()  # queue marker: the subscriber fell behind
 
@@ -356,6 +367,8 @@ class ChannelHub(Generic[S]):
                 message = self._patch(revision, item, merge_patch(self._view, view))
                 self._view = view
                 self._history.append(message)
+                if len(self._history) > _FRESH:  # older patches only ever resume a page
+                    self._history[-_FRESH - 1].compact()
                 for subscriber in self._subscribers:
                     subscriber._push(message)
             self._snapshot = None

@@ -14,7 +14,7 @@ from bench.bench_soak import run
 
 def test_a_short_show_day_with_crashes_loses_nothing() -> None:
     args = argparse.Namespace(hands=8, kill_every=2.0, min_kills=3, reader_faults=2,
-                              delay=1.0, seed=7)
+                              delay=1.0, seed=7, calm_hands=2)
     figures = asyncio.run(run(args))
     assert figures["kills"] >= 3 and figures["start_s"]["count"] == figures["kills"] + 1
     assert figures["acknowledged"] > 100
