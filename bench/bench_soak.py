@@ -306,7 +306,6 @@ class Viewer:
     duplicates: int = 0
     gaps: int = 0
     snapshots: int = 0
-    resumes: int = 0
     errors: list[str] = field(default_factory=list)
 
     async def follow(self, session: aiohttp.ClientSession, stop: asyncio.Event) -> None:

@@ -70,6 +70,7 @@ class LogWriter:
         self.now = T0
         self.seq = 0
         self.joined = 0
+        self._batches = self.batches()  # one table, continued by every write
 
     def _entries(self, events: list[Event]) -> list[TableEvent]:
         out = []
@@ -115,7 +116,7 @@ class LogWriter:
         written = 0
         batch: list[TableEvent] = []
         try:
-            for entries in self._stream():
+            for entries in self._batches:
                 batch += entries
                 written += len(entries)
                 if len(batch) >= 2000 or written >= count:
@@ -127,10 +128,6 @@ class LogWriter:
             store.close()
         return written
 
-    def _stream(self) -> Iterator[list[TableEvent]]:
-        if not hasattr(self, "_iterator"):
-            self._iterator = self.batches()
-        return self._iterator
 
 
 async def timed_start(data: Path, every: int, now: float) -> tuple[float, Any]:

@@ -215,7 +215,7 @@ async def log_ctx(app: web.Application) -> AsyncIterator[None]:
     if restored is not None and set(restored.state["hubs"]) == set(hubs):
         histories = restored.state["deferred"]["histories"]
         for name, hub in hubs.items():
-            hub.restore({**restored.state["hubs"][name], "history": histories[name]})
+            hub.restore(restored.state["hubs"][name], histories[name])
         replayed = await table_log.start(after=restored.seq,
                                          last_time=restored.state["log"]["last_time"])
         _log.info("started from the checkpoint at entry %d: %d events after it replayed",

@@ -464,14 +464,17 @@ class ChannelHub(Generic[S]):
     # --- checkpoints -----------------------------------------------------------------------
 
     def checkpoint(self) -> dict[str, Any]:
-        """What :meth:`restore` needs to stand where this hub stands now (pickled with the
-        rest of the service's state by :mod:`overlay.checkpoints`): the channel's view of the
-        log (released count, items waiting for their delay), the reducer's state, the drawn
-        view and the resume history (the messages themselves, which never change: pickled as
-        the JSON the subscribers got, away from the event loop, :class:`History`)."""
-        history = list(self._history)[-START_HISTORY:] if self.resumes_across_starts else []
-        return {"view": self.view, "state": self.state, "picture": self._view, "seq": self.seq,
-                "history": History(history)}
+        """What :meth:`restore` needs to stand where this hub stands now (pickled on the
+        event loop with the rest of the service's state by :mod:`overlay.checkpoints`): the
+        channel's view of the log (released count, items waiting for their delay), the
+        reducer's state and the drawn view. The resume history is :meth:`resume_history`."""
+        return {"view": self.view, "state": self.state, "picture": self._view, "seq": self.seq}
+
+    def resume_history(self) -> History:
+        """The patches a page may resume from after a restart (the messages themselves, which
+        never change: pickled as the JSON the subscribers got, away from the event loop)."""
+        return History(list(self._history)[-START_HISTORY:] if self.resumes_across_starts
+                       else [])
 
     @property
     def resumes_across_starts(self) -> bool:
@@ -481,15 +484,16 @@ class ChannelHub(Generic[S]):
         drawing of its resume history (a view per item)."""
         return self.spec.delay > 0
 
-    def restore(self, saved: Mapping[str, Any]) -> None:
-        """Stand where :meth:`checkpoint` stood (a fresh hub, before its log's start)."""
+    def restore(self, saved: Mapping[str, Any], history: History) -> None:
+        """Stand where :meth:`checkpoint` and :meth:`resume_history` stood (a fresh hub,
+        before its log's start)."""
         if self.view.last_seq != 0 or self._subscribers:
             raise FeltcastError(f"channel {self.name} is in use: it cannot be restored")
         self.view, self.state, self._view = saved["view"], saved["state"], saved["picture"]
         self.seq = saved["seq"]
         self._history.clear()
         self._history.extend(ChannelMessage.from_text(*entry)
-                             for entry in saved["history"].entries)
+                             for entry in history.entries)
         self._snapshot = None
 
     def close(self) -> None:

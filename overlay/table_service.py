@@ -246,7 +246,7 @@ class TableService:
 
     def _capture(self, checkpoints: Checkpoints, seq: int) -> Captured:
         hubs = {name: hub.checkpoint() for name, hub in self.log.hubs.items()}
-        histories = {name: saved.pop("history") for name, saved in hubs.items()}
+        histories = {name: hub.resume_history() for name, hub in self.log.hubs.items()}
         return checkpoints.capture(seq, {
             "hubs": hubs, "log": {"last_time": self.log.last_time}, "service": self._state()},
             {"histories": histories})

@@ -163,6 +163,10 @@ async def test_a_quiet_table_logs_no_device_reports(tmp_path: Path) -> None:
             await asyncio.sleep(0.1)
             if reports() != before:
                 before, settled = reports(), loop.time()
-        rig.place(1, "As", "Ks")  # reads, scans and heartbeats go on
-        await asyncio.sleep(2.2)
+        def lines() -> int:
+            return sum(stats.lines for stats in rig.bridge.capture.stats())
+
+        start = lines()
+        rig.place(1, "As", "Ks")  # reads, scans and heartbeats go on: 40 lines of them
+        await rig.until(lambda: lines() >= start + 40, timeout=60, what="40 reader lines")
         assert reports() == before

@@ -32,19 +32,7 @@ from overlay.config import Config, parse_config
 from overlay.hub import START_HISTORY
 from overlay.keys import CHECKPOINTS_KEY, HUBS_KEY, TABLE_KEY
 from overlay.store import create_db_engine, database_url
-
-T0 = 1_764_500_000.0
-LEVELS = [{"small_blind": 25, "big_blind": 50, "minutes": 10},
-          {"small_blind": 50, "big_blind": 100, "minutes": 10},
-          {"small_blind": 100, "big_blind": 200, "minutes": 10}]
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = T0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.overlay.test_tournament_service import LEVELS, FakeClock
 
 
 def config(data: Path, *, every: int = 40, delay: float = 30.0) -> Config:

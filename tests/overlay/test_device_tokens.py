@@ -22,12 +22,17 @@ from overlay.keys import STORE_KEY, TOKENS_KEY
 from tests.overlay.test_service import config_for
 
 
-async def test_a_device_token_opens_its_role_and_is_revoked_at_once(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+async def start(tmp_path: Path) -> tuple[TestServer, str]:
+    """The service with a secure channel, on a real test server; its base URL."""
     server = TestServer(create_app(config_for(tmp_path, secure={"enabled": True})),
                         host="127.0.0.1")
     await server.start_server()
-    base = f"http://127.0.0.1:{server.port}"
+    return server, f"http://127.0.0.1:{server.port}"
+
+
+async def test_a_device_token_opens_its_role_and_is_revoked_at_once(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    server, base = await start(tmp_path)
     operator = {"Authorization": f"Bearer {server.app[TOKENS_KEY].tokens.operator}"}
     try:
         async with aiohttp.ClientSession() as session:
@@ -100,10 +105,7 @@ async def _hello(ws: aiohttp.ClientWebSocketResponse) -> None:
 
 async def test_a_commentary_booth_reads_hole_cards_live_and_commands_nothing(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    server = TestServer(create_app(config_for(tmp_path, secure={"enabled": True})),
-                        host="127.0.0.1")
-    await server.start_server()
-    base = f"http://127.0.0.1:{server.port}"
+    server, base = await start(tmp_path)
     operator = {"Authorization": f"Bearer {server.app[TOKENS_KEY].tokens.operator}"}
     try:
         async with aiohttp.ClientSession() as session:
@@ -131,10 +133,7 @@ async def test_a_commentary_booth_reads_hole_cards_live_and_commands_nothing(
 
 async def test_rotating_a_shared_token_closes_its_sockets_and_refuses_it(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    server = TestServer(create_app(config_for(tmp_path, secure={"enabled": True})),
-                        host="127.0.0.1")
-    await server.start_server()
-    base = f"http://127.0.0.1:{server.port}"
+    server, base = await start(tmp_path)
     old = server.app[TOKENS_KEY].tokens
     try:
         async with aiohttp.ClientSession() as session:
