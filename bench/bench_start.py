@@ -4,18 +4,22 @@ For each log length (``--sizes``, default 1,000, 20,000 and 100,000 entries) it 
 tournament log of that length (a nine-handed table played through the engine: hole cards,
 actions, undos, boards, showdowns, misdeals, busts and re-seats, as the service logs them) into
 a fresh SQLite data directory (a field of twelve: a busted player re-enters, so that the
-standings stay a final table's), then measures, in the same run:
+standings stay a final table's, and there are thousands of bust-outs), then measures, in the
+same run, starts of a real ``feltcast serve`` (its own process, the machine's clock), each
+timed from the process start until the service answers ``/api/config``, as an operator waits
+for it:
 
 * **replay**: a start that replays the whole log (what every start did before checkpoints,
-  and what a start still does when no checkpoint is valid: ``checkpoint_every = 0``);
-* **checkpoint**: a start after a crash, from the newest checkpoint plus a tail of
-  ``--tail`` entries logged after it (median of ``--repeat`` starts, each on a fresh copy);
-* **fresh**: a start on an empty log (the yardstick: the target is a checkpoint start of at
-  most 2 s and 1.5x a fresh start, at every length).
+  and what a start still does when no checkpoint is valid); its clean stop takes a checkpoint
+  at the end of the log;
+* **checkpoint**: a start after a crash (SIGKILL), from that checkpoint plus a tail of
+  ``--tail`` entries logged after it, up to the present (median of ``--repeat`` starts, each
+  on a fresh copy; the service's own log line must say it started from the checkpoint);
+* **fresh**: a start on an empty data directory (the yardstick: the target is a checkpoint
+  start of at most 2 s and 1.5x a fresh start, at every length).
 
-A start is timed from ``create_app`` until the service answers ``/api/config``, in this
-process (no interpreter start-up). The checkpoint's size is reported too, and how long taking
-one holds the event loop (the pickling; compressing and writing run in a thread). Results go to
+The checkpoint's size is reported too, and how long taking one holds the event loop (the
+pickling, measured in this process; compressing and writing run in a thread). Results go to
 ``bench/results/start-<UTC time>.json``; the exit status is 1 if a target is missed.
 """
 
@@ -24,17 +28,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import platform
 import random
+import re
 import shutil
+import signal
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 from aiohttp.test_utils import TestClient, TestServer
 
 from bench import save_result
@@ -44,15 +53,19 @@ from engine.log import TableEvent
 from engine.table_events import ButtonSet, LevelStarted, PlayerSeated
 from overlay.app import create_app
 from overlay.auth import SHARED_ROLES, rotate_tokens
-from overlay.config import Config, parse_config
+from overlay.config import Config, config_to_toml, parse_config
 from overlay.keys import CHECKPOINTS_KEY, TABLE_KEY
-from overlay.store import open_store
+from overlay.store import create_db_engine, database_url, open_store
 from overlay.table_service import build_table
 from tests.log.hands import drive_hand
 
-T0 = 1_764_500_000.0
+ROOT = Path(__file__).resolve().parents[1]
 TARGET_SECONDS = 2.0
 TARGET_RATIO = 1.5
+SECONDS_PER_ENTRY = 0.85
+"""About the log time an entry of :class:`LogWriter` takes (0, 0.5 or 2 s)."""
+START_TIMEOUT = 3600.0
+"""A start that takes longer is a failure (a full replay of 1,000,000 entries takes minutes)."""
 
 
 def bench_config(data: Path, every: int) -> Config:
@@ -64,10 +77,10 @@ def bench_config(data: Path, every: int) -> Config:
 class LogWriter:
     """A table played through the engine, its events written as the service logs them."""
 
-    def __init__(self, config: Config, seed: int) -> None:
+    def __init__(self, config: Config, seed: int, *, start: float) -> None:
         self.table = build_table(config)
         self.rng = random.Random(seed)
-        self.now = T0
+        self.now = self.start = start
         self.seq = 0
         self.joined = 0
         self._batches = self.batches()  # one table, continued by every write
@@ -98,7 +111,7 @@ class LogWriter:
         level = table.structure.level(1)
         first += [ButtonSet(1), LevelStarted(level.number, level.small_blind, level.big_blind,
                                              level.ante, str(table.rules.ante_mode),
-                                             ends_at=T0 + 10 * 365 * 86400)]
+                                             ends_at=self.start + 10 * 365 * 86400)]
         yield self._entries(first)
         while True:
             hand = table.start_hand()
@@ -130,62 +143,112 @@ class LogWriter:
 
 
 
-async def timed_start(data: Path, every: int, now: float) -> tuple[float, Any]:
-    """Seconds from ``create_app`` until the service answers; the app (still running)."""
-    tokens = rotate_tokens(data, SHARED_ROLES)
-    started = time.perf_counter()
-    app = create_app(bench_config(data, every), clock=lambda: now, tokens=tokens)
+@dataclass(frozen=True)
+class Start:
+    seconds: float
+    """From the process start until the service answers ``/api/config``."""
+    from_checkpoint: int | None
+    """The checkpoint's entry the service started from (None: it replayed the whole log)."""
+    replayed: int
+    """Entries the start replayed."""
+
+
+async def process_start(root: Path, data: Path, every: int, *, crash: bool) -> Start:
+    """Start ``feltcast serve`` on ``data`` (its own process, the machine's clock) and time it
+    until it answers; then stop it: cleanly (SIGTERM: a checkpoint at the log's end) or, with
+    ``crash``, with SIGKILL."""
+    config = root / f"feltcast-{every}.toml"
+    if not config.exists():
+        config.write_text(config_to_toml(bench_config(data, every)))
+    begun = time.perf_counter()
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "overlay", "serve", "--config", str(config), "--data", str(data),
+        "--port", "0", cwd=ROOT, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert process.stdout is not None and process.stderr is not None
+    errors = asyncio.create_task(process.stderr.read())  # drained: a full pipe blocks the child
+    output: asyncio.Task[bytes] | None = None
+    try:
+        async with asyncio.timeout(START_TIMEOUT):
+            while (line := (await process.stdout.readline()).decode()) and " serving " not in line:
+                pass
+            found = re.search(r" on https?://[^ ]+:(\d+) ", line)
+            if found is None:
+                raise RuntimeError(f"feltcast serve did not start: {line!r}")
+            async with aiohttp.ClientSession() as session, session.get(
+                    f"http://127.0.0.1:{found[1]}/api/config") as response:
+                assert response.status == 200, response.status
+        seconds = time.perf_counter() - begun
+        output = asyncio.create_task(process.stdout.read())
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGKILL if crash else signal.SIGTERM)
+        await process.wait()
+        if output is not None:
+            await output
+    log = (await errors).decode()
+    started = re.search(r"started from the checkpoint at entry (\d+): (\d+) events", log)
+    if started is not None:
+        return Start(seconds, int(started[1]), int(started[2]))
+    replayed = re.search(r"log replayed: (\d+) events", log)
+    if replayed is None:
+        raise RuntimeError(f"feltcast serve did not say how it started:\n{log}")
+    return Start(seconds, None, int(replayed[1]))
+
+
+async def capture_hold(data: Path) -> tuple[float, int]:
+    """How long taking a checkpoint holds the event loop (the pickling, in milliseconds) in
+    a service started on ``data`` (in this process), and the bytes pickled."""
+    app = create_app(bench_config(data, 1000), tokens=rotate_tokens(data, SHARED_ROLES))
     client = TestClient(TestServer(app, host="127.0.0.1"))
     await client.start_server()
-    response = await client.get("/api/config")
-    assert response.status == 200
-    return time.perf_counter() - started, client
+    try:
+        service = app[TABLE_KEY]
+        begun = time.perf_counter()
+        captured = service._capture(app[CHECKPOINTS_KEY], service.log.published)
+        return (time.perf_counter() - begun) * 1000, len(captured.pickled)
+    finally:
+        await client.close()
 
 
 async def measure(size: int, tail: int, repeat: int, root: Path) -> dict[str, Any]:
     data = root / f"log-{size}"
-    writer = LogWriter(bench_config(data, 1000), seed=size)
+    # The show ran until about an hour ago (the delay has released all of it) ...
+    writer = LogWriter(bench_config(data, 1000), seed=size,
+                       start=time.time() - SECONDS_PER_ENTRY * size - 3600)
     writer.write(data, size)
-    replay, client = await timed_start(data, 0, writer.now)  # no checkpoint: the whole log
-    await client.close()
-    every = 1000  # the default; the tail below is written while no service runs
-    _, client = await timed_start(data, every, writer.now)  # full replay, then a clean stop:
-    await client.close()  # the checkpoint at the end of the log
-    writer.write(data, tail)  # logged after the newest checkpoint, then the crash
-    from overlay.store import create_db_engine, database_url
-
+    # ... a start replays it all (no checkpoint yet); its clean stop takes the checkpoint ...
+    replay = await process_start(root, data, 1000, crash=False)
+    # ... then the table played on, up to now, and the service was killed: the crash.
+    writer.now = max(writer.now, time.time() - SECONDS_PER_ENTRY * tail - 120)
+    writer.write(data, tail)
     engine = create_db_engine(database_url("", data))
     with engine.connect() as conn:
         kept = conn.exec_driver_sql("SELECT seq, length(state) FROM state_checkpoint "
                                     "ORDER BY seq DESC LIMIT 1").one()
         total = conn.exec_driver_sql("SELECT max(seq) FROM table_event").scalar_one()
     engine.dispose()
-    times = []
+    starts = []
     for k in range(repeat):
         copy = root / f"copy-{size}-{k}"
         shutil.copytree(data, copy)
-        seconds, client = await timed_start(copy, every, writer.now)
-        times.append(seconds)
-        service = client.server.app[TABLE_KEY]
-        begun = time.perf_counter()  # what a checkpoint costs the event loop (the pickling)
-        captured = service._capture(client.server.app[CHECKPOINTS_KEY], service.log.published)
-        capture_ms = (time.perf_counter() - begun) * 1000
-        await client.close()
+        starts.append(await process_start(root, copy, 1000, crash=True))
         shutil.rmtree(copy)
+    if any(start.from_checkpoint != kept[0] for start in starts):
+        raise RuntimeError(f"a start did not use the checkpoint at entry {kept[0]}: {starts}")
+    capture_ms, captured = await capture_hold(data)
     shutil.rmtree(data)
+    times = [start.seconds for start in starts]
     return {"entries": total, "checkpoint_at": kept[0], "checkpoint_bytes": kept[1],
-            "tail": total - kept[0], "replay_s": round(replay, 3),
-            "checkpoint_s": round(statistics.median(times), 3),
+            "tail": starts[0].replayed, "replay_s": round(replay.seconds, 3),
+            "replayed": replay.replayed, "checkpoint_s": round(statistics.median(times), 3),
             "checkpoint_runs_s": [round(t, 3) for t in times],
-            "capture_ms": round(capture_ms, 1), "captured_bytes": len(captured.pickled)}
+            "capture_ms": round(capture_ms, 1), "captured_bytes": captured}
 
 
 async def fresh_start(root: Path, repeat: int) -> float:
-    times = []
-    for k in range(repeat):
-        seconds, client = await timed_start(root / f"fresh-{k}", 1000, T0)
-        times.append(seconds)
-        await client.close()
+    times = [(await process_start(root, root / f"fresh-{k}", 1000, crash=False)).seconds
+             for k in range(repeat)]
     return statistics.median(times)
 
 
@@ -193,6 +256,7 @@ async def run(sizes: list[int], tail: int, repeat: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="feltcast-bench-start-") as tmp:
         root = Path(tmp)
         fresh = await fresh_start(root, repeat)
+        print(f"a fresh start: {fresh:.2f} s (median of {repeat})", flush=True)
         rows = []
         for size in sizes:
             row = await measure(size, tail, repeat, root)
@@ -220,7 +284,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sizes = [int(part.replace("_", "")) for part in args.sizes.split(",") if part]
     figures = asyncio.run(run(sizes, args.tail, max(1, args.repeat)))
-    print(f"fresh start {figures['fresh_s']:.2f} s (median of {figures['repeat']})")
     text = json.dumps(figures, indent=2)
     if not args.no_save:
         print(f"saved to {save_result('start', text)}")

@@ -104,7 +104,6 @@ class Table:
         self._last: Positions | None = None
         self.hand: Hand | None = None
         self.hand_number = 0
-        self.eliminations: list[PlayerEliminated] = []
         self.disqualified: list[PlayerDisqualified] = []
         self._positions: Positions | None = None
         self._taken_back = True
@@ -346,7 +345,6 @@ class Table:
             event = PlayerEliminated(seat, self._players[seat].name, place, hand.hand_number)
             out.append(event)
             del self._players[seat]
-        self.eliminations.extend(out)
         assert self._positions is not None
         self._last = self._positions
         self.button = self._positions.button

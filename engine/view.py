@@ -76,7 +76,6 @@ from engine.events import (
     HandStarted,
     HandVoided,
     HoleCardsDealt,
-    PlayerEliminated,
     PlayerRestricted,
     PotAwarded,
     Street,
@@ -141,7 +140,6 @@ class TableViewState:
     """Hole cards revealed after the hand ended (``reveal_after_hand`` channels)."""
     fed: dict[int, Event] = field(default_factory=dict)
     """This hand's deals and mucks as this channel saw them, by log seq (for reveals)."""
-    eliminated: list[PlayerEliminated] = field(default_factory=list)
     awarded_pots: tuple[Pot, ...] | None = None
     """The pots as they stood when the first pot was awarded (their eligible seats)."""
     level: _Level = field(default_factory=_Level)
@@ -221,8 +219,6 @@ class TableViewReducer:
                 self._feed(state, payload)
                 if isinstance(payload, HoleCardsDealt | HandMucked):
                     state.fed[entry.seq] = payload
-        elif isinstance(payload, PlayerEliminated):
-            state.eliminated.append(payload)
         elif isinstance(payload, DevicesReported):
             if self.operator:
                 state.devices = json.loads(payload.report)

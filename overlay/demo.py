@@ -355,7 +355,7 @@ class AutoOperator:
         if not tournament["clock"]["started"]:
             await self.send("start_clock")
         self.synced = time.monotonic()
-        self.reported = len(tournament["eliminations"])
+        self.reported = tournament["eliminated"]
         return view
 
     async def keep_pace(self, view: dict[str, Any]) -> None:
@@ -579,11 +579,12 @@ class AutoOperator:
         number = view["table"]["hand_number"]
         winners = [f"{s['name']} wins {s['won']:,}" for s in view["seats"]
                    if s.get("winner") and s.get("won")]
-        eliminations = view["tournament"]["eliminations"]
-        for out in eliminations[self.reported:]:  # R22 order; R23 prize
+        tournament = view["tournament"]
+        fresh = tournament["eliminated"] - self.reported  # the newest are last (R22 order)
+        for out in tournament["eliminations"][max(0, len(tournament["eliminations"]) - fresh):]:
             prize = f" and wins {_money(out['prize'])}" if out["prize"] else ""
             winners.append(f"{out['name']} is out in {_ordinal(out['place'])}{prize}")
-        self.reported = len(eliminations)
+        self.reported = tournament["eliminated"]
         self.hands += 1
         self.out(f"hand {number}: " + ("; ".join(winners) or "over"))
         await self.pause(self.timing.showdown_s)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engine.cards import FULL_DECK
 from engine.errors import ConfigError, IllegalActionError
-from engine.events import ActionKind, Street
+from engine.events import ActionKind, PlayerEliminated, Street
 from engine.hand import Hand
 from engine.table import AnteMode, Positions, Table, TableRules
 from engine.tournament import DEFAULT_STRUCTURE, BlindLevel, Structure
@@ -107,8 +107,8 @@ def test_heads_up_button_posts_small_blind_and_nobody_posts_bb_twice_r3() -> Non
     hand.fold()  # seat 4
     hand.call()  # seat 6 all-in
     hand.deal_board("AsKs9d4c8h")
-    table.finish_hand()
-    assert [e.seat for e in table.eliminations] == [6]
+    ended = table.finish_hand()
+    assert [e.seat for e in ended if isinstance(e, PlayerEliminated)] == [6]
     pos = play_out(table)
     # Seat 6 was the big blind; seat 2 is next for it, so seat 4 gets button + small blind.
     assert (pos.button, pos.small_blind, pos.big_blind) == (4, 4, 2)
@@ -252,6 +252,7 @@ def test_big_blind_moves_one_player_each_hand_until_one_is_left_r2_r3(seed: int,
     table.set_button(rng.choice(seats))
     total = sum(table.stacks.values())
     previous: Positions | None = None
+    out: list[PlayerEliminated] = []
     for number in range(200):
         if len(table.stacks) < 2:
             break
@@ -269,8 +270,8 @@ def test_big_blind_moves_one_player_each_hand_until_one_is_left_r2_r3(seed: int,
         if len(active) == 2:
             assert pos.small_blind == pos.button != pos.big_blind  # R3
         play_random(hand, rng)
-        table.finish_hand()
+        out += [e for e in table.finish_hand() if isinstance(e, PlayerEliminated)]
         previous = pos
         assert sum(table.stacks.values()) + 0 == total
-    places = sorted(e.place for e in table.eliminations)
+    places = sorted(e.place for e in out)
     assert places == list(range(count - len(places) + 1, count + 1))

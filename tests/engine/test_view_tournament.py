@@ -23,10 +23,11 @@ from engine.tournament_events import (
     ClockPaused,
     ClockResumed,
     ClockStarted,
+    PlayerDisqualified,
     PrizeAwarded,
 )
 from engine.view import TableViewReducer
-from engine.view_tournament import TournamentSettings, TournamentView
+from engine.view_tournament import ELIMINATIONS_SHOWN, TournamentSettings, TournamentView
 from tests.engine.viewkit import (
     DELAYED,
     SECURE,
@@ -120,6 +121,24 @@ def test_eliminations_in_one_hand_are_ranked_by_starting_stacks_r22() -> None:
     assert places == [(1, 5000, None), (2, 3000, None), (3, 2000, "Bo")]
     assert t["payouts"]["prize_pool"] == 10_000 and t["payouts"]["currency"] == "EUR"
     assert [p["jump"] for p in t["payouts"]["places"]] == [2000, 1000, 2000]
+
+
+def test_a_long_tournament_shows_its_newest_eliminations_and_counts_them_all() -> None:
+    """A re-entry field of thousands: the view (and a bust-out's patch) keeps its size; a
+    disqualification leaves both the list and the count."""
+    view = TournamentView(structure=SHORT)
+    state = view.initial()
+    busts = 3 * ELIMINATIONS_SHOWN
+    for k in range(busts):
+        view.apply(state, PlayerEliminated(1 + k % 9, f"Entry {k}", busts + 9 - k, k + 1),
+                   float(k))
+    view.apply(state, PlayerDisqualified(0, f"Entry {busts - 1}", "collusion"), float(busts))
+
+    drawn = view.snapshot(state, now=None, stacks={}, big_blind=None, level_number=1)
+    names = [entry["name"] for entry in drawn["eliminations"]]
+    assert names == [f"Entry {k}" for k in range(busts - 1 - ELIMINATIONS_SHOWN, busts - 1)]
+    assert drawn["eliminated"] == busts - 1
+    assert drawn["field"]["entrants"] == busts - 1
 
 
 def test_players_field_and_icm_follow_the_stacks_after_the_hand() -> None:

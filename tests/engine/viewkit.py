@@ -20,6 +20,7 @@ from engine.hand import Hand
 from engine.log import TableEvent
 from engine.table import Table, TableRules
 from engine.view import HAND_EVENTS, TableViewReducer, TableViewState
+from engine.view_tournament import ELIMINATIONS_SHOWN
 
 T0 = 1_764_500_000.0
 
@@ -33,7 +34,7 @@ SPECS = (VENUE, DELAYED, SECURE, REVEAL)
 # Every documented key (docs/view-model.md) of each object of the view.
 VIEW_KEYS = {"channel", "table", "seats", "alerts", "tournament"}
 TOURNAMENT_KEYS = {"name", "clock", "action_clock", "field", "players", "eliminations",
-                   "payouts", "icm", "allin", "stats", "ticker"}
+                   "eliminated", "payouts", "icm", "allin", "stats", "ticker"}
 TOURNAMENT_CLOCK_KEYS = {"level", "small_blind", "big_blind", "ante", "is_break", "running",
                          "started", "remaining", "as_of", "name", "next"}
 FIELD_KEYS = {"entrants", "remaining", "total_chips", "average", "average_bb", "chip_leader"}
@@ -243,7 +244,8 @@ def check_view(spec: ChannelSpec, view: dict[str, Any], truth: Truth) -> int:
         assert entry["folded"] == (hand.is_folded(seat) or hand.is_mucked(seat)), (
             spec.name, seat)
     out = [(e["seat"], e["place"], e["name"]) for e in view["tournament"]["eliminations"]]
-    assert tuple(out) == truth.eliminated, (spec.name, out)  # R22
+    assert tuple(out) == truth.eliminated[-ELIMINATIONS_SHOWN:], (spec.name, out)  # R22
+    assert view["tournament"]["eliminated"] == len(truth.eliminated), spec.name
     if not hand.is_over and not hand.awards:
         in_middle = sum(p["amount"] for p in view["table"]["pots"])
         assert in_middle + sum(hand.bets) == hand.total_pot
