@@ -130,7 +130,9 @@ class _Rate:
         rate = len(self._times) / FPS_WINDOW_S
         if abs(rate - self.shown) > max(2.0, 0.2 * self.shown) or (rate == 0) != (
                 self.shown == 0):
-            self.shown = round(rate)
+            # A camera that recognises a frame now and then (a busy machine) is working: it
+            # shows at least 1 fps, never "online, 0 fps".
+            self.shown = max(1, round(rate)) if rate else 0
         return self.shown
 
 
