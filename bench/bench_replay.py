@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from engine import phh
+from overlay import phh_files
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "phh"
@@ -32,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
 
-    files = list(phh.iter_files(args.paths))
+    files = list(phh_files.iter_files(args.paths))
     if not files:
         print("no .phh files found", file=sys.stderr)
         return 2
@@ -41,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     failures: list[str] = []
     for _ in range(max(1, args.repeat)):
         start = time.perf_counter()
-        histories = [phh.load(path) for path in files]
+        histories = [phh_files.load(path) for path in files]
         middle = time.perf_counter()
         results = [phh.verify(history) for history in histories]
         end = time.perf_counter()

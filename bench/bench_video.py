@@ -100,18 +100,18 @@ def log_entries(seconds: float) -> list[Any]:
     """Televised hands back to back from t=0, covering ``seconds`` (renumbered 1, 2, ...)."""
     from dataclasses import replace
 
-    from engine import phh
     from engine.events import HandStarted
     from engine.log import TableEvent
+    from overlay import phh_files
     from overlay.export.video.replay import phh_entries
 
-    files = sorted(phh.iter_files([PHH_DATA / "wsop-2023-43-day5", PHH_DATA / "pluribus"]))
+    files = sorted(phh_files.iter_files([PHH_DATA / "wsop-2023-43-day5", PHH_DATA / "pluribus"]))
     if not files:
         raise SystemExit(f"no PHH hands under {PHH_DATA}")
     out: list[TableEvent] = []
     now, number = min(0.5, seconds / 4), 0
     while not out or now < seconds:
-        history = phh.load(files[number % len(files)])
+        history = phh_files.load(files[number % len(files)])
         number += 1
         for entry in phh_entries(history, t0=now):
             payload = entry.payload

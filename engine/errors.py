@@ -50,23 +50,6 @@ class ConfigError(InvalidInputError):
         self.problem = problem
 
 
-class ReaderProtocolError(InvalidInputError):
-    """A line from an RFID reader that is not valid Feltcast reader protocol.
-
-    The message names the problem; ``line`` holds the offending text (shortened).
-    """
-
-    code = "reader_protocol"
-
-    def __init__(self, message: str, line: str = "") -> None:
-        super().__init__(message)
-        self.line = line
-
-
-class DeckRegistrationError(InvalidInputError):
-    """A deck cannot be registered, verified, activated or used as asked."""
-
-    code = "deck_registration"
 
 
 class InvalidHandError(InvalidInputError):
@@ -110,56 +93,3 @@ class HandHistoryError(InvalidInputError):
     """A hand history (PHH) that cannot be read or replayed; the message names the spot."""
 
     code = "hand_history"
-
-
-class ObsError(FeltcastError, RuntimeError):
-    """OBS could not do what Feltcast asked (the message says what, and what to do)."""
-
-    code = "obs_error"
-
-
-class ObsUnavailableError(ObsError):
-    """OBS is not connected (not running, wrong port or password, not answering in time)."""
-
-    code = "obs_unavailable"
-
-
-class ObsRequestError(ObsError):
-    """OBS refused one obs-websocket request; ``status`` is its RequestStatus code (e.g. 600,
-    not found) and ``comment`` its explanation."""
-
-    code = "obs_request_failed"
-
-    def __init__(self, message: str, *, request_type: str = "", status: int = 0,
-                 comment: str = "") -> None:
-        super().__init__(message)
-        self.request_type = request_type
-        self.status = status
-        self.comment = comment
-
-
-class ObsFeatureMissingError(ObsError):
-    """This OBS lacks something Feltcast needs (e.g. the Browser source); nothing was changed."""
-
-    code = "obs_feature_missing"
-
-
-class DelayViolationError(FeltcastError, RuntimeError):
-    """Hole cards would reach a live output: e.g. an OBS browser source reads the live
-    ``secure`` channel while OBS's stream delay is off or shorter than the security delay."""
-
-    code = "delay_violation"
-
-
-class CameraDeckError(InvalidInputError):
-    """A camera deck cannot be calibrated, read, found or stored as asked (the message says
-    which card or file)."""
-
-    code = "camera_deck"
-
-
-class CameraError(FeltcastError, RuntimeError):
-    """A camera source cannot be opened or stopped delivering frames; the message names the
-    camera and its source."""
-
-    code = "camera_error"

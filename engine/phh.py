@@ -1,4 +1,7 @@
-"""PHH hand histories (variant ``NT``): read, replay through the engine, verify, write.
+"""PHH hand histories (variant ``NT``): parse, replay through the engine, verify, write.
+
+Text in, text out: reading and finding ``.phh`` files is :mod:`overlay.phh_files`'s (the engine
+does no I/O).
 
 PHH is the TOML hand-history format of the University of Toronto Computer Poker Research
 Group (``phh-std``). Players are listed in position order: ``p1`` is the small blind and the
@@ -26,9 +29,7 @@ import datetime
 import json
 import re
 import tomllib
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from engine.errors import FeltcastError, HandHistoryError, InvalidInputError
@@ -105,12 +106,6 @@ def loads(text: str, *, source: str = "") -> HandHistory:
     except (TypeError, ValueError) as error:
         raise HandHistoryError(f"{where}bad field value: {error}") from None
     return history
-
-
-def load(path: str | Path) -> HandHistory:
-    """Read a ``.phh`` file."""
-    path = Path(path)
-    return loads(path.read_text(encoding="utf-8"), source=str(path))
 
 
 def _per_player(value: Any, count: int) -> tuple[int, ...]:
@@ -227,16 +222,6 @@ def verify(history: HandHistory) -> Verification:
     if diffs:
         return Verification(history.source, False, True, "; ".join(diffs))
     return Verification(history.source, True, True)
-
-
-def iter_files(paths: Iterable[str | Path]) -> Iterator[Path]:
-    """Every ``.phh`` file under the given files and folders, sorted within a folder."""
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            yield from sorted(path.rglob("*.phh"))
-        else:
-            yield path
 
 
 # --- export --------------------------------------------------------------------------------

@@ -22,9 +22,10 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from capture.errors import DeckRegistrationError
 from capture.rfid.decks import DeckInfo, DeckRegistration, DeckRegistry, Phase
 from capture.rfid.reader import RfidCapture, SnapshotQueue
-from engine.errors import DeckRegistrationError, IllegalActionError, InvalidInputError
+from engine.errors import IllegalActionError, InvalidInputError
 from overlay.store import Acknowledgement, Sender
 from overlay.table_service import TableService
 from overlay.tasks import cancel_and_wait

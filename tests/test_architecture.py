@@ -9,12 +9,14 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# What engine/ may never import: I/O frameworks, devices and the wall clock.
+# What engine/ may never import: I/O frameworks, files, devices and the wall clock.
 ENGINE_FORBIDDEN = {
     "asyncio", "aiohttp", "cv2", "serial", "serial_asyncio", "serial_asyncio_fast",
     "socket", "sqlmodel", "sqlalchemy", "obswebsocket", "threading", "subprocess",
-    "capture", "overlay",
+    "capture", "overlay", "pathlib", "os", "io", "shutil", "tempfile", "glob",
 }
+# Builtins that reach files or the terminal.
+IO_BUILTINS = {"open", "input", "print"}
 CAPTURE_FORBIDDEN = {"overlay"}
 # Calls that read the clock; engine code takes time as an argument instead.
 CLOCK_CALLS = {("time", "time"), ("time", "monotonic"), ("datetime", "now"),
@@ -59,7 +61,31 @@ def test_engine_reads_no_clock() -> None:
     assert offenders == []
 
 
+def io_calls(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    return [f"{path}:{node.lineno}" for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in IO_BUILTINS]
+
+
+def test_engine_reads_and_writes_no_files() -> None:
+    """Text in, text out: PHH files are read in overlay/phh_files.py, not engine/phh.py."""
+    assert [call for path in python_files("engine") for call in io_calls(path)] == []
+
+
+def test_engine_knows_no_devices() -> None:
+    """Reader, camera and OBS errors belong to capture/ and overlay/obs/ (one hierarchy all
+    the same: they derive from engine.errors.FeltcastError)."""
+    tree = ast.parse((ROOT / "engine" / "errors.py").read_text())
+    classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    devices = {name for name in classes
+               if any(word in name for word in ("Obs", "Camera", "Reader", "Deck", "Delay"))}
+    assert devices == set()
+
+
 def test_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
-    bad.write_text("import asyncio\nfrom overlay.cli import main\n")
-    assert imported_roots(bad) & ENGINE_FORBIDDEN == {"asyncio", "overlay"}
+    bad.write_text("import asyncio\nfrom overlay.cli import main\nfrom pathlib import Path\n"
+                   "print(open('x').read())\n")
+    assert imported_roots(bad) & ENGINE_FORBIDDEN == {"asyncio", "overlay", "pathlib"}
+    assert len(io_calls(bad)) == 2

@@ -44,9 +44,9 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import registry
 from sqlmodel import Field, Session, SQLModel, select
 
+from capture.errors import CameraDeckError
 from capture.storage import write_session
 from engine.cards import Card
-from engine.errors import CameraDeckError
 
 from .geometry import (
     CARD_ASPECT,

@@ -25,8 +25,9 @@ from typing import Any
 import cv2
 import numpy as np
 
+from capture.errors import CameraError
 from engine.capture_events import Zone, ZoneKind
-from engine.errors import CameraError, ConfigError
+from engine.errors import ConfigError
 
 from . import defaults
 from .geometry import Image
@@ -150,7 +151,7 @@ class FrameSource:
     >>> source.open()
     Traceback (most recent call last):
     ...
-    engine.errors.CameraError: camera 'nowhere': there is no video file '/no/such/video.mp4'
+    capture.errors.CameraError: camera 'nowhere': there is no video file '/no/such/video.mp4'
     """
 
     def __init__(self, config: CameraConfig) -> None:

@@ -34,7 +34,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
-from engine.errors import ConfigError, ReaderProtocolError
+from capture.errors import ReaderProtocolError
+from engine.errors import ConfigError
 
 from .protocol import (
     MAX_ANTENNAS,

@@ -30,9 +30,9 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import registry
 from sqlmodel import Field, Session, SQLModel, select
 
+from capture.errors import DeckRegistrationError
 from capture.storage import write_session
 from engine.cards import REGISTRATION_ORDER, Card
-from engine.errors import DeckRegistrationError
 
 MIN_STABLE_READS = 3
 

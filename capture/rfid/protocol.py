@@ -10,7 +10,7 @@ module is its reference implementation. In short, a reader sends ASCII lines::
 
 Each ``INV`` line is the complete set of tags on one antenna (an empty set is explicit), the
 ``*HH`` suffix is an optional XOR checksum, and anything that is not a valid line is rejected
-with a :class:`~engine.errors.ReaderProtocolError` naming the problem, so the caller can count
+with a :class:`~capture.errors.ReaderProtocolError` naming the problem, so the caller can count
 and skip it.
 
 >>> parse_line("INV seq=15 ant=1 n=1 uid=e0040150a1b2c3d4")
@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
-from engine.errors import ReaderProtocolError
+from capture.errors import ReaderProtocolError
 
 PROTOCOL_VERSION: Final = 1
 """The major protocol version this module speaks."""

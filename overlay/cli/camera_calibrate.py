@@ -101,8 +101,9 @@ def read_card_images(folder: Path) -> tuple[dict[Card, np.ndarray], dict[Card, s
     """
     import cv2
 
+    from capture.errors import CameraDeckError
     from engine.cards import Card
-    from engine.errors import CameraDeckError, InvalidCardError
+    from engine.errors import InvalidCardError
 
     if not folder.is_dir():
         raise CameraDeckError(f"there is no folder {str(folder)!r}")
@@ -154,8 +155,8 @@ def capture_from_camera(source_text: str, hold_frames: int) -> Mapping[Card, np.
 
     from capture.camera.geometry import find_card_quads, quad_area, quad_iou
     from capture.camera.source import CameraConfig, FrameSource, parse_source
+    from capture.errors import CameraError
     from engine.cards import REGISTRATION_ORDER
-    from engine.errors import CameraError
 
     source = FrameSource(CameraConfig("calibration", parse_source(source_text)))
     source.open()

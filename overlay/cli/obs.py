@@ -111,9 +111,9 @@ async def _setup(settings: ObsSettings, args: argparse.Namespace) -> int:
 
 
 async def _check(settings: ObsSettings, args: argparse.Namespace) -> int:
-    from engine.errors import DelayViolationError
     from overlay.obs.client import ObsClient
     from overlay.obs.delay_guard import BROWSER_SOURCE_KIND, check_obs, read_stream_delay
+    from overlay.obs.errors import DelayViolationError
 
     async with ObsClient(settings) as obs:
         await obs.wait_connected(settings.connect_timeout * 2, give_up_when_down=True)

@@ -38,15 +38,16 @@ def run(args: argparse.Namespace) -> int:
 def run_verify(paths: list[Path], out: TextIO) -> int:
     from engine import phh
     from engine.errors import FeltcastError
+    from overlay import phh_files
 
     passed = failed = unchecked = 0
     for path in paths:
         if not path.exists():
             print(f"{path}: no such file or folder", file=out)
             failed += 1
-    for path in phh.iter_files(p for p in paths if p.exists()):
+    for path in phh_files.iter_files(p for p in paths if p.exists()):
         try:
-            result = phh.verify(phh.load(path))
+            result = phh.verify(phh_files.load(path))
         except FeltcastError as error:
             print(f"{path}: {error}", file=out)
             failed += 1
@@ -69,8 +70,9 @@ def run_verify(paths: list[Path], out: TextIO) -> int:
 def run_show(path: Path, out: TextIO, *, equity: bool = True) -> int:
     from engine import phh
     from engine.show import render
+    from overlay import phh_files
 
-    history = phh.load(path)
+    history = phh_files.load(path)
     hand = phh.replay(history)
     title = history.extra.get("event") or path.name
     print(render(hand, title=str(title), equity=equity), file=out)

@@ -22,8 +22,8 @@ from enum import StrEnum
 from string import Template
 from typing import Any, Final
 
-from engine.errors import ObsRequestError, ObsUnavailableError
 from overlay.obs.client import ObsRequester
+from overlay.obs.errors import ObsRequestError, ObsUnavailableError
 from overlay.obs.settings import AutomationRule, RuleAction
 
 LOG = logging.getLogger(__name__)

@@ -13,7 +13,7 @@ Usage from the service (one cleanup-context entry)::
         obs.add_health_listener(publish_health)  # called on every health change
         await obs.call("SetCurrentProgramScene", {"sceneName": "Feltcast Table"})
 
-Calls made while OBS is down raise :class:`~engine.errors.ObsUnavailableError` at once:
+Calls made while OBS is down raise :class:`~overlay.obs.errors.ObsUnavailableError` at once:
 nothing in the service ever waits for OBS.
 """
 
@@ -38,7 +38,7 @@ from obswebsocket import obsws
 from obswebsocket import requests as obs_requests
 from obswebsocket.core import RecvThread
 
-from engine.errors import ObsRequestError, ObsUnavailableError
+from overlay.obs.errors import ObsRequestError, ObsUnavailableError
 from overlay.obs.settings import ObsSettings
 from overlay.tasks import cancel_and_wait
 

@@ -22,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
-from engine.errors import DelayViolationError, ObsError
 from overlay.obs.client import ObsClient, ObsEvent, ObsHealth, ObsState
 from overlay.obs.delay_guard import StreamDelay, check_obs, read_stream_delay
+from overlay.obs.errors import DelayViolationError, ObsError
 from overlay.obs.settings import ObsSettings
 from overlay.tasks import cancel_and_wait
 

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy.engine import Engine
 
+from capture.errors import DeckRegistrationError
 from capture.rfid.decks import (
     DeckRegistration,
     DeckRegistry,
@@ -23,7 +24,6 @@ from capture.rfid.decks import (
     ScanUpdate,
 )
 from engine.cards import REGISTRATION_ORDER, Card
-from engine.errors import DeckRegistrationError
 from overlay.store import EventStore, create_db_engine, database_url
 from tests.log.hands import random_log
 

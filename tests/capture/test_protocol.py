@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from capture.errors import ReaderProtocolError
 from capture.rfid.protocol import (
     MAX_LINE,
     Heartbeat,
@@ -22,7 +23,6 @@ from capture.rfid.protocol import (
     format_line,
     parse_line,
 )
-from engine.errors import ReaderProtocolError
 
 uids = st.binary(min_size=4, max_size=16).map(lambda b: b.hex().upper())
 inventories = st.builds(

@@ -11,6 +11,7 @@ import pytest
 from engine import phh
 from engine.errors import HandHistoryError
 from engine.hand import Hand
+from overlay import phh_files
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data" / "phh"
@@ -30,8 +31,8 @@ finishing_stacks = [2000, 0]
 
 @needs_data
 def test_every_shared_hand_replays_to_its_finishing_stacks() -> None:
-    files = list(phh.iter_files([DATA]))
-    results = [phh.verify(phh.load(path)) for path in files]
+    files = list(phh_files.iter_files([DATA]))
+    results = [phh.verify(phh_files.load(path)) for path in files]
     failures = [r for r in results if not r.passed]
     assert len(files) == 1736
     assert failures == []
@@ -41,7 +42,7 @@ def test_every_shared_hand_replays_to_its_finishing_stacks() -> None:
 
 @needs_data
 def test_dwan_ivey_million_dollar_pot_goes_to_dwan() -> None:
-    hand = phh.replay(phh.load(DATA / "famous" / "dwan-ivey-2009.phh"))
+    hand = phh.replay(phh_files.load(DATA / "famous" / "dwan-ivey-2009.phh"))
     assert hand.stacks == (572_100, 1_997_500, 1_109_500)
     (award,) = hand.awards
     assert award.seats == (3,) and award.amount == 1_109_500
@@ -98,7 +99,7 @@ def test_not_nlhe_is_refused() -> None:
 @pytest.mark.parametrize("name", ["wsop-2023-43-day5/1.phh", "pluribus/30/0.phh",
                                   "famous/dwan-ivey-2009.phh"])
 def test_export_replays_the_same(name: str) -> None:
-    hand = phh.replay(phh.load(DATA / name))
+    hand = phh.replay(phh_files.load(DATA / name))
     text = phh.export(hand)
     again = phh.replay(phh.loads(text))
     assert again.stacks == hand.stacks

@@ -23,6 +23,7 @@ from engine.events import ActionUndone, BetsCollected, HandShown, PotAwarded, Se
 from engine.hand import Hand
 from engine.log import TableEvent
 from engine.view import TableViewReducer, reducer_for, with_devices
+from overlay import phh_files
 from tests.engine.viewkit import (
     DELAYED,
     OPERATOR,
@@ -571,7 +572,7 @@ PHH_FILES = sorted(PHH_DIR.glob("*.phh")) if PHH_DIR.is_dir() else []
 @pytest.mark.skipif(not PHH_FILES, reason=f"the shared PHH files are not at {PHH_DIR}")
 @pytest.mark.parametrize("path", PHH_FILES, ids=lambda p: p.name)
 def test_wsop_hands_end_with_the_recorded_stacks_and_the_engines_winners(path: Path) -> None:
-    history = phh.load(path)
+    history = phh_files.load(path)
     hand = phh.replay(history)
     entries = log_of(hand.events)
     views = {spec.name: last_view(spec, entries) for spec in (VENUE, DELAYED, REVEAL)}

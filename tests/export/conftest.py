@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import phh
 from engine.hand import Hand
 from engine.log import TableEvent
+from overlay import phh_files
 from overlay.export.hands import HandRecord, read_hands
 from overlay.store import open_store
 from tests.export.session import TABLE_NAME, record_session
@@ -52,7 +52,7 @@ def televised(limit_pluribus: int = 40) -> Iterator[Path]:
         return
     yield from sorted((DATA / "wsop-2023-43-day5").glob("*.phh"))
     yield from sorted((DATA / "famous").glob("*.phh"))
-    yield from list(phh.iter_files([DATA / "pluribus"]))[:limit_pluribus]
+    yield from list(phh_files.iter_files([DATA / "pluribus"]))[:limit_pluribus]
 
 
 def chip_divmod(unit: int) -> Callable[[int, int], tuple[int, int]]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import phh
+from overlay import phh_files
 from overlay.export.video.replay import Pace, phh_entries
 from tests.export.videokit import (
     HAND2,
@@ -94,7 +94,7 @@ def test_phh_replay(tmp_path: Path) -> None:
     done = feltcast("--phh", FAMOUS, "--out", out, "--size", "480x270", "--fps", "10",
                     "--pace", "0.2", "--quiet", "--ffmpeg", FFMPEG or "off")
     assert done.returncode == 0, done.stderr
-    entries = phh_entries(phh.load(FAMOUS), pace=Pace(scale=0.2))
+    entries = phh_entries(phh_files.load(FAMOUS), pace=Pace(scale=0.2))
     expected = round((entries[-1].time + 1.0 + 5.0 * 0.2) * 10)  # 1 s lead-in, the hold
     frames = list(read_frames(out))
     assert len(frames) == expected and frames[0].shape == (270, 480, 3)

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from engine import phh
 from engine.errors import HandHistoryError
 from engine.events import BetReturned
+from overlay import phh_files
 from overlay.export.hands import HandRecord, read_hands
 from overlay.export.ohh import SPEC_VERSION, ohh_object, ohh_text
 from overlay.export.phh import skip_reason
@@ -140,7 +141,7 @@ def test_random_logged_hands(seed: int) -> None:
 @needs_data
 @pytest.mark.parametrize("path", list(televised(20)), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_televised_hands(path: Path) -> None:
-    check(record_of(phh.replay(phh.load(path))))
+    check(record_of(phh.replay(phh_files.load(path))))
 
 
 @settings(max_examples=40)

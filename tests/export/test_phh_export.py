@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from engine import phh
 from engine.errors import HandHistoryError
 from engine.hand import Hand
+from overlay import phh_files
 from overlay.export.hands import HandRecord, read_hands
 from overlay.export.phh import phh_text, skip_reason
 from tests.engine.randomhands import play, random_setup
@@ -111,7 +112,7 @@ def test_random_logged_hands_replay_in_pokerkit(seed: int) -> None:
 @needs_data
 @pytest.mark.parametrize("path", list(televised()), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_televised_hands_through_the_log_and_back(path: Path) -> None:
-    original = phh.load(path)
+    original = phh_files.load(path)
     hand = phh.replay(original)
     record = record_of(hand)
     text = phh_text(record)

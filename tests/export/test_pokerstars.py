@@ -17,6 +17,7 @@ from engine.cards import Card, parse_cards
 from engine.errors import HandHistoryError
 from engine.events import AntePosted, BlindPosted
 from engine.hand import Hand
+from overlay import phh_files
 from overlay.export.hands import HandRecord, read_hands
 from overlay.export.phh import phh_text, skip_reason
 from overlay.export.pokerstars import SEPARATOR, hand_id, pokerstars_text, roman
@@ -217,7 +218,7 @@ def test_random_logged_hands_parse_back(seed: int) -> None:
 @needs_data
 @pytest.mark.parametrize("path", list(televised(20)), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_televised_hands_parse_back(path: Path) -> None:
-    record = record_of(phh.replay(phh.load(path)))
+    record = record_of(phh.replay(phh_files.load(path)))
     text = pokerstars_text(record)
     same_hand(record, text)
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from engine.errors import ObsRequestError, ObsUnavailableError
 from overlay.obs.client import ObsClient, ObsEvent, ObsHealth, ObsState
+from overlay.obs.errors import ObsRequestError, ObsUnavailableError
 from overlay.obs.settings import ObsSettings
 from tests.obs.conftest import Observer, ObsStudio, free_port
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import DelayViolationError
 from overlay.obs.client import ObsClient
 from overlay.obs.delay_guard import StreamDelay, check_obs, ensure_stream_delay, read_stream_delay
+from overlay.obs.errors import DelayViolationError
 from overlay.obs.setup import StandIn, setup_final_table, stand_in_names
 from tests.obs.conftest import Observer, ObsStudio, Profile
 

@@ -17,8 +17,8 @@ import cv2
 import numpy as np
 import pytest
 
-from engine.errors import ObsError, ObsFeatureMissingError
 from overlay.obs.client import ObsClient
+from overlay.obs.errors import ObsError, ObsFeatureMissingError
 from overlay.obs.settings import ObsSettings
 from overlay.obs.setup import StandIn, setup_final_table, stand_in_names
 from tests.obs.conftest import Observer, ObsStudio

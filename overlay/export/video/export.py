@@ -30,9 +30,9 @@ from typing import IO, Any
 import cv2
 import numpy as np
 
-from engine import phh
 from engine.errors import InvalidInputError
 from engine.log import TableEvent
+from overlay import phh_files
 from overlay.export.hands import DEFAULT_TABLE, iso_utc, read_hands
 from overlay.export.log_head import LogHead
 from overlay.export.video.clips import Clip, clips_for, edl, ffmetadata, write_csv
@@ -408,7 +408,7 @@ def export_replay(path: Path, out: Path, *, options: ExportOptions | None = None
     options = options or ExportOptions()
     if not path.is_file():
         raise InvalidInputError(f"hand history {path}: no such file")
-    history = phh.load(path)
+    history = phh_files.load(path)
     if options.log_head is None:  # an exported hand: its replay carries the file's head
         options = dataclasses.replace(options, log_head=LogHead.from_phh(history.extra))
     pace = pace or Pace()

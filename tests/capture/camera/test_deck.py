@@ -11,8 +11,8 @@ from sqlalchemy import create_engine
 
 from capture.camera.cardart import STYLES, render_card
 from capture.camera.deck import CameraDeck, CameraDeckRegistry
+from capture.errors import CameraDeckError
 from engine.cards import Card
-from engine.errors import CameraDeckError
 
 from .conftest import card_corners, felt, place
 

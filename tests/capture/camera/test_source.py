@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from capture.camera.source import CameraConfig, FrameSource, Region, parse_source
+from capture.errors import CameraError
 from engine.capture_events import Zone
-from engine.errors import CameraError, ConfigError
+from engine.errors import ConfigError
 
 from .conftest import write_video
 
