@@ -24,6 +24,7 @@ from engine.channels import ChannelFilter, ChannelSpec
 from engine.errors import InvalidInputError
 from engine.events import HandEnded, HandStarted, HandVoided
 from engine.table_events import AccessRecorded
+from overlay.alerts import Alert, AlertLevel
 from overlay.assets import static_dir
 from overlay.auth import (
     ROLE_GRANTS,
@@ -305,7 +306,7 @@ def device_report(app: web.Application) -> dict[str, Any]:
     channels = [{"name": hub.name, "delay": hub.spec.delay, "clients": pages.clients(hub.name)}
                 for hub in app[HUBS_KEY].values() if hub.name != OPERATOR_CHANNEL]
     obs = app.get(OBS_KEY)
-    alerts: list[dict[str, Any]] = []
+    alerts: list[Alert] = []
     obs_view = None
     if obs is not None:
         obs_view = obs.status.operator_view()
@@ -323,24 +324,26 @@ def device_report(app: web.Application) -> dict[str, Any]:
         alerts.extend(cameras.alerts())
     alerts.extend(transport_alerts(app[CONFIG_KEY]))
     return {"channels": channels, "pages": pages.summary(), "obs": obs_view,
-            "capture": readers, "decks": decks, "alerts": alerts}
+            "capture": readers, "decks": decks,
+            "alerts": [alert.to_view() for alert in alerts]}
 
 
-def transport_alerts(config: Config) -> list[dict[str, str]]:
+def transport_alerts(config: Config) -> list[Alert]:
     """The console's red line when the service is reachable from the venue network without
     TLS (loopback only is fine: nothing leaves the machine)."""
     server = config.server
     if server.tls or server.host in ("127.0.0.1", "localhost", "::1"):
         return []
     if server.allow_plaintext:
-        return [{"level": "error", "source": "security", "message":
-                 f"TLS is off and allow_plaintext is on: tokens and live hole cards cross the "
-                 f"network in clear text to anyone on it ({server.host}:{server.port})"}]
-    return [{"level": "error", "source": "security", "message":
-             "TLS is off: other machines get only the public and delayed pages; the console, "
-             "the secure channel and every command work only from "
-             f"{', '.join(server.local_networks)} (feltcast tls init, then [server] tls = "
-             "true)"}]
+        return [Alert(AlertLevel.ERROR, "security", "plaintext_allowed",
+                      f"TLS is off and allow_plaintext is on: tokens and live hole cards cross "
+                      f"the network in clear text to anyone on it ({server.host}:"
+                      f"{server.port})")]
+    return [Alert(AlertLevel.ERROR, "security", "tls_off",
+                  "TLS is off: other machines get only the public and delayed pages; the "
+                  "console, the secure channel and every command work only from "
+                  f"{', '.join(server.local_networks)} (feltcast tls init, then [server] tls "
+                  "= true)")]
 
 
 async def close_websockets(app: web.Application) -> None:

@@ -61,6 +61,7 @@ from engine.capture_events import (
 )
 from engine.errors import FeltcastError
 from engine.log import CaptureRecord
+from overlay.alerts import Alert, AlertBook, AlertLevel
 from overlay.camera_config import CameraConfigSection
 from overlay.capture_bridge import CAPTURE_KEY, CaptureBridge, antenna_map_of, safe_detail
 from overlay.hub import TableLog
@@ -336,19 +337,6 @@ class CameraCoordinator:
                 "connects": self.connects, "error": self.error or None}
 
 
-@dataclass(slots=True)
-class _Alert:
-    level: str
-    source: str
-    message: str
-    kind: str
-    at: float
-    sticky: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"level": self.level, "source": self.source, "message": self.message,
-                "kind": self.kind, "at": round(self.at, 3)}
-
 
 class CameraService:
     """The table's cameras, their fusion with RFID, their health (see the module docstring).
@@ -386,7 +374,7 @@ class CameraService:
             self.coordinators[camera.name] = CameraCoordinator(
                 camera, open_source=open_source, make_tracker=make_tracker,
                 deliver=self.camera_events, changed=self._on_change, timing=timing)
-        self._alerts: dict[tuple[str, ...], _Alert] = {}
+        self._alerts = AlertBook(clock=clock, expire_seconds=alert_seconds)
         self._down: set[str] = set()
         """Cameras offline or ended (RFID stands in where the policy and fallback say so)."""
         self._tasks: list[asyncio.Task[None]] = []
@@ -478,23 +466,16 @@ class CameraService:
                 self._alert(key, "warning", f"camera:{name}", f"camera {name!r}: "
                             f"{camera.error}", "camera_fault")
             else:
-                self._alerts.pop(key, None)
+                self._alerts.clear(key)
 
     def _alert(self, key: tuple[str, ...], level: str, source: str, message: str, kind: str,
                *, sticky: bool = False) -> None:
-        current = self._alerts.get(key)
-        if current is not None and current.message == message:
-            return  # the same alert: keep its time
-        self._alerts[key] = _Alert(level, source, message, kind, self.clock(), sticky)
+        self._alerts.raise_alert(key, Alert(AlertLevel(level), source, kind, message,
+                                            sticky=sticky))
 
-    def alerts(self) -> list[dict[str, Any]]:
+    def alerts(self) -> list[Alert]:
         """Current camera alerts, newest first (one-off faults expire)."""
-        now = self.clock()
-        for key, alert in list(self._alerts.items()):
-            if not alert.sticky and now - alert.at > self.alert_seconds:
-                del self._alerts[key]
-        return [alert.to_dict() for alert in sorted(self._alerts.values(),
-                                                    key=lambda a: (-a.at, a.source))]
+        return self._alerts.current()
 
     def operator_capture(self) -> list[dict[str, Any]]:
         """The operator view's ``capture`` entries: one per camera."""

@@ -42,7 +42,6 @@ import re
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
@@ -70,6 +69,7 @@ from engine.errors import ConfigError, FeltcastError
 from engine.events import Street
 from engine.log import CaptureRecord
 from overlay import config as overlay_config
+from overlay.alerts import Alert, AlertBook, AlertLevel
 from overlay.deck_desk import DeckDesk
 from overlay.hub import TableLog
 from overlay.keys import CONFIG_KEY, LOG_KEY, STORE_KEY, TABLE_KEY
@@ -80,7 +80,6 @@ _log = logging.getLogger(__name__)
 
 ALERT_SECONDS = 120.0
 """How long a one-off capture fault stays among the operator's alerts."""
-MAX_ALERTS = 12
 RECORD_DELAY_S = 0.05
 """Capture records of a burst are logged together, this long after the first of them."""
 DECK_POLL_SECONDS = 5.0
@@ -141,20 +140,6 @@ def capture_readers(readers: Sequence[overlay_config.ReaderConfig]) -> list[Read
 # -- the bridge -----------------------------------------------------------------------------
 
 
-@dataclass(slots=True)
-class _Alert:
-    level: str
-    source: str
-    message: str
-    at: float
-    kind: str
-    sticky: bool = False
-    """Stays until cleared (a reader offline), instead of expiring."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"level": self.level, "source": self.source, "message": self.message,
-                "kind": self.kind, "at": round(self.at, 3)}
-
 
 class CaptureBridge:
     """Capture events in, table commands and operator alerts out (see the module docstring).
@@ -174,7 +159,7 @@ class CaptureBridge:
         self.table_name = table_name
         self.clock = clock
         self.alert_seconds = alert_seconds
-        self._alerts: dict[tuple[Any, ...], _Alert] = {}
+        self._alerts = AlertBook(clock=clock, expire_seconds=alert_seconds)
         self._changed = asyncio.Event()
         self.deck, cards = self._load_deck()
         self.capture = RfidCapture(readers, antenna_map, cards, sink=self._on_capture,
@@ -314,7 +299,7 @@ class CaptureBridge:
     def _use_deck(self, name: str, cards: Mapping[str, Card]) -> None:
         self.deck = name
         if name:
-            self._alerts.pop(("deck",), None)
+            self._alerts.clear(("deck",))
         else:
             self._no_deck_alert()
         self._changed.set()
@@ -374,7 +359,7 @@ class CaptureBridge:
             self.burn_count = event.count  # R19: a count, never a card
         elif isinstance(event, ReaderOnline):
             self._offline_reason.pop(event.reader, None)
-            self._alerts.pop(("offline", event.reader), None)
+            self._alerts.clear(("offline", event.reader))
             self._changed.set()
         elif isinstance(event, ReaderOffline):
             self._changed.set()
@@ -545,19 +530,15 @@ class CaptureBridge:
 
     def _alert(self, key: tuple[Any, ...], level: str, source: str, message: str, kind: str,
                *, sticky: bool = False) -> None:
-        self._alerts.pop(key, None)
-        self._alerts[key] = _Alert(level, source, message, self.clock(), kind, sticky)
-        self._changed.set()
+        if self._alerts.raise_alert(key, Alert(AlertLevel(level), source, kind, message,
+                                               sticky=sticky)):
+            self._changed.set()
 
-    def alerts(self) -> list[dict[str, Any]]:
-        """Current capture alerts, newest first (one-off faults expire)."""
-        now = self.clock()
-        for key, alert in list(self._alerts.items()):
-            if not alert.sticky and now - alert.at > self.alert_seconds:
-                del self._alerts[key]
-        newest = sorted(self._alerts.values(), key=lambda a: (-a.at, a.source))
+    def alerts(self) -> list[Alert]:
+        """Current capture alerts, newest first (one-off faults expire), the deck desk's
+        first."""
         scan = self.desk.alert() if self.desk is not None else None
-        return [*([scan] if scan else []), *(alert.to_dict() for alert in newest[:MAX_ALERTS])]
+        return [*([scan] if scan else []), *self._alerts.current()]
 
     def operator_decks(self) -> dict[str, Any] | None:
         """The operator view's ``decks`` field (``None`` without a deck registry)."""

@@ -26,6 +26,7 @@ from capture.errors import DeckRegistrationError
 from capture.rfid.decks import DeckInfo, DeckRegistration, DeckRegistry, Phase
 from capture.rfid.reader import RfidCapture, SnapshotQueue
 from engine.errors import IllegalActionError, InvalidInputError
+from overlay.alerts import Alert, AlertLevel
 from overlay.store import Acknowledgement, Sender
 from overlay.table_service import TableService
 from overlay.tasks import cancel_and_wait
@@ -126,16 +127,15 @@ class DeckDesk:
                 "total": 52, "reader": reader, "antenna": antenna,
                 "message": self._message, "saved": self._saved}
 
-    def alert(self) -> dict[str, Any] | None:
+    def alert(self) -> Alert | None:
         """A warning while a hand runs during a scan: that antenna's reads miss the hand."""
         hand = self.service.table.hand
         if self._task is None or hand is None or hand.started is None or hand.is_over:
             return None
         reader, antenna = self._where
-        return {"level": "warning", "source": "decks", "kind": "deck_scan_in_hand",
-                "at": self._started_at,
-                "message": f"a deck is being registered on antenna {antenna} of {reader}: "
-                           "its cards do not reach the hand; finish or cancel the scan"}
+        return Alert(AlertLevel.WARNING, "decks", "deck_scan_in_hand",
+                     f"a deck is being registered on antenna {antenna} of {reader}: its cards "
+                     "do not reach the hand; finish or cancel the scan", at=self._started_at)
 
     async def reload(self) -> None:
         """Read the deck list again (another process may have changed it)."""

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from overlay.alerts import Alert, AlertLevel
 from overlay.obs.client import ObsClient, ObsEvent, ObsHealth, ObsState
 from overlay.obs.delay_guard import StreamDelay, check_obs, read_stream_delay
 from overlay.obs.errors import DelayViolationError, ObsError
@@ -72,15 +73,16 @@ class ObsStatus:
                 float(delay.seconds if delay.enabled else 0),
                 "ok": self.ok, "message": self.message}
 
-    def alerts(self) -> list[dict[str, str]]:
-        """OBS's entries for the ``alerts`` list (empty when all is well)."""
+    def alerts(self) -> list[Alert]:
+        """OBS's entries for the ``alerts`` list (empty when all is well): standing
+        conditions, without a time."""
         if self.violation:
-            return [{"level": "error", "source": "obs", "message": self.violation}]
+            return [Alert(AlertLevel.ERROR, "obs", "obs_delay_violation", self.violation)]
         if self.health.state is ObsState.DOWN:
-            return [{"level": "warning", "source": "obs",
-                     "message": f"OBS not connected: {self.health.last_error}"}]
+            return [Alert(AlertLevel.WARNING, "obs", "obs_offline",
+                          f"OBS not connected: {self.health.last_error}")]
         if self.check_error:
-            return [{"level": "warning", "source": "obs", "message": self.check_error}]
+            return [Alert(AlertLevel.WARNING, "obs", "obs_check_failed", self.check_error)]
         return []
 
 

@@ -95,7 +95,7 @@ async def test_control_runs_client_monitor_and_rules_together(
         profile.set_delay(True, 60)
         await control.monitor.check()
         assert not control.secure_allowed
-        assert control.status.alerts()[0]["level"] == "error"
+        assert control.status.alerts()[0].level == "error"
     assert not control.client.connected
 
 

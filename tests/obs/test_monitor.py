@@ -40,7 +40,7 @@ async def test_secure_without_delay_is_an_error_alert_until_the_delay_is_on(
         assert (view["connected"], view["ok"]) == (True, False)
         assert "stream delay is off" in view["message"]
         [alert] = monitor.status.alerts()
-        assert (alert["level"], alert["source"]) == ("error", "obs")
+        assert (alert.level, alert.source, alert.kind) == ("error", "obs", "obs_delay_violation")
 
         profile.set_delay(True, 900)
         status = await monitor.check()
@@ -72,4 +72,4 @@ async def test_obs_down_is_a_warning_with_the_reason(obs: ObsStudio) -> None:
     assert status.operator_view()["connected"] is False
     assert status.operator_view()["ok"] is False
     [alert] = status.alerts()
-    assert alert["level"] == "warning" and "nothing listens" in alert["message"]
+    assert alert.level == "warning" and "nothing listens" in alert.message
