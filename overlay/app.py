@@ -14,7 +14,6 @@ import logging
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,18 +26,22 @@ from engine.table_events import AccessRecorded
 from overlay.alerts import Alert, AlertLevel
 from overlay.assets import static_dir
 from overlay.auth import (
-    ROLE_GRANTS,
     ROLES,
     TokenFile,
     Tokens,
     TokenThrottle,
+    identify,
     load_or_create_tokens,
     origin_allowed,
     presented_token,
+    require_operator,
+    require_private_transport,
+    roles_of,
     shared_socket_key,
+    token_roles,
 )
-from overlay.camera_bridge import CAMERAS_KEY, camera_ctx
-from overlay.capture_bridge import CAPTURE_KEY, capture_ctx
+from overlay.camera_bridge import camera_ctx
+from overlay.capture_bridge import capture_ctx
 from overlay.channel_views import view_reducers
 from overlay.checkpoints import Checkpoints
 from overlay.config import Config
@@ -47,6 +50,8 @@ from overlay.device_tokens import DeviceBook, create_device, list_devices, revok
 from overlay.hub import ChannelHub, TableLog
 from overlay.keys import (
     ASSET_VERSION_KEY,
+    CAMERAS_KEY,
+    CAPTURE_KEY,
     CHECKPOINTS_KEY,
     CLOCK_KEY,
     CONFIG_KEY,
@@ -68,14 +73,12 @@ from overlay.startup import open_service_store
 from overlay.store import EventStore, Sender
 from overlay.table_service import TableService
 from overlay.tasks import cancel_and_wait
-from overlay.tls import peer_is_local
 from overlay.tournament_desk import tournament_config
 from overlay.web_errors import (
     error_middleware,
     error_payload,
     json_error,
     quiet_garbage_http,
-    too_many_requests,
 )
 from overlay.web_json import decode_json, read_json
 
@@ -451,87 +454,6 @@ def obs_guard_changed(app: web.Application) -> None:
             app[OBS_SOCKETS_KEY].pop(ws, None)
             asyncio.get_running_loop().create_task(
                 ws.close(code=4001, message=b"the OBS delay guard changed"))
-
-
-@dataclass(frozen=True, slots=True)
-class Identity:
-    """Who a presented token says the caller is."""
-
-    roles: frozenset[str] = frozenset()
-    """What the token opens (``auth.ROLE_GRANTS`` of its role)."""
-    role: str = "none"
-    """The token's role, as the access audit names it."""
-    device: str = ""
-    """The named device it belongs to (``""``: a shared token of ``tokens.json``, or none)."""
-
-
-def identify(app: web.Application, token: str | None) -> Identity:
-    """The role, grants and named device of a token: one lookup for all three."""
-    role = app[TOKENS_KEY].tokens.role_of(token)
-    if role:
-        return Identity(ROLE_GRANTS[role], role)
-    device = app[DEVICES_KEY].lookup(token) if DEVICES_KEY in app and token else None
-    return Identity(ROLE_GRANTS[device.role], device.role, device.name) if device else Identity()
-
-
-def roles_of(app: web.Application, token: str | None) -> frozenset[str]:
-    return identify(app, token).roles
-
-
-def require_private_transport(request: web.Request, what: str) -> None:
-    """Tokens and live hole cards travel in TLS, or stay within the local networks.
-
-    :raises HTTPException: 403 for a plaintext request from outside ``[server]
-        local_networks`` (unless ``allow_plaintext``)."""
-    server = request.app[CONFIG_KEY].server
-    if request.secure or server.allow_plaintext or peer_is_local(request.remote,
-                                                                  server.local_networks):
-        return
-    raise json_error(403, "plaintext_refused", f"{what} needs TLS from another machine "
-                     f"(https://, wss://): this connection from {request.remote} is plain "
-                     f"text on the venue network")
-
-
-def token_roles(request: web.Request, token: str | None) -> frozenset[str]:
-    """The roles ``token`` grants; a peer that presented too many wrong tokens is refused (429)
-    and each token that opens nothing counts against it (:class:`overlay.auth.TokenThrottle`)."""
-    throttle, peer = request.app[THROTTLE_KEY], request.remote or "unknown"
-    if token:
-        wait = throttle.retry_after(peer)
-        if wait:
-            raise too_many_requests(wait)
-    roles = roles_of(request.app, token)
-    if token and not roles:
-        refuse_retired(request.app, token)
-        throttle.failed(peer)
-    return roles
-
-
-def refuse_retired(app: web.Application, token: str) -> None:
-    """A revoked device's or a rotated shared token is refused (403, ``token_revoked``) but
-    not counted as a guess: a page left open with it retries for as long as it is open, and
-    must not get the throttle to block every device behind the same address (the console on
-    the same machine, a venue's NAT)."""
-    device = app[DEVICES_KEY].revoked_name(token) if DEVICES_KEY in app else None
-    if device is not None:
-        raise json_error(403, "token_revoked", f"the token of device {device!r} was revoked: "
-                         f"the operator can create a new one (console, Devices)")
-    if app[TOKENS_KEY].is_retired(token):
-        raise json_error(403, "token_revoked", "this token was replaced (feltcast tokens "
-                         "rotate): use the new one")
-
-
-def require_operator(request: web.Request) -> None:
-    """State-changing requests: the operator token in a header and a same-site Origin."""
-    if not origin_allowed(request, request.app[CONFIG_KEY].server.allowed_origins):
-        raise json_error(403, "forbidden", "cross-site requests are refused")
-    require_private_transport(request, "the operator's token")
-    token = presented_token(request, allow_query=False)
-    if not token:
-        raise json_error(401, "unauthorized", "the operator token is missing "
-                         "(Authorization: Bearer <token>)")
-    if "operator" not in token_roles(request, token):
-        raise json_error(401, "unauthorized", "the operator token is wrong")
 
 
 # --- websockets --------------------------------------------------------------------------

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import json
 import logging
 import os
@@ -38,6 +39,8 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from engine.errors import ConfigError, InvalidInputError
+from overlay.keys import CONFIG_KEY, DEVICES_KEY, THROTTLE_KEY, TOKENS_KEY
+from overlay.web_errors import json_error, too_many_requests
 
 _log = logging.getLogger(__name__)
 
@@ -306,3 +309,100 @@ class TokenThrottle:
                          self.limit, peer, self.window, self.block)
         if len(self._failures) > 10_000:  # a flood of peers: forget the oldest
             self._failures.pop(next(iter(self._failures)))
+
+
+# --- access checks: who a request is, and whether it may do what it asks ----------------
+
+
+def peer_is_local(peer: str | None, networks: tuple[str, ...]) -> bool:
+    """Whether ``peer`` (an IP address) is in one of the local ``networks``."""
+    if not peer:
+        return False
+    try:
+        address = ipaddress.ip_address(peer.split("%")[0])
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return any(address in ipaddress.ip_network(network, strict=False) for network in networks)
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """Who a presented token says the caller is."""
+
+    roles: frozenset[str] = frozenset()
+    """What the token opens (``auth.ROLE_GRANTS`` of its role)."""
+    role: str = "none"
+    """The token's role, as the access audit names it."""
+    device: str = ""
+    """The named device it belongs to (``""``: a shared token of ``tokens.json``, or none)."""
+
+
+def identify(app: web.Application, token: str | None) -> Identity:
+    """The role, grants and named device of a token: one lookup for all three."""
+    role = app[TOKENS_KEY].tokens.role_of(token)
+    if role:
+        return Identity(ROLE_GRANTS[role], role)
+    device = app[DEVICES_KEY].lookup(token) if DEVICES_KEY in app and token else None
+    return Identity(ROLE_GRANTS[device.role], device.role, device.name) if device else Identity()
+
+
+def roles_of(app: web.Application, token: str | None) -> frozenset[str]:
+    return identify(app, token).roles
+
+
+def require_private_transport(request: web.Request, what: str) -> None:
+    """Tokens and live hole cards travel in TLS, or stay within the local networks.
+
+    :raises HTTPException: 403 for a plaintext request from outside ``[server]
+        local_networks`` (unless ``allow_plaintext``)."""
+    server = request.app[CONFIG_KEY].server
+    if request.secure or server.allow_plaintext or peer_is_local(request.remote,
+                                                                  server.local_networks):
+        return
+    raise json_error(403, "plaintext_refused", f"{what} needs TLS from another machine "
+                     f"(https://, wss://): this connection from {request.remote} is plain "
+                     f"text on the venue network")
+
+
+def token_roles(request: web.Request, token: str | None) -> frozenset[str]:
+    """The roles ``token`` grants; a peer that presented too many wrong tokens is refused (429)
+    and each token that opens nothing counts against it (:class:`overlay.auth.TokenThrottle`)."""
+    throttle, peer = request.app[THROTTLE_KEY], request.remote or "unknown"
+    if token:
+        wait = throttle.retry_after(peer)
+        if wait:
+            raise too_many_requests(wait)
+    roles = roles_of(request.app, token)
+    if token and not roles:
+        refuse_retired(request.app, token)
+        throttle.failed(peer)
+    return roles
+
+
+def refuse_retired(app: web.Application, token: str) -> None:
+    """A revoked device's or a rotated shared token is refused (403, ``token_revoked``) but
+    not counted as a guess: a page left open with it retries for as long as it is open, and
+    must not get the throttle to block every device behind the same address (the console on
+    the same machine, a venue's NAT)."""
+    device = app[DEVICES_KEY].revoked_name(token) if DEVICES_KEY in app else None
+    if device is not None:
+        raise json_error(403, "token_revoked", f"the token of device {device!r} was revoked: "
+                         f"the operator can create a new one (console, Devices)")
+    if app[TOKENS_KEY].is_retired(token):
+        raise json_error(403, "token_revoked", "this token was replaced (feltcast tokens "
+                         "rotate): use the new one")
+
+
+def require_operator(request: web.Request) -> None:
+    """State-changing requests: the operator token in a header and a same-site Origin."""
+    if not origin_allowed(request, request.app[CONFIG_KEY].server.allowed_origins):
+        raise json_error(403, "forbidden", "cross-site requests are refused")
+    require_private_transport(request, "the operator's token")
+    token = presented_token(request, allow_query=False)
+    if not token:
+        raise json_error(401, "unauthorized", "the operator token is missing "
+                         "(Authorization: Bearer <token>)")
+    if "operator" not in token_roles(request, token):
+        raise json_error(401, "unauthorized", "the operator token is wrong")

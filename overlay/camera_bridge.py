@@ -63,9 +63,9 @@ from engine.errors import FeltcastError
 from engine.log import CaptureRecord
 from overlay.alerts import Alert, AlertBook, AlertLevel
 from overlay.camera_config import CameraConfigSection
-from overlay.capture_bridge import CAPTURE_KEY, CaptureBridge, antenna_map_of, safe_detail
+from overlay.capture_bridge import CaptureBridge, antenna_map_of, safe_detail
 from overlay.hub import TableLog
-from overlay.keys import CONFIG_KEY, LOG_KEY, STORE_KEY, TABLE_KEY
+from overlay.keys import CAMERAS_KEY, CAPTURE_KEY, CONFIG_KEY, LOG_KEY, STORE_KEY, TABLE_KEY
 from overlay.tasks import cancel_and_wait
 
 _log = logging.getLogger(__name__)
@@ -546,7 +546,6 @@ def opencv_pipeline(engine: Any) -> Callable[[CameraConfigSection],
 # -- the cleanup context --------------------------------------------------------------------
 
 
-CAMERAS_KEY = web.AppKey("cameras", CameraService)
 
 
 async def camera_ctx(app: web.Application) -> AsyncIterator[None]:

@@ -72,7 +72,7 @@ from overlay import config as overlay_config
 from overlay.alerts import Alert, AlertBook, AlertLevel
 from overlay.deck_desk import DeckDesk
 from overlay.hub import TableLog
-from overlay.keys import CONFIG_KEY, LOG_KEY, STORE_KEY, TABLE_KEY
+from overlay.keys import CAPTURE_KEY, CONFIG_KEY, LOG_KEY, STORE_KEY, TABLE_KEY
 from overlay.table_service import TableService
 from overlay.tasks import cancel_and_wait
 
@@ -588,7 +588,6 @@ def safe_detail(fault: CaptureFault) -> str:
 
 # -- the cleanup context --------------------------------------------------------------------
 
-CAPTURE_KEY = web.AppKey("capture_bridge", CaptureBridge)
 
 
 async def capture_ctx(app: web.Application) -> AsyncIterator[None]:

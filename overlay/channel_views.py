@@ -15,8 +15,7 @@ from collections.abc import Iterable
 from engine.channels import ChannelSpec
 from engine.view import EquityCache, TableViewReducer, reducer_for
 from overlay.config import Config
-from overlay.table_service import structure_for
-from overlay.tournament_desk import settings_from_config
+from overlay.tournament_desk import settings_from_config, structure_for
 
 __all__ = ["EQUITY_CACHE_SIZE", "view_reducers"]
 

@@ -1,41 +1,50 @@
 """Every piece of application state, under a typed :class:`aiohttp.web.AppKey`.
 
 No module globals: the app factory (:func:`overlay.app.create_app`) fills these in its
-cleanup contexts, and handlers read them from ``request.app``. Modules named here never import
-this one (only the web layer does), so there is no import cycle.
+cleanup contexts, and handlers read them from ``request.app``. This module imports nothing of
+the service at run time (the types are named for the type checker only), so any module may
+read the keys without an import cycle (``tests/test_architecture.py`` checks that every key is
+defined here and that the service has no cycle).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 
-from overlay.auth import TokenFile, TokenThrottle
-from overlay.checkpoints import Checkpoints
-from overlay.config import Config
-from overlay.device_tokens import DeviceBook
-from overlay.hub import ChannelHub, TableLog
-from overlay.obs.control import ObsControl
-from overlay.pages import PageRegistry
-from overlay.store import EventStore
-from overlay.table_service import TableService
+if TYPE_CHECKING:
+    from overlay.auth import TokenFile, TokenThrottle
+    from overlay.camera_bridge import CameraService
+    from overlay.capture_bridge import CaptureBridge
+    from overlay.checkpoints import Checkpoints
+    from overlay.config import Config
+    from overlay.device_tokens import DeviceBook
+    from overlay.hub import ChannelHub, TableLog
+    from overlay.obs.control import ObsControl
+    from overlay.pages import PageRegistry
+    from overlay.store import EventStore
+    from overlay.table_service import TableService
 
-CONFIG_KEY = web.AppKey("config", Config)
-TOKENS_KEY = web.AppKey("tokens", TokenFile)
-CHECKPOINTS_KEY = web.AppKey("checkpoints", Checkpoints)
+CONFIG_KEY: web.AppKey[Config] = web.AppKey("config")
+TOKENS_KEY: web.AppKey[TokenFile] = web.AppKey("tokens")
+CHECKPOINTS_KEY: web.AppKey[Checkpoints] = web.AppKey("checkpoints")
 CLOCK_KEY: web.AppKey[Callable[[], float]] = web.AppKey("clock")
-STORE_KEY = web.AppKey("store", EventStore)
-LOG_KEY = web.AppKey("table_log", TableLog)
-HUBS_KEY = web.AppKey("hubs", dict[str, ChannelHub[Any]])
-TABLE_KEY = web.AppKey("table_service", TableService)
-OBS_KEY = web.AppKey("obs", ObsControl)
-THROTTLE_KEY = web.AppKey("token_throttle", TokenThrottle)
-DEVICES_KEY = web.AppKey("devices", DeviceBook)
-DEVICE_SOCKETS_KEY = web.AppKey("device_sockets", dict[web.WebSocketResponse, str])
+STORE_KEY: web.AppKey[EventStore] = web.AppKey("store")
+LOG_KEY: web.AppKey[TableLog] = web.AppKey("table_log")
+HUBS_KEY: web.AppKey[dict[str, ChannelHub[Any]]] = web.AppKey("hubs")
+TABLE_KEY: web.AppKey[TableService] = web.AppKey("table_service")
+OBS_KEY: web.AppKey[ObsControl] = web.AppKey("obs")
+THROTTLE_KEY: web.AppKey[TokenThrottle] = web.AppKey("token_throttle")
+DEVICES_KEY: web.AppKey[DeviceBook] = web.AppKey("devices")
+DEVICE_SOCKETS_KEY: web.AppKey[dict[web.WebSocketResponse, str]] = web.AppKey("device_sockets")
 """Each socket opened with a named device's token, by the device's name (closed on revoke)."""
-OBS_SOCKETS_KEY = web.AppKey("obs_sockets", dict[web.WebSocketResponse, bool])
+OBS_SOCKETS_KEY: web.AppKey[dict[web.WebSocketResponse, bool]] = web.AppKey("obs_sockets")
 """OBS's browser sources on guarded channels, each with whether it was given the full view."""
-PAGES_KEY = web.AppKey("pages", PageRegistry)
-ASSET_VERSION_KEY = web.AppKey("asset_version", str)
+PAGES_KEY: web.AppKey[PageRegistry] = web.AppKey("pages")
+ASSET_VERSION_KEY: web.AppKey[str] = web.AppKey("asset_version")
+CAPTURE_KEY: web.AppKey[CaptureBridge] = web.AppKey("capture_bridge")
+"""The RFID capture pipeline and its bridge to the table (``[[readers]]``)."""
+CAMERAS_KEY: web.AppKey[CameraService] = web.AppKey("cameras")
+"""The table's cameras (``[[cameras]]``)."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from aiohttp import web
 
 from engine.errors import InvalidInputError
+from overlay.auth import require_operator
 from overlay.keys import CONFIG_KEY, TABLE_KEY
 from overlay.players import MAX_PHOTO_BYTES, PHOTO_TYPES, parse_players_csv
 from overlay.web_errors import json_error
@@ -42,7 +43,6 @@ def _unsupported(message: str) -> web.HTTPException:
 
 
 async def upload_photo(request: web.Request) -> web.Response:
-    from overlay.app import require_operator
 
     require_operator(request)
     try:
@@ -67,7 +67,6 @@ async def upload_photo(request: web.Request) -> web.Response:
 
 
 async def import_players(request: web.Request) -> web.Response:
-    from overlay.app import require_operator
 
     require_operator(request)
     raw = await read_body(request, MAX_CSV_BYTES, "CSV file")

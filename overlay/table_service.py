@@ -43,12 +43,11 @@ from engine.table_events import (
     SeatEmptied,
 )
 from engine.table_replay import TableRecorder
-from engine.tournament import DEFAULT_STRUCTURE, Structure
 from overlay.checkpoints import Captured, Checkpoints
 from overlay.config import Config
 from overlay.hub import TableLog
 from overlay.store import Acknowledgement, Sender
-from overlay.tournament_desk import TOURNAMENT_COMMANDS, TournamentDesk, structure_from_config
+from overlay.tournament_desk import TOURNAMENT_COMMANDS, TournamentDesk, structure_for
 
 _log = logging.getLogger(__name__)
 
@@ -73,21 +72,6 @@ _WHAT: Mapping[type, str] = {int: "a whole number", str: "text", bool: "true or 
 _FIELD_TYPES: Mapping[str, type | tuple[type, ...]] = {
     "seat": int, "amount": int, "stack": int, "level": int, "name": str, "cards": list,
     "absent": bool, "seconds": (int, float), "reason": str}
-
-
-def structure_for(config: Config) -> Structure:
-    """The configuration's blind structure: ``[[tournament.levels]]`` / ``[[tournament.breaks]]``
-    first, then ``[table] levels``, else R21's default (with ``level_minutes`` if set)."""
-    section = config.table
-    structure = structure_from_config(config) or DEFAULT_STRUCTURE
-    if structure is DEFAULT_STRUCTURE and section.levels:
-        structure = Structure.from_rows(section.levels, minutes=section.level_minutes,  # type: ignore[arg-type]
-                                        starting_stack=section.starting_stack)
-    elif structure is DEFAULT_STRUCTURE and section.level_minutes != 20:
-        structure = Structure.from_rows(
-            [(lv.small_blind, lv.big_blind, lv.ante) for lv in DEFAULT_STRUCTURE.levels],
-            minutes=section.level_minutes, starting_stack=section.starting_stack)
-    return structure
 
 
 def build_table(config: Config) -> Table:

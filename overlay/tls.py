@@ -176,19 +176,6 @@ def describe(path: Path) -> CertificateInfo:
                            base64.b64encode(hasher.finalize()).decode())
 
 
-def peer_is_local(peer: str | None, networks: tuple[str, ...]) -> bool:
-    """Whether ``peer`` (an IP address) is in one of the local ``networks``."""
-    if not peer:
-        return False
-    try:
-        address = ipaddress.ip_address(peer.split("%")[0])
-    except ValueError:
-        return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return any(address in ipaddress.ip_network(network, strict=False) for network in networks)
-
-
 def server_files(server_tls_cert: str, server_tls_key: str,
                  data_dir: Path) -> tuple[TlsFiles, bool]:
     """The files to serve with: the configured certificate, else the local CA's (made now, on

@@ -31,7 +31,7 @@ from engine.identity import PlayerIdentified
 from engine.payouts import PayoutTable, Standings
 from engine.table import Table
 from engine.table_events import LevelStarted, PlayerSeated
-from engine.tournament import Break, Structure
+from engine.tournament import DEFAULT_STRUCTURE, BlindLevel, Break, Structure
 from engine.tournament_events import (
     ClockAdjusted,
     ClockLevelSet,
@@ -48,7 +48,7 @@ from overlay.players import PhotoStore, PlayerDirectory
 _log = logging.getLogger(__name__)
 
 __all__ = ["TOURNAMENT_COMMANDS", "TournamentDesk", "settings_from_config",
-           "structure_from_config", "tournament_config"]
+           "structure_for", "tournament_config"]
 
 #: Command type -> the fields it needs (beyond ``id`` and ``type``).
 TOURNAMENT_COMMANDS: Mapping[str, tuple[str, ...]] = {
@@ -59,29 +59,34 @@ TOURNAMENT_COMMANDS: Mapping[str, tuple[str, ...]] = {
 MAX_ADJUST = 24 * 3600
 
 
-def structure_from_config(config: Config) -> Structure | None:
-    """The structure of ``[[tournament.levels]]`` and ``[[tournament.breaks]]`` (None: the
-    table section's)."""
-    section = config.tournament
-    if not section.levels and not section.breaks:
-        return None
-    from engine.tournament import DEFAULT_STRUCTURE, BlindLevel
-
-    table = config.table
-    if section.levels:
-        levels = tuple(BlindLevel(k + 1, small, big, ante, minutes)
-                       for k, (small, big, ante, minutes) in enumerate(section.levels))
-    elif table.levels:
-        levels = Structure.from_rows(table.levels,  # type: ignore[arg-type]
-                                     minutes=table.level_minutes).levels
-    else:
-        levels = tuple(BlindLevel(lv.number, lv.small_blind, lv.big_blind, lv.ante,
-                                  table.level_minutes) for lv in DEFAULT_STRUCTURE.levels)
-    breaks = tuple(Break(after, minutes, name) for after, minutes, name in section.breaks)
-    try:
-        return Structure(levels, table.starting_stack, breaks)
-    except ConfigError as error:
-        raise ConfigError(f"tournament.{error.key}", error.problem) from None
+def structure_for(config: Config) -> Structure:
+    """The configuration's blind structure, the one every part of the service uses:
+    ``[[tournament.levels]]`` / ``[[tournament.breaks]]`` first, then ``[table] levels``, else
+    R21's default (with ``level_minutes`` if set)."""
+    section, table = config.tournament, config.table
+    if section.levels or section.breaks:
+        if section.levels:
+            levels = tuple(BlindLevel(k + 1, small, big, ante, minutes)
+                           for k, (small, big, ante, minutes) in enumerate(section.levels))
+        elif table.levels:
+            levels = Structure.from_rows(table.levels,  # type: ignore[arg-type]
+                                         minutes=table.level_minutes).levels
+        else:
+            levels = tuple(BlindLevel(lv.number, lv.small_blind, lv.big_blind, lv.ante,
+                                      table.level_minutes) for lv in DEFAULT_STRUCTURE.levels)
+        breaks = tuple(Break(after, minutes, name) for after, minutes, name in section.breaks)
+        try:
+            return Structure(levels, table.starting_stack, breaks)
+        except ConfigError as error:
+            raise ConfigError(f"tournament.{error.key}", error.problem) from None
+    if table.levels:
+        return Structure.from_rows(table.levels, minutes=table.level_minutes,  # type: ignore[arg-type]
+                                   starting_stack=table.starting_stack)
+    if table.level_minutes != 20:
+        return Structure.from_rows(
+            [(lv.small_blind, lv.big_blind, lv.ante) for lv in DEFAULT_STRUCTURE.levels],
+            minutes=table.level_minutes, starting_stack=table.starting_stack)
+    return DEFAULT_STRUCTURE
 
 
 def settings_from_config(config: Config) -> TournamentSettings:
@@ -99,8 +104,6 @@ def settings_from_config(config: Config) -> TournamentSettings:
 def tournament_config(config: Config) -> dict[str, Any]:
     """What ``GET /api/config`` tells pages and tools of the tournament: its name, field,
     prizes and the whole structure (levels with their minutes, breaks)."""
-    from overlay.table_service import structure_for
-
     settings = settings_from_config(config)
     structure = structure_for(config)
     entrants = config.tournament.entrants or len(config.players)

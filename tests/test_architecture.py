@@ -89,3 +89,85 @@ def test_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
                    "print(open('x').read())\n")
     assert imported_roots(bad) & ENGINE_FORBIDDEN == {"asyncio", "overlay", "pathlib"}
     assert len(io_calls(bad)) == 2
+
+
+def overlay_imports(root: Path, package: str = "overlay") -> dict[str, set[str]]:
+    """Module -> the modules of ``package`` it imports, at any depth (a function's imports
+    too), except those for the type checker only (``if TYPE_CHECKING:``)."""
+    modules = {}
+    for path in (root / package).rglob("*.py"):
+        name = ".".join(path.relative_to(root).with_suffix("").parts)
+        modules[name.removesuffix(".__init__")] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(), filename=str(path))
+        typing_only = {id(node) for block in tree.body if isinstance(block, ast.If)
+                       and "TYPE_CHECKING" in ast.unparse(block.test)
+                       for node in ast.walk(block)}
+        found: set[str] = set()
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.add(node.module)
+                found.update(f"{node.module}.{alias.name}" for alias in node.names)
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+        graph[name] = {dep for dep in found if dep in modules and dep != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[set[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for dep in sorted(graph[node]):
+            if dep not in index:
+                visit(dep)
+                low[node] = min(low[node], low[dep])
+            elif dep in stack:
+                low[node] = min(low[node], index[dep])
+        if low[node] == index[node]:
+            component = set()
+            while True:
+                member = stack.pop()
+                component.add(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(component)
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_service_has_no_import_cycle() -> None:
+    assert cycles(overlay_imports(ROOT)) == []
+
+
+def test_the_cycle_checker_sees_one(tmp_path: Path) -> None:
+    (tmp_path / "overlay").mkdir()
+    (tmp_path / "overlay" / "a.py").write_text("from overlay.b import x\n")
+    (tmp_path / "overlay" / "b.py").write_text("def f():\n    from overlay import a\n")
+    (tmp_path / "overlay" / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from overlay import a\n")
+    assert cycles(overlay_imports(tmp_path)) == [{"overlay.a", "overlay.b"}]
+
+
+def test_every_app_key_is_defined_in_keys_py() -> None:
+    offenders = []
+    for path in python_files("overlay"):
+        if path.name == "keys.py" and path.parent.name == "overlay":
+            continue
+        tree = ast.parse(path.read_text(), filename=str(path))
+        offenders += [f"{path.relative_to(ROOT)}:{node.lineno}" for node in ast.walk(tree)
+                      if isinstance(node, ast.Call) and "AppKey" in ast.unparse(node.func)]
+    assert offenders == []

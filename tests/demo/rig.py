@@ -24,9 +24,9 @@ from capture.simulator import SimulatedReader, UidLineReader, simulated_deck, si
 from engine.cards import Card
 from overlay.app import create_app
 from overlay.auth import SHARED_ROLES, rotate_tokens
-from overlay.capture_bridge import CAPTURE_KEY, CaptureBridge
+from overlay.capture_bridge import CaptureBridge
 from overlay.config import parse_config
-from overlay.keys import TABLE_KEY, TOKENS_KEY
+from overlay.keys import CAPTURE_KEY, TABLE_KEY, TOKENS_KEY
 from overlay.store import create_db_engine, database_url
 
 READER = "table"

@@ -25,9 +25,9 @@ from capture.simulator import SimulatedReader
 from engine.cards import Card
 from engine.log import CaptureRecord
 from overlay.app import create_app
-from overlay.camera_bridge import CAMERAS_KEY, CameraTiming
+from overlay.camera_bridge import CameraTiming
 from overlay.config import parse_config
-from overlay.keys import STORE_KEY
+from overlay.keys import CAMERAS_KEY, STORE_KEY
 
 from .rig import PLAYERS, READER, TABLE, ServiceRig, register_deck
 
