@@ -49,8 +49,8 @@ from capture.rfid.transports import SerialEndpoint
 from capture.simulator import BOARD_ANTENNA, SimulatedReader, simulated_deck, simulated_uid
 from engine.cards import FULL_DECK, Card
 from overlay.app import create_app
-from overlay.capture_bridge import CaptureBridge
 from overlay.config import parse_config
+from overlay.devices.capture_bridge import CaptureBridge
 from overlay.keys import LOG_KEY, STORE_KEY, TABLE_KEY, TOKENS_KEY
 
 RESULTS = Path(__file__).resolve().parent / "results"

@@ -40,13 +40,13 @@ from overlay.auth import (
     shared_socket_key,
     token_roles,
 )
-from overlay.camera_bridge import camera_ctx
-from overlay.capture_bridge import capture_ctx
 from overlay.channel_views import view_reducers
 from overlay.checkpoints import Checkpoints
 from overlay.config import Config
-from overlay.deck_desk import is_deck_command
 from overlay.device_tokens import DeviceBook, create_device, list_devices, revoke_device
+from overlay.devices.camera_bridge import camera_ctx
+from overlay.devices.capture_bridge import capture_ctx
+from overlay.devices.deck_desk import is_deck_command
 from overlay.hub import ChannelHub, TableLog
 from overlay.keys import (
     ASSET_VERSION_KEY,
@@ -254,7 +254,7 @@ async def table_ctx(app: web.Application) -> AsyncIterator[None]:
 async def obs_ctx(app: web.Application) -> AsyncIterator[None]:
     """OBS control, and its automation fed by the channel the OBS overlay reads (so scene
     switches happen in step with the graphics, after the same delay)."""
-    from overlay.obs.control import ObsControl, settings_from_config
+    from overlay.devices.obs.control import ObsControl, settings_from_config
 
     settings = settings_from_config(app[CONFIG_KEY], obs_token=app[TOKENS_KEY].tokens.obs)
     if settings is None:

@@ -3,7 +3,7 @@
 Four roles hold a token: ``operator`` (the console: every state-changing command), ``secure``
 (the live channels with hole cards, for the production room), ``obs`` (OBS's browser sources:
 the live channels with hole cards only while OBS's own stream delay covers the security delay,
-the public view otherwise; ``overlay/obs/control.py`` checks it) and ``commentary`` (the
+the public view otherwise; ``overlay/devices/obs/control.py`` checks it) and ``commentary`` (the
 commentators' booth: the live channels with hole cards, read only, named as such in the access
 audit). The first three have a shared token; ``commentary`` is for named devices only
 (``overlay/device_tokens.py``). Tokens are generated on first

@@ -34,7 +34,7 @@ from capture.rfid.adapters import DEFAULT_UID_PATTERN, UidLinesSettings
 from capture.rfid.antenna_map import STANDARD_ANTENNAS
 from engine.channels import ChannelSpec, channels_from_config
 from engine.errors import ConfigError
-from overlay.camera_config import CameraConfigSection, parse_cameras
+from overlay.devices.camera_config import CameraConfigSection, parse_cameras
 
 T = TypeVar("T")
 
@@ -130,7 +130,7 @@ class ObsConfigSection:
     timeout: float = 5.0
     raw: Mapping[str, Any] = field(default_factory=dict)
     """The whole ``[obs]`` table (scene names, automation rules, ...), validated by
-    :meth:`overlay.obs.settings.ObsSettings.from_mapping`."""
+    :meth:`overlay.devices.obs.settings.ObsSettings.from_mapping`."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -482,7 +482,7 @@ def _parse_readers(raw: Mapping[str, Any]) -> tuple[ReaderConfig, ...]:
 
 
 def _parse_obs(raw: Mapping[str, Any]) -> ObsConfigSection:
-    from overlay.obs.settings import ObsSettings
+    from overlay.devices.obs.settings import ObsSettings
 
     section = _section(raw, "obs")
     ObsSettings.from_mapping(section)  # every key and rule checked here, at start-up

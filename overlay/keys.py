@@ -16,13 +16,13 @@ from aiohttp import web
 
 if TYPE_CHECKING:
     from overlay.auth import TokenFile, TokenThrottle
-    from overlay.camera_bridge import CameraService
-    from overlay.capture_bridge import CaptureBridge
     from overlay.checkpoints import Checkpoints
     from overlay.config import Config
     from overlay.device_tokens import DeviceBook
+    from overlay.devices.camera_bridge import CameraService
+    from overlay.devices.capture_bridge import CaptureBridge
+    from overlay.devices.obs.control import ObsControl
     from overlay.hub import ChannelHub, TableLog
-    from overlay.obs.control import ObsControl
     from overlay.pages import PageRegistry
     from overlay.store import EventStore
     from overlay.table_service import TableService

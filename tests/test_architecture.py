@@ -74,8 +74,8 @@ def test_engine_reads_and_writes_no_files() -> None:
 
 
 def test_engine_knows_no_devices() -> None:
-    """Reader, camera and OBS errors belong to capture/ and overlay/obs/ (one hierarchy all
-    the same: they derive from engine.errors.FeltcastError)."""
+    """Reader, camera and OBS errors belong to capture/ and overlay/devices/obs/ (one
+    hierarchy all the same: they derive from engine.errors.FeltcastError)."""
     tree = ast.parse((ROOT / "engine" / "errors.py").read_text())
     classes = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
     devices = {name for name in classes

@@ -1,5 +1,5 @@
 """The camera pipeline's defaults, in one place and without OpenCV: the configuration
-(:mod:`overlay.camera_config`) reads them without loading ``cv2``."""
+(:mod:`overlay.devices.camera_config`) reads them without loading ``cv2``."""
 
 from __future__ import annotations
 

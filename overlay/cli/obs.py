@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from overlay.obs.settings import ObsSettings
+    from overlay.devices.obs.settings import ObsSettings
 
 PASSWORD_VARIABLE = "FELTCAST_OBS_PASSWORD"
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -69,7 +69,7 @@ def _connection_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import asyncio
 
-    from overlay.obs.settings import ObsSettings
+    from overlay.devices.obs.settings import ObsSettings
 
     password = args.password if args.password is not None else os.environ.get(
         PASSWORD_VARIABLE, "")
@@ -92,8 +92,8 @@ def _secret_channels(channel: str) -> tuple[str, ...]:
 
 async def _setup(settings: ObsSettings, args: argparse.Namespace) -> int:
     from engine.errors import ConfigError
-    from overlay.obs.client import ObsClient
-    from overlay.obs.setup import StandIn, setup_final_table
+    from overlay.devices.obs.client import ObsClient
+    from overlay.devices.obs.setup import StandIn, setup_final_table
 
     stand_in = None
     if args.stand_in or args.stand_in_image is not None:
@@ -111,9 +111,9 @@ async def _setup(settings: ObsSettings, args: argparse.Namespace) -> int:
 
 
 async def _check(settings: ObsSettings, args: argparse.Namespace) -> int:
-    from overlay.obs.client import ObsClient
-    from overlay.obs.delay_guard import BROWSER_SOURCE_KIND, check_obs, read_stream_delay
-    from overlay.obs.errors import DelayViolationError
+    from overlay.devices.obs.client import ObsClient
+    from overlay.devices.obs.delay_guard import BROWSER_SOURCE_KIND, check_obs, read_stream_delay
+    from overlay.devices.obs.errors import DelayViolationError
 
     async with ObsClient(settings) as obs:
         await obs.wait_connected(settings.connect_timeout * 2, give_up_when_down=True)

@@ -36,8 +36,8 @@ from engine.capture_events import (
 )
 from engine.cards import Card
 from engine.errors import ConfigError
-from overlay.capture_bridge import capture_readers
 from overlay.config import parse_config
+from overlay.devices.capture_bridge import capture_readers
 
 from .rig import FAST, Rig
 

@@ -24,8 +24,8 @@ from capture.simulator import SimulatedReader, UidLineReader, simulated_deck, si
 from engine.cards import Card
 from overlay.app import create_app
 from overlay.auth import SHARED_ROLES, rotate_tokens
-from overlay.capture_bridge import CaptureBridge
 from overlay.config import parse_config
+from overlay.devices.capture_bridge import CaptureBridge
 from overlay.keys import CAPTURE_KEY, TABLE_KEY, TOKENS_KEY
 from overlay.store import create_db_engine, database_url
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from engine.capture_events import CaptureFault, FaultKind, Zone
 from engine.cards import FULL_DECK, Card
-from overlay.capture_bridge import _without_cards, safe_detail
+from overlay.devices.capture_bridge import _without_cards, safe_detail
 
 cards = st.lists(st.sampled_from(FULL_DECK), min_size=0, max_size=3, unique=True)
 words = st.lists(st.one_of(

@@ -14,8 +14,8 @@ from capture.simulator import SimulatedReader
 from engine.capture_events import Zone
 from engine.errors import ConfigError
 from overlay.app import create_app
-from overlay.capture_bridge import antenna_map_of, endpoint_of
 from overlay.config import ReaderConfig, parse_config
+from overlay.devices.capture_bridge import antenna_map_of, endpoint_of
 from overlay.keys import CAPTURE_KEY, TABLE_KEY
 
 from .rig import PLAYERS, TABLE, register_deck, uid

@@ -25,8 +25,8 @@ from capture.simulator import SimulatedReader
 from engine.cards import Card
 from engine.log import CaptureRecord
 from overlay.app import create_app
-from overlay.camera_bridge import CameraTiming
 from overlay.config import parse_config
+from overlay.devices.camera_bridge import CameraTiming
 from overlay.keys import CAMERAS_KEY, STORE_KEY
 
 from .rig import PLAYERS, READER, TABLE, ServiceRig, register_deck

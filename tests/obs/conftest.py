@@ -47,8 +47,8 @@ import websocket
 from obswebsocket import obsws
 from obswebsocket import requests as obs_requests
 
-from overlay.obs.client import ObsClient
-from overlay.obs.settings import ObsSettings
+from overlay.devices.obs.client import ObsClient
+from overlay.devices.obs.settings import ObsSettings
 from tests.system_packages import missing_system_package
 
 STARTED = re.compile(r"Server started successfully on port (\d+)")

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from overlay.obs.automation import ObsAutomation, OutcomeStatus
-from overlay.obs.client import ObsClient
-from overlay.obs.settings import AutomationRule, ObsSettings, RuleAction
-from overlay.obs.setup import StandIn, setup_final_table, stand_in_names
+from overlay.devices.obs.automation import ObsAutomation, OutcomeStatus
+from overlay.devices.obs.client import ObsClient
+from overlay.devices.obs.settings import AutomationRule, ObsSettings, RuleAction
+from overlay.devices.obs.setup import StandIn, setup_final_table, stand_in_names
 from tests.obs.conftest import Observer, ObsStudio, free_port
 
 
@@ -77,14 +77,14 @@ async def test_rules_show_and_hide_scene_items(client: ObsClient, obs: ObsStudio
 
 async def test_a_rule_obs_refuses_fails_without_raising_and_is_logged_once(
         client: ObsClient, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.WARNING, logger="overlay.obs.automation")
+    caplog.set_level(logging.WARNING, logger="overlay.devices.obs.automation")
     automation = ObsAutomation(client, (
         AutomationRule("all_in_showdown", RuleAction.SWITCH_SCENE, scene="No Such Scene"),))
     for _ in range(3):
         [outcome] = await automation.handle("all_in_showdown")
         assert outcome.status is OutcomeStatus.FAILED
         assert "No Such Scene" in outcome.note
-    assert len([r for r in caplog.records if r.name == "overlay.obs.automation"]) == 1
+    assert len([r for r in caplog.records if r.name == "overlay.devices.obs.automation"]) == 1
 
 
 async def test_page_events_need_obs_browser(client: ObsClient) -> None:

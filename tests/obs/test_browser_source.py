@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from overlay.obs.client import ObsClient
-from overlay.obs.delay_guard import check_obs, secure_browser_sources
-from overlay.obs.errors import DelayViolationError, ObsError
-from overlay.obs.settings import ObsSettings
-from overlay.obs.setup import TRANSPARENT_CSS, StandIn, setup_final_table, stand_in_names
+from overlay.devices.obs.client import ObsClient
+from overlay.devices.obs.delay_guard import check_obs, secure_browser_sources
+from overlay.devices.obs.errors import DelayViolationError, ObsError
+from overlay.devices.obs.settings import ObsSettings
+from overlay.devices.obs.setup import TRANSPARENT_CSS, StandIn, setup_final_table, stand_in_names
 from tests.obs.scripted_obs import ScriptedObs
 
 

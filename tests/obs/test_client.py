@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from overlay.obs.client import ObsClient, ObsEvent, ObsHealth, ObsState
-from overlay.obs.errors import ObsRequestError, ObsUnavailableError
-from overlay.obs.settings import ObsSettings
+from overlay.devices.obs.client import ObsClient, ObsEvent, ObsHealth, ObsState
+from overlay.devices.obs.errors import ObsRequestError, ObsUnavailableError
+from overlay.devices.obs.settings import ObsSettings
 from tests.obs.conftest import Observer, ObsStudio, free_port
 
 
@@ -135,7 +135,7 @@ async def test_reconnects_after_obs_is_killed_and_restarted(
     assert ObsState.DOWN in [h.state for h in lifetime]
     # `since` marks when it went down, not the latest failed attempt.
     assert all(h.since == down.since for h in lifetime if h.state is ObsState.DOWN)
-    messages = [r.getMessage() for r in caplog.records if r.name == "overlay.obs.client"]
+    messages = [r.getMessage() for r in caplog.records if r.name == "overlay.devices.obs.client"]
     assert len([m for m in messages if "connection down" in m]) == 1  # not for the stop
     assert len([m for m in messages if "connection back" in m]) == 1
     # ...and the library's own per-loss warning is not a second line.

@@ -10,9 +10,9 @@ import pytest
 
 from engine.errors import ConfigError
 from overlay.config import parse_config
-from overlay.obs.automation import OutcomeStatus
-from overlay.obs.control import ObsControl, settings_from_config
-from overlay.obs.setup import StandIn, setup_final_table
+from overlay.devices.obs.automation import OutcomeStatus
+from overlay.devices.obs.control import ObsControl, settings_from_config
+from overlay.devices.obs.setup import StandIn, setup_final_table
 from tests.obs.conftest import Observer, ObsStudio, Profile
 from tests.obs.test_feed import all_in_hand
 

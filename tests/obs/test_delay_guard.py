@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from overlay.obs.client import ObsClient
-from overlay.obs.delay_guard import StreamDelay, check_obs, ensure_stream_delay, read_stream_delay
-from overlay.obs.errors import DelayViolationError
-from overlay.obs.setup import StandIn, setup_final_table, stand_in_names
+from overlay.devices.obs.client import ObsClient
+from overlay.devices.obs.delay_guard import (
+    StreamDelay,
+    check_obs,
+    ensure_stream_delay,
+    read_stream_delay,
+)
+from overlay.devices.obs.errors import DelayViolationError
+from overlay.devices.obs.setup import StandIn, setup_final_table, stand_in_names
 from tests.obs.conftest import Observer, ObsStudio, Profile
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.hand import Hand
-from overlay.obs.feed import AutomationFeed
+from overlay.devices.obs.feed import AutomationFeed
 
 
 def all_in_hand(hand_number: int = 7) -> Hand:

@@ -6,8 +6,8 @@ import asyncio
 import time
 from collections.abc import Callable
 
-from overlay.obs.client import ObsClient
-from overlay.obs.monitor import ObsMonitor, ObsStatus
+from overlay.devices.obs.client import ObsClient
+from overlay.devices.obs.monitor import ObsMonitor, ObsStatus
 from tests.obs.conftest import Observer, ObsStudio, Profile, free_port
 
 

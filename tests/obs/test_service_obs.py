@@ -8,8 +8,8 @@ from typing import Any
 
 from overlay.app import create_app
 from overlay.config import parse_config
+from overlay.devices.obs.setup import StandIn, setup_final_table
 from overlay.keys import OBS_KEY, TABLE_KEY, TOKENS_KEY
-from overlay.obs.setup import StandIn, setup_final_table
 from tests.obs.conftest import Observer, ObsStudio
 
 

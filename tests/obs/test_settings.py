@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from engine.errors import ConfigError
-from overlay.obs.delay_guard import StreamDelay, feeds_secure_channel
-from overlay.obs.settings import AutomationRule, ObsSettings, RuleAction, default_rules
+from overlay.devices.obs.delay_guard import StreamDelay, feeds_secure_channel
+from overlay.devices.obs.settings import AutomationRule, ObsSettings, RuleAction, default_rules
 
 
 def test_from_mapping_reads_every_kind_of_field() -> None:

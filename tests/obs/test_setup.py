@@ -17,10 +17,10 @@ import cv2
 import numpy as np
 import pytest
 
-from overlay.obs.client import ObsClient
-from overlay.obs.errors import ObsError, ObsFeatureMissingError
-from overlay.obs.settings import ObsSettings
-from overlay.obs.setup import StandIn, setup_final_table, stand_in_names
+from overlay.devices.obs.client import ObsClient
+from overlay.devices.obs.errors import ObsError, ObsFeatureMissingError
+from overlay.devices.obs.settings import ObsSettings
+from overlay.devices.obs.setup import StandIn, setup_final_table, stand_in_names
 from tests.obs.conftest import Observer, ObsStudio
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -102,7 +102,7 @@ def test_the_configuration_has_the_pipelines_defaults_without_loading_opencv() -
     """One set of defaults (``capture.camera.defaults``): the camera a configuration
     describes and the camera the pipeline builds by default agree, and reading the
     configuration does not load cv2 (a service without cameras never loads it)."""
-    code = ("import sys; from overlay.camera_config import DEFAULT_THRESHOLD as t; "
+    code = ("import sys; from overlay.devices.camera_config import DEFAULT_THRESHOLD as t; "
             "assert 'cv2' not in sys.modules, 'cv2 loaded'; "
             "from capture.camera.source import CameraConfig; "
             "c = CameraConfig('cam', 0); "

@@ -1,9 +1,9 @@
-"""The camera's shown frame rate (``overlay/camera_bridge.py``): steady while the rate is,
+"""The camera's shown frame rate (``overlay/devices/camera_bridge.py``): steady while the rate is,
 and never 0 while frames are recognised, however slowly (a busy machine)."""
 
 from __future__ import annotations
 
-from overlay.camera_bridge import FPS_WINDOW_S, _Rate
+from overlay.devices.camera_bridge import FPS_WINDOW_S, _Rate
 
 
 def test_a_camera_recognising_a_frame_now_and_then_shows_at_least_one_fps() -> None:

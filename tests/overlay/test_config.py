@@ -108,7 +108,7 @@ def test_command_line_overrides_win() -> None:
 
 
 def test_obs_section_passes_scenes_and_rules_through(tmp_path: Path) -> None:
-    from overlay.obs.control import settings_from_config
+    from overlay.devices.obs.control import settings_from_config
 
     path = tmp_path / "feltcast.toml"
     path.write_text("""

@@ -12,7 +12,7 @@ import pytest
 
 from overlay.cli import main
 from overlay.config import Config, config_to_toml, load_config, parse_config
-from overlay.obs.settings import ObsSettings
+from overlay.devices.obs.settings import ObsSettings
 from tests.test_doc_configs import examples
 
 

@@ -13,7 +13,7 @@ Usage from the service (one cleanup-context entry)::
         obs.add_health_listener(publish_health)  # called on every health change
         await obs.call("SetCurrentProgramScene", {"sceneName": "Feltcast Table"})
 
-Calls made while OBS is down raise :class:`~overlay.obs.errors.ObsUnavailableError` at once:
+Calls made while OBS is down raise :class:`~overlay.devices.obs.errors.ObsUnavailableError` at once:
 nothing in the service ever waits for OBS.
 """
 
@@ -38,8 +38,8 @@ from obswebsocket import obsws
 from obswebsocket import requests as obs_requests
 from obswebsocket.core import RecvThread
 
-from overlay.obs.errors import ObsRequestError, ObsUnavailableError
-from overlay.obs.settings import ObsSettings
+from overlay.devices.obs.errors import ObsRequestError, ObsUnavailableError
+from overlay.devices.obs.settings import ObsSettings
 from overlay.tasks import cancel_and_wait
 
 LOG = logging.getLogger(__name__)

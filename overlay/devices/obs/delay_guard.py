@@ -4,8 +4,8 @@ When OBS sits in the secure production room (topology 1 of the architecture note
 overlay reads the live ``secure`` channel and OBS's *Stream Delay* (Settings > Advanced)
 must hold the outgoing stream back by at least the table's security delay D. Feltcast
 reads that setting over obs-websocket (``GetProfileParameter``, category ``Output``, names
-``DelayEnable`` and ``DelaySec``) and refuses with :class:`~overlay.obs.errors.DelayViolationError`
-otherwise.
+``DelayEnable`` and ``DelaySec``) and refuses otherwise with
+:class:`~overlay.devices.obs.errors.DelayViolationError`.
 
 OBS applies a new stream delay only when the stream (re)starts; the guard reads the
 profile, so after changing the delay during a live stream, restart the stream.
@@ -18,9 +18,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlsplit
 
-from overlay.obs.client import ObsRequester
-from overlay.obs.errors import DelayViolationError
-from overlay.obs.settings import SECURE_CHANNEL, ObsSettings
+from overlay.devices.obs.client import ObsRequester
+from overlay.devices.obs.errors import DelayViolationError
+from overlay.devices.obs.settings import SECURE_CHANNEL, ObsSettings
 
 BROWSER_SOURCE_KIND = "browser_source"
 

@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from overlay.obs.client import ObsRequester
-from overlay.obs.delay_guard import BROWSER_SOURCE_KIND, ensure_stream_delay
-from overlay.obs.errors import ObsError, ObsFeatureMissingError
-from overlay.obs.settings import OVERLAY_HEIGHT, OVERLAY_WIDTH, ObsSettings
+from overlay.devices.obs.client import ObsRequester
+from overlay.devices.obs.delay_guard import BROWSER_SOURCE_KIND, ensure_stream_delay
+from overlay.devices.obs.errors import ObsError, ObsFeatureMissingError
+from overlay.devices.obs.settings import OVERLAY_HEIGHT, OVERLAY_WIDTH, ObsSettings
 
 TRANSPARENT_CSS: Final = ("body { background-color: rgba(0, 0, 0, 0); margin: 0px auto; "
                           "overflow: hidden; }")

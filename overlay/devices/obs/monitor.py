@@ -1,8 +1,8 @@
 """What the operator console shows about OBS: connection health plus the delay guard.
 
-:class:`ObsMonitor` watches an :class:`~overlay.obs.client.ObsClient`. On every
+:class:`ObsMonitor` watches an :class:`~overlay.devices.obs.client.ObsClient`. On every
 (re)connection, when OBS reports a new or changed input, and every ``recheck_seconds``
-while connected, it runs the delay guard (:func:`~overlay.obs.delay_guard.check_obs`).
+while connected, it runs the delay guard (:func:`~overlay.devices.obs.delay_guard.check_obs`).
 It publishes the ``operator.obs`` object and the OBS entries of ``alerts`` of
 docs/view-model.md::
 
@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from overlay.alerts import Alert, AlertLevel
-from overlay.obs.client import ObsClient, ObsEvent, ObsHealth, ObsState
-from overlay.obs.delay_guard import StreamDelay, check_obs, read_stream_delay
-from overlay.obs.errors import DelayViolationError, ObsError
-from overlay.obs.settings import ObsSettings
+from overlay.devices.obs.client import ObsClient, ObsEvent, ObsHealth, ObsState
+from overlay.devices.obs.delay_guard import StreamDelay, check_obs, read_stream_delay
+from overlay.devices.obs.errors import DelayViolationError, ObsError
+from overlay.devices.obs.settings import ObsSettings
 from overlay.tasks import cancel_and_wait
 
 LOG = logging.getLogger(__name__)

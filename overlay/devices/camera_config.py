@@ -2,7 +2,7 @@
 
 Parsed by :func:`overlay.config.parse_config` through :func:`parse_cameras`; every problem is a
 :class:`engine.errors.ConfigError` naming the key (``capture.cameras[0].regions[1].rect``).
-Kept apart from the camera service (``overlay/camera_bridge.py``) so that reading the
+Kept apart from the camera service (``overlay/devices/camera_bridge.py``) so that reading the
 configuration does not load OpenCV.
 
 ::

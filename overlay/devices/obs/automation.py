@@ -22,9 +22,9 @@ from enum import StrEnum
 from string import Template
 from typing import Any, Final
 
-from overlay.obs.client import ObsRequester
-from overlay.obs.errors import ObsRequestError, ObsUnavailableError
-from overlay.obs.settings import AutomationRule, RuleAction
+from overlay.devices.obs.client import ObsRequester
+from overlay.devices.obs.errors import ObsRequestError, ObsUnavailableError
+from overlay.devices.obs.settings import AutomationRule, RuleAction
 
 LOG = logging.getLogger(__name__)
 

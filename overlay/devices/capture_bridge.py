@@ -70,7 +70,7 @@ from engine.events import Street
 from engine.log import CaptureRecord
 from overlay import config as overlay_config
 from overlay.alerts import Alert, AlertBook, AlertLevel
-from overlay.deck_desk import DeckDesk
+from overlay.devices.deck_desk import DeckDesk
 from overlay.hub import TableLog
 from overlay.keys import CAPTURE_KEY, CONFIG_KEY, LOG_KEY, STORE_KEY, TABLE_KEY
 from overlay.table_service import TableService
@@ -167,7 +167,7 @@ class CaptureBridge:
         self.desk = None if registry is None else DeckDesk(
             registry, self.capture, service, table_name, changed=self._changed.set,
             use_active=self.refresh_deck)
-        """Deck commands and the operator page's guided scan (``overlay.deck_desk``)."""
+        """Deck commands and the operator page's guided scan (``overlay.devices.deck_desk``)."""
         self._queue: asyncio.Queue[CaptureEvent | None] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
         # What capture says lies on the table.

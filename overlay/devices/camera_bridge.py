@@ -1,7 +1,7 @@
 """Cameras in the running service: one coordinator per camera, fused with RFID.
 
 :func:`camera_ctx` is the service's cleanup context for the ``[[capture.cameras]]`` of the
-configuration (``overlay/camera_config.py``). For each camera a :class:`CameraCoordinator`:
+configuration (``overlay/devices/camera_config.py``). For each camera a :class:`CameraCoordinator`:
 
 - owns the camera's ``cv2.VideoCapture`` (:class:`capture.camera.source.FrameSource`) on a
   thread of its own: frames are read there, never on the event loop;
@@ -19,7 +19,7 @@ configuration (``overlay/camera_config.py``). For each camera a :class:`CameraCo
 
 Its capture events go through the fusion with RFID (:class:`capture.camera.fusion.CardFusion`,
 one per camera, with the camera's ``fusion`` policy) into the same path the RFID events take:
-the :class:`overlay.capture_bridge.CaptureBridge` of the table, which deals the cards with
+the :class:`overlay.devices.capture_bridge.CaptureBridge` of the table, which deals the cards with
 ``deal_cards`` / ``deal_board`` and logs every capture event as a secret capture record. RFID
 events of a zone a camera also reads are routed through that camera's fusion first (the
 service wraps :attr:`capture.rfid.reader.RfidCapture.sink`); a reader or a camera going
@@ -62,8 +62,8 @@ from engine.capture_events import (
 from engine.errors import FeltcastError
 from engine.log import CaptureRecord
 from overlay.alerts import Alert, AlertBook, AlertLevel
-from overlay.camera_config import CameraConfigSection
-from overlay.capture_bridge import CaptureBridge, antenna_map_of, safe_detail
+from overlay.devices.camera_config import CameraConfigSection
+from overlay.devices.capture_bridge import CaptureBridge, antenna_map_of, safe_detail
 from overlay.hub import TableLog
 from overlay.keys import CAMERAS_KEY, CAPTURE_KEY, CONFIG_KEY, LOG_KEY, STORE_KEY, TABLE_KEY
 from overlay.tasks import cancel_and_wait

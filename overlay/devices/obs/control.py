@@ -26,11 +26,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from overlay.obs.automation import ObsAutomation, RuleOutcome
-from overlay.obs.client import ObsClient
-from overlay.obs.feed import AutomationFeed
-from overlay.obs.monitor import ObsMonitor, ObsStatus
-from overlay.obs.settings import SECURE_CHANNEL, ObsSettings
+from overlay.devices.obs.automation import ObsAutomation, RuleOutcome
+from overlay.devices.obs.client import ObsClient
+from overlay.devices.obs.feed import AutomationFeed
+from overlay.devices.obs.monitor import ObsMonitor, ObsStatus
+from overlay.devices.obs.settings import SECURE_CHANNEL, ObsSettings
 
 if TYPE_CHECKING:
     from overlay.config import Config
@@ -112,7 +112,7 @@ class ObsControl:
     async def handle_table_event(self, event: Mapping[str, Any]) -> tuple[RuleOutcome, ...]:
         """Run the rules for one table event in its JSON form (``Event.to_dict()``), as the
         overlay's channel carries it, and for the moments it makes (``all_in_showdown``,
-        ``player_eliminated``: see :mod:`overlay.obs.feed`)."""
+        ``player_eliminated``: see :mod:`overlay.devices.obs.feed`)."""
         outcomes: list[RuleOutcome] = []
         for kind, payload in self.feed.moments(event):
             outcomes.extend(await self.automation.handle(kind, payload))
