@@ -33,6 +33,11 @@ export class Keypad {
     this.onChange(this);
   }
 
+  /** A preset: the amount itself (clamped to the maximum like a typed one). */
+  choose(amount) {
+    this._set(amount);
+  }
+
   /** key: "0".."9", "000", "back", "clear", "min", "max" */
   press(key) {
     if (/^\d+$/.test(key)) {

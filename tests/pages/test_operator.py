@@ -77,9 +77,12 @@ def test_clicks_send_typed_commands(page: Page, harness: Harness) -> None:
     expect(page.locator("#amount")).to_have_text("0")  # cleared once acknowledged
     page.click("#btn-undo")
     settle(page)
-    page.click("#btn-misdeal")  # the first tap only arms it (R13 voids the hand)
-    expect(page.locator("#btn-misdeal")).to_have_text("Tap again: void the hand")
+    page.click("#btn-misdeal")  # it asks first (R13 voids the hand)
+    expect(page.locator("#confirm-text")).to_contain_text("void hand 57")
+    page.click("#btn-confirm-no")
+    expect(page.locator("#confirm")).to_be_hidden()
     page.click("#btn-misdeal")
+    page.click("#btn-confirm-yes")
     settle(page)
     page.click("#btn-clock")
     settle(page)
@@ -178,14 +181,24 @@ def test_between_hands_seats_names_stacks_and_next_hand(page: Page, harness: Har
     expect(page.locator("#btn-fold")).to_be_disabled()
     expect(page.locator("#keypad .key[data-key='5']")).to_be_disabled()
     expect(page.locator("#btn-misdeal")).to_be_disabled()
-    row = page.locator(".seat[data-seat='5']")
-    expect(row.locator(".edit-name")).to_have_value("")
-    row.locator(".edit-name").fill("Pia Wunderlich")
-    row.locator(".edit-stack").fill("1,250,000")
-    row.locator(".save").click()
+    sheet = page.locator("#seat-sheet")
+    page.locator(".seat[data-seat='5'] .more").click()  # an empty seat: seat a player
+    expect(page.locator("#seat-sheet-title")).to_have_text("Seat 5")
+    expect(sheet.locator(".edit-name")).to_have_value("")
+    expect(sheet.locator(".empty")).to_be_hidden()
+    sheet.locator(".edit-name").fill("Pia Wunderlich")
+    sheet.locator(".edit-stack").fill("1,250,000")
+    sheet.locator(".save").click()
     settle(page)
-    page.locator(".seat[data-seat='6'] .empty").click()
+    page.click("#btn-seat-close")
+    page.locator(".seat[data-seat='6'] .more").click()
+    expect(sheet.locator(".edit-name")).to_have_value("Daniel Ortega")
+    sheet.locator(".empty").click()  # removing a player asks first
+    expect(page.locator("#confirm-text")).to_have_text(
+        "Remove Daniel Ortega from seat 6? The seat becomes empty.")
+    page.click("#btn-confirm-yes")
     settle(page)
+    expect(sheet).to_be_hidden()
     page.click("#btn-next-hand")
     settle(page)
     assert sent(harness, 3) == [
@@ -199,7 +212,9 @@ def test_manual_card_entry_when_capture_fails(page: Page, harness: Harness) -> N
     view = operator_view()
     view["operator"]["cards_needed"] = [{"target": "seat", "seat": 4, "count": 2}]
     open_console(page, harness, view)
-    expect(page.locator("#manual")).to_have_class("manual needed")
+    expect(page.locator("#btn-cards")).to_have_class("btn needed")
+    expect(page.locator("#btn-cards")).to_have_text("Cards · seat 4")
+    page.click("#btn-cards")  # one tap opens the picker
     expect(page.locator("#manual-target")).to_have_value("seat:4")
     expect(page.locator(".pick[data-card='Qs']")).to_be_disabled()  # on the board
     expect(page.locator(".pick[data-card='Ah']")).to_be_disabled()  # in a hand
@@ -310,28 +325,46 @@ def test_seat_tools_button_and_level_send_their_commands(page: Page, harness: Ha
     view["seats"][6]["sitting_out"] = True  # Yuki is away (R11)
     open_console(page, harness, view)
     ashton, yuki = page.locator(".seat[data-seat='1']"), page.locator(".seat[data-seat='7']")
-    expect(page.locator(".seat[data-seat='2'] .restrict")).to_be_hidden()  # folded: no R10
-    expect(page.locator(".seat[data-seat='5'] .away")).to_be_hidden()  # an empty seat
-    expect(yuki.locator(".away")).to_have_text("Back (R11)")
-    ashton.locator(".restrict").click()
+    page.locator(".seat[data-seat='2'] .more").click()
+    expect(page.locator("#seat-sheet .restrict")).to_be_hidden()  # folded: no R10
+    page.click("#btn-seat-close")
+    expect(page.locator(".seat[data-seat='5'] .more")).to_be_hidden()  # an empty seat
+    sheet = page.locator("#seat-sheet")
+    ashton.locator(".more").click()
+    sheet.locator(".restrict").click()  # an exposed card asks first (R10)
+    expect(page.locator("#confirm-text")).to_contain_text("Ashton Griffin exposed a hole card")
+    page.click("#btn-confirm-yes")
     settle(page)
+    expect(sheet).to_be_hidden()
     ashton.locator(".show").click()
     settle(page)
     ashton.locator(".muck").click()
     settle(page)
-    ashton.locator(".away").click()
+    ashton.locator(".more").click()
+    expect(sheet.locator(".editor")).to_be_hidden()  # only between hands
+    sheet.locator(".away").click()
     settle(page)
-    yuki.locator(".away").click()
+    page.click("#btn-seat-close")
+    yuki.locator(".more").click()
+    expect(sheet.locator(".away")).to_have_text("Back (R11)")
+    sheet.locator(".away").click()
     settle(page)
-    page.click("#level-up")
+    page.click("#btn-seat-close")
+    page.click("#level-up")  # a level change asks first
+    expect(page.locator("#btn-confirm-yes")).to_have_text("Yes, level 13")
+    page.click("#btn-confirm-yes")
     settle(page)
     page.click("#level-down")
+    page.keyboard.press("Escape")  # cancelled: nothing sent
+    expect(page.locator("#confirm")).to_be_hidden()
+    page.click("#level-down")
+    page.keyboard.press("Enter")
     settle(page)
-    expect(ashton.locator(".button-here")).to_be_disabled()  # only between hands
     harness.push_patch("operator", {"operator": {"between_hands": True, "legal": None},
                                     "table": {"street": None}})
-    expect(ashton.locator(".restrict")).to_be_hidden()
-    ashton.locator(".button-here").click()
+    ashton.locator(".more").click()
+    expect(sheet.locator(".restrict")).to_be_hidden()
+    sheet.locator(".button-here").click()
     settle(page)
     assert sent(harness, 8) == [
         {"type": "restrict", "seat": 1},
