@@ -7,6 +7,7 @@ describes. Amounts are integer chips; raise amounts are "to" totals for the stre
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from engine.events import Street
 
@@ -71,6 +72,31 @@ class LegalActions:
             else:
                 out.append(f"{verb} {chips(self.min_raise_to)}-{chips(self.max_raise_to)}")
         out.append("fold")
+        return tuple(out)
+
+    def to_json(self) -> tuple[dict[str, Any], ...]:
+        """The options as data, in the order of :meth:`options`: ``check``, or ``call`` with
+        the chips it adds (``amount``) and the street total (``to``); ``bet`` or ``raise_to``
+        with ``min`` and ``max`` totals (``all_in`` true when only the whole stack is left);
+        ``fold``.
+
+        >>> LegalActions(4, "Rast", Street.FLOP, False, 24000, 24000, False, 48000,
+        ...              310000).to_json()  # doctest: +NORMALIZE_WHITESPACE
+        ({'type': 'call', 'amount': 24000, 'to': 24000},
+         {'type': 'raise_to', 'min': 48000, 'max': 310000, 'all_in': False},
+         {'type': 'fold'})
+        """
+        out: list[dict[str, Any]] = []
+        if self.can_check:
+            out.append({"type": "check"})
+        else:
+            out.append({"type": "call", "amount": self.call_amount, "to": self.call_to})
+        if self.min_raise_to is not None and self.max_raise_to is not None:
+            out.append({"type": "bet" if self.is_bet else "raise_to",
+                        "min": min(self.min_raise_to, self.max_raise_to),
+                        "max": self.max_raise_to,
+                        "all_in": self.min_raise_to >= self.max_raise_to})
+        out.append({"type": "fold"})
         return tuple(out)
 
     def describe(self) -> str:

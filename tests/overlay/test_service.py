@@ -132,6 +132,46 @@ async def test_a_hand_by_commands_and_what_each_channel_shows(client: TestClient
     assert delayed["table"]["hand_number"] in (None, 0)
 
 
+async def test_a_short_raise_is_answered_with_the_r8_ruling_to_apply(
+        client: TestClient) -> None:
+    """R8 in the error: ``legal`` is a JSON list of the actions with their amounts and
+    ``ruling`` carries the command that applies it, which the console sends as it is."""
+    await command(client, "next_hand")
+    hand = client.server.app[TABLE_KEY].hand
+    assert hand is not None
+    for seat, cards in zip(hand.seats, (["Ah", "As"], ["Kd", "Kc"], ["7s", "2d"]), strict=True):
+        await command(client, "deal_cards", seat=seat, cards=cards)
+    legal = hand.legal_actions()
+    assert legal is not None and legal.min_raise_to is not None
+    increment = legal.min_raise_to - legal.call_to
+    status, reply = await command(client, "raise_to", seat=legal.seat,
+                                  amount=legal.call_to + increment * 3 // 4)
+    assert status == 409, reply
+    error = reply["error"]
+    assert error["code"] == "illegal_action" and error["rule"] == "R8"
+    assert error["legal"] == [
+        {"type": "call", "amount": legal.call_amount, "to": legal.call_to},
+        {"type": "raise_to", "min": legal.min_raise_to, "max": legal.max_raise_to,
+         "all_in": False},
+        {"type": "fold"}]
+    ruling = error["ruling"]
+    assert ruling == {"text": f"raise to {legal.min_raise_to:,}", "command": {
+        "type": "raise_to", "seat": legal.seat, "amount": legal.min_raise_to}}
+    assert hand.legal_actions() == legal  # nothing changed
+    # Less than half the increment: the ruling is a call.
+    status, reply = await command(client, "raise_to", seat=legal.seat,
+                                  amount=legal.call_to + increment // 4)
+    assert reply["error"]["ruling"]["command"] == {"type": "call", "seat": legal.seat}
+    # One tap: the ruling's command, sent as a new command, is applied.
+    applied = dict(ruling["command"])
+    status, reply = await command(client, applied.pop("type"), **applied)
+    assert status == 200 and reply["ok"], reply
+    assert hand.bets[hand.seats.index(legal.seat)] == legal.min_raise_to
+    # Errors without a ruling or options say nothing of them (no "()" or "").
+    status, reply = await command(client, "stop_clock")
+    assert status == 409 and set(reply["error"]) == {"code", "message", "rule"}
+
+
 async def test_malformed_and_repeated_commands(client: TestClient) -> None:
     response = await client.post("/api/commands", data="{not json", headers=operator(client))
     assert response.status == 422

@@ -129,19 +129,22 @@ def test_keypad_clamps_to_the_maximum_and_flags_amounts_below_the_minimum(
     expect(page.locator("#amount")).to_have_text("30,000")
     expect(page.locator("#ruling")).to_contain_text("(R8)")
     expect(page.locator("#keypad")).to_have_class("keypad below-min")
-    ruling = {"text": "complete the raise to 48,000",
+    ruling = {"text": "raise to 48,000",
               "command": {"type": "raise_to", "seat": 1, "amount": 48000}}
-    harness.reply_next(422, {"error": {
-        "code": "raise_below_minimum", "rule": "R8", "ruling": ruling,
+    harness.reply_next(409, {"error": {  # the shape of docs/commands.md, "Replies"
+        "code": "illegal_action", "rule": "R8", "ruling": ruling,
+        "legal": [{"type": "call", "amount": 24000, "to": 24000},
+                  {"type": "raise_to", "min": 48000, "max": 734000, "all_in": False},
+                  {"type": "fold"}],
         "message": "A raise to 30,000 is below the minimum of 48,000; it adds 6,000 of the "
                    "24,000 increment, 50 % or more, so it is completed to 48,000 (R8)."}})
     page.click("#btn-amount")
     expect(page.locator("#error-message")).to_have_text(
         "A raise to 30,000 is below the minimum of 48,000; it adds 6,000 of the 24,000 "
         "increment, 50 % or more, so it is completed to 48,000 (R8).")
-    expect(page.locator("#error-detail")).to_have_text("raise_below_minimum · R8")
+    expect(page.locator("#error-detail")).to_have_text("illegal_action · R8")
     expect(page.locator("#amount")).to_have_text("30,000")  # kept for a correction
-    expect(page.locator("#apply-ruling")).to_have_text("Apply: complete the raise to 48,000")
+    expect(page.locator("#apply-ruling")).to_have_text("Apply: raise to 48,000")
     page.click("#apply-ruling")
     settle(page)
     expect(page.locator("#error")).to_be_hidden()
