@@ -103,3 +103,46 @@ class LegalActions:
         """``"call 24,000 or fold"``: the options joined for a message."""
         options = self.options()
         return ", ".join(options[:-1]) + " or " + options[-1]
+
+
+#: The pot fractions of the presets after the flop, with their keys and labels.
+_POT_FRACTIONS = (("half_pot", "½ pot", 1, 2), ("two_thirds_pot", "⅔ pot", 2, 3),
+                  ("three_quarters_pot", "¾ pot", 3, 4))
+
+
+def bet_presets(legal: LegalActions, pot: int, *, chip_unit: int = 1) -> list[dict[str, Any]]:
+    """The console's bet sizes for this decision, from the engine's legal range: ``min``;
+    pre-flop 2.5x and 3x the bet to call; after the flop half, two thirds and three quarters
+    of the pot; the pot; ``all_in``. Each is ``{"key", "label", "amount"}``, ``amount`` a
+    street total ("raise to", R6). ``pot`` is every chip in the middle, this street's bets
+    included; a pot-sized raise is the call plus the pot after the call. Amounts are rounded
+    to ``chip_unit``; sizes outside the legal range or equal to a smaller one are left out;
+    none when the player may not bet or raise.
+
+    >>> legal = LegalActions(4, "Rast", Street.PREFLOP, False, 8000, 8000, False, 16000,
+    ...                      954000)
+    >>> [(p["key"], p["amount"]) for p in bet_presets(legal, 20000)]
+    [('min', 16000), ('2.5x', 20000), ('3x', 24000), ('pot', 36000), ('all_in', 954000)]
+    """
+    low, high = legal.min_raise_to, legal.max_raise_to
+    if low is None or high is None:
+        return []
+    out: list[dict[str, Any]] = [{"key": "min", "label": "Min", "amount": min(low, high)}]
+    unit = max(1, chip_unit)
+    after_call = pot + legal.call_amount
+
+    def add(key: str, label: str, amount: float) -> None:
+        rounded = int(amount / unit + 0.5) * unit
+        if low < rounded < high and all(rounded > p["amount"] for p in out):
+            out.append({"key": key, "label": label, "amount": rounded})
+
+    if legal.street is Street.PREFLOP and not legal.is_bet:
+        add("2.5x", "2.5x", legal.call_to * 2.5)
+        add("3x", "3x", legal.call_to * 3)
+    else:
+        for key, label, numerator, denominator in _POT_FRACTIONS:
+            add(key, label, legal.call_to + after_call * numerator / denominator)
+    add("pot", "Pot", legal.call_to + after_call)
+    if high > out[0]["amount"]:
+        out.append({"key": "all_in", "label": "All-in", "amount": high})
+    return out

@@ -163,9 +163,12 @@ function renderKeypad() {
   const legal = view && view.operator ? view.operator.legal : null;
   const mode = amountMode(legal);
   const inFront = betInFront(view, legal);
-  setText($("amount"), chips(keypad.value));
-  setText($("amount-added"), mode && keypad.value > 0 && inFront
-    ? `+${chips(keypad.value - inFront)} added` : "");
+  const amount = keypad.amount;
+  setText($("amount"), chips(amount));
+  toggle($("amount"), "predicted", keypad.predicted !== null);
+  $("amount").title = keypad.predicted !== null ? `typed ${chips(keypad.value)}, completed` : "";
+  setText($("amount-added"), mode && amount > 0 && inFront
+    ? `+${chips(amount - inFront)} added` : "");
   setText($("amount-label"), mode ? mode.label : "Bet / raise");
   setText($("amount-min"), mode ? `min ${chips(mode.min)}` : "");
   setText($("amount-max"), mode ? `max ${chips(mode.max)}` : "");
@@ -174,8 +177,8 @@ function renderKeypad() {
   setText($("ruling"), keypad.belowMin && legal ? legal.ruling : keypad.clamped
     ? `Capped at the maximum, ${chips(keypad.max)} (all-in)` : "");
   const submit = $("btn-amount");
-  submit.disabled = isBusy() || !mode || keypad.value <= 0;
-  setText(submit, mode && keypad.value > 0 ? `${mode.label} ${chips(keypad.value)}`
+  submit.disabled = isBusy() || !mode || amount <= 0;
+  setText(submit, mode && amount > 0 ? `${mode.label} ${chips(amount)}`
     : mode ? mode.label : "Bet / raise");
   for (const key of document.querySelectorAll("#keypad .key[data-key]")) {
     key.disabled = !mode;
@@ -203,7 +206,8 @@ function renderPresets(legal) {
   }
   for (const button of container.children) {
     button.disabled = isBusy();
-    toggle(button, "chosen", keypad.value > 0 && Number(button.dataset.amount) === keypad.value);
+    toggle(button, "chosen", keypad.amount > 0
+      && Number(button.dataset.amount) === keypad.amount);
   }
 }
 
@@ -702,8 +706,8 @@ function wire() {
   }
   $("btn-amount").addEventListener("click", () => {
     const mode = amountMode(state.view.operator.legal);
-    if (!mode || keypad.value <= 0) return;
-    sendCommand(mode.type, { seat: seatOf(), amount: keypad.value }).then((reply) => {
+    if (!mode || keypad.amount <= 0) return;
+    sendCommand(mode.type, { seat: seatOf(), amount: keypad.amount }).then((reply) => {
       if (reply && reply.ok) keypad.press("clear");
     });
   });

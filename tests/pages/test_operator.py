@@ -379,3 +379,53 @@ def test_seat_tools_button_and_level_send_their_commands(page: Page, harness: Ha
         {"type": "set_level", "level": 11},
         {"type": "set_button", "seat": 1},
     ]
+
+
+def test_bet_sizes_are_totals_with_the_chips_added_and_digits_are_completed(
+        page: Page, harness: Harness) -> None:
+    """Issue 20: presets from operator.legal.presets, every amount a street total ("to") with
+    the chips it adds beside, Call and All-in alike; a 2.5x open in two taps; "5" completed to
+    50,000 from the minimum."""
+    view = operator_view()
+    view["seats"][0].update(bet=8000, stack=726000)  # Ashton has 8,000 in front
+    view["operator"]["legal"].update(call=16000, all_in=734000, presets=[
+        {"key": "min", "label": "Min", "amount": 48000},
+        {"key": "half_pot", "label": "½ pot", "amount": 400000},
+        {"key": "pot", "label": "Pot", "amount": 700000},
+        {"key": "all_in", "label": "All-in", "amount": 734000}])
+    open_console(page, harness, view)
+    call, all_in = page.locator("#btn-call"), page.locator("#btn-all-in")
+    expect(call.locator(".label")).to_have_text("Call 24,000")
+    expect(call.locator(".added")).to_have_text("+16,000")
+    expect(all_in.locator(".label")).to_have_text("All-in 734,000")
+    expect(all_in.locator(".added")).to_have_text("+726,000")
+    expect(page.locator(".preset")).to_have_text(["Min48K", "½ pot400K", "Pot700K",
+                                                  "All-in734K"])
+    page.click(".preset[data-preset='half_pot']")  # tap 1
+    expect(page.locator("#amount")).to_have_text("400,000")
+    expect(page.locator("#amount-added")).to_have_text("+392,000 added")
+    expect(page.locator(".preset.chosen")).to_have_attribute("data-preset", "half_pot")
+    expect(page.locator("#btn-amount")).to_have_text("Raise to 400,000")
+    page.click("#btn-amount")  # tap 2
+    settle(page)
+    # Predictive entry: "5" is 50,000 (the first amount at or above the 48,000 minimum),
+    # "12" is 120,000; typed on to 30,000 it is a short raise again, for R8.
+    page.click("#keypad .key[data-key='5']")
+    expect(page.locator("#amount")).to_have_text("50,000")
+    expect(page.locator("#amount")).to_have_class(re.compile(r"\bpredicted\b"))
+    expect(page.locator("#btn-amount")).to_have_text("Raise to 50,000")
+    page.click("#btn-amount")
+    settle(page)
+    for key in ("1", "2"):
+        page.click(f"#keypad .key[data-key='{key}']")
+    expect(page.locator("#amount")).to_have_text("120,000")
+    page.click("#keypad .key[data-key='clear']")
+    for key in ("3", "0", "000"):
+        page.click(f"#keypad .key[data-key='{key}']")
+    expect(page.locator("#amount")).to_have_text("30,000")
+    expect(page.locator("#amount")).not_to_have_class(re.compile(r"\bpredicted\b"))
+    expect(page.locator("#keypad")).to_have_class("keypad below-min")
+    page.keyboard.press("Shift+Digit3")  # the third size from the keyboard
+    expect(page.locator("#amount")).to_have_text("700,000")
+    assert sent(harness, 2) == [{"type": "raise_to", "seat": 1, "amount": 400000},
+                                {"type": "raise_to", "seat": 1, "amount": 50000}]
