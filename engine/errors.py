@@ -137,6 +137,13 @@ class IllegalActionError(InvalidInputError):
         self.ruling = ruling
 
 
+class StaleCommandError(InvalidInputError):
+    """A command built on a view of the table that has changed since (another device acted
+    first): refused, never applied to a state its sender did not see."""
+
+    code = "stale_command"
+
+
 class HandHistoryError(InvalidInputError):
     """A hand history (PHH) that cannot be read or replayed; the message names the spot."""
 

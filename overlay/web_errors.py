@@ -21,7 +21,8 @@ LOGGER = logging.getLogger(__name__)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 # Domain error codes answered with a status other than 422.
-_STATUS_BY_CODE = {"illegal_action": 409, "not_found": 404, "conflict": 409}
+_STATUS_BY_CODE = {"illegal_action": 409, "not_found": 404, "conflict": 409,
+                   "stale_command": 409}
 
 
 def _json_ready(value: object) -> Any:

@@ -76,9 +76,19 @@ function isBusy() {
   return true;
 }
 
+/** The commands built on the hand screen's view: they carry the revision the operator saw,
+ * so that one built on a state another device has changed since is refused (409), never
+ * applied to whoever is to act now. */
+const VIEW_COMMANDS = new Set(["fold", "check", "call", "bet", "raise_to", "all_in", "undo",
+  "misdeal", "next_hand", "deal_cards", "deal_board", "show_hand", "muck_hand", "restrict",
+  "set_absent", "call_clock", "stop_clock", "set_level", "set_seat", "empty_seat",
+  "set_button"]);
+
 /** POST one command; resolves to the reply (ok or error), never throws. */
 export async function sendCommand(type, fields = {}) {
   const command = { id: commandId(), type, ...fields };
+  const seen = state.channel ? state.channel.revision : null;
+  if (VIEW_COMMANDS.has(type) && typeof seen === "number") command.revision = seen;
   return call("POST", "/api/commands", JSON.stringify(command), "application/json");
 }
 
@@ -445,7 +455,10 @@ function renderManual() {
     select.dataset.signature = signature;
     select.replaceChildren(...targets.map((t) => el("option", { text: t.text,
       attrs: { value: t.value } })));
-    if (targets.some((t) => t.value === current)) select.value = current;
+    // A target missing cards comes first; else the operator's choice stays.
+    const missing = targets.filter((t) => t.text.includes("missing")).map((t) => t.value);
+    if (missing.length > 0 && !missing.includes(current)) select.value = missing[0];
+    else if (targets.some((t) => t.value === current)) select.value = current;
   }
   // Once the cards just entered arrived, the next target still missing cards is chosen;
   // with none left, the picker closes.
