@@ -61,13 +61,21 @@ def touch_page(browser: Browser, harness: Harness, probe: Probe,
     assert probe.unexpected_console_errors() == []
 
 
+# Every box in one round trip: each selector must match one displayed element.
+BOXES = """selectors => Object.fromEntries(selectors.map(selector => {
+    const nodes = document.querySelectorAll(selector);
+    if (nodes.length !== 1) return [selector, null];
+    const r = nodes[0].getBoundingClientRect();
+    return [selector, r.width > 0 && r.height > 0
+        ? {x: r.x, y: r.y, width: r.width, height: r.height} : null];
+}))"""
+
+
 def boxes(page: Page, selectors: list[str]) -> dict[str, dict[str, float]]:
-    found: dict[str, dict[str, float]] = {}
-    for selector in selectors:
-        box = page.locator(selector).bounding_box()
-        assert box is not None, f"{selector} is not displayed"
-        found[selector] = box
-    return found
+    found: dict[str, dict[str, float] | None] = page.evaluate(BOXES, selectors)
+    missing = [selector for selector, box in found.items() if box is None]
+    assert missing == [], f"not displayed (or not one element): {missing}"
+    return {selector: box for selector, box in found.items() if box is not None}
 
 
 def assert_inside(page: Page, selectors: list[str]) -> None:
