@@ -6,6 +6,9 @@ manager understands. The service maps these to HTTP and websocket errors in one 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 
 class FeltcastError(Exception):
     """Root of every error Feltcast raises on purpose."""
@@ -70,23 +73,58 @@ class PlayerCountError(InvalidInputError):
     code = "player_count"
 
 
+@dataclass(frozen=True, slots=True)
+class Ruling:
+    """What the rules do instead of a refused action (R8: a short raise is completed to the
+    minimum or becomes a call): ``text`` for the floor, and the action itself, ``kind``
+    (``"raise_to"``, ``"bet"`` or ``"call"``) for ``seat`` with ``amount`` (a street total;
+    ``None`` for a call), so that a console applies it in one tap.
+
+    >>> Ruling("raise to 500", "raise_to", 3, 500).to_json()["command"]
+    {'type': 'raise_to', 'seat': 3, 'amount': 500}
+    """
+
+    text: str
+    kind: str
+    seat: int
+    amount: int | None = None
+
+    def command(self) -> dict[str, Any]:
+        """The operator command (``docs/commands.md``) that applies the ruling."""
+        fields: dict[str, Any] = {"type": self.kind, "seat": self.seat}
+        if self.amount is not None:
+            fields["amount"] = self.amount
+        return fields
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "command": self.command()}
+
+
 class IllegalActionError(InvalidInputError):
     """An action the rules do not allow now (out of turn, below the minimum, ...).
 
-    ``rule`` is the rule ID (e.g. ``"R7"``), ``legal`` the options the player has instead
-    (e.g. ``("call 24,000", "fold")``) and ``ruling`` what the floor would rule for an
-    amount below the minimum (R8), e.g. ``"call"`` or ``"raise to 4,000"``. The hand's
-    state is unchanged when this is raised.
+    ``rule`` is the rule ID (e.g. ``"R7"``), ``legal`` the options the player has instead,
+    JSON-ready (e.g. ``({"type": "call", "amount": 24000, "to": 24000}, {"type": "fold"})``,
+    see :meth:`engine.actions.LegalActions.to_json`) and ``ruling`` what the floor would rule
+    for an amount below the minimum (R8, a :class:`Ruling`). The hand's state is unchanged
+    when this is raised.
     """
 
     code = "illegal_action"
 
-    def __init__(self, message: str, *, rule: str = "", legal: tuple[str, ...] = (),
-                 ruling: str = "") -> None:
+    def __init__(self, message: str, *, rule: str = "",
+                 legal: tuple[dict[str, Any], ...] = (), ruling: Ruling | None = None) -> None:
         super().__init__(message)
         self.rule = rule
         self.legal = legal
         self.ruling = ruling
+
+
+class StaleCommandError(InvalidInputError):
+    """A command built on a view of the table that has changed since (another device acted
+    first): refused, never applied to a state its sender did not see."""
+
+    code = "stale_command"
 
 
 class HandHistoryError(InvalidInputError):

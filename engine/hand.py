@@ -26,7 +26,7 @@ from typing import Any
 
 from engine.actions import LegalActions, chips
 from engine.cards import Card, ensure_distinct, parse_cards
-from engine.errors import DuplicateCardError, IllegalActionError
+from engine.errors import DuplicateCardError, IllegalActionError, Ruling
 from engine.events import (
     ActionKind,
     ActionTaken,
@@ -164,7 +164,7 @@ class Hand(HandState):
             i = self._position(seat)
             raise IllegalActionError(
                 f"{self._who(i)} cannot {verb}: it is {legal.name}'s turn (seat {legal.seat}) "
-                "(R9)", rule="R9", legal=legal.options())
+                "(R9)", rule="R9", legal=legal.to_json())
         missing = [self.seats[i] for i in range(len(self.seats)) if self._hole[i] is None]
         if missing:
             raise IllegalActionError(
@@ -174,10 +174,10 @@ class Hand(HandState):
         return self._actor, legal
 
     def _illegal(self, i: int, verb: str, why: str, rule: str, legal: LegalActions,
-                 ruling: str = "") -> IllegalActionError:
+                 ruling: Ruling | None = None) -> IllegalActionError:
         return IllegalActionError(
             f"{self._who(i)} cannot {verb}: {why} ({rule}). Legal: {legal.describe()}.",
-            rule=rule, legal=legal.options(), ruling=ruling)
+            rule=rule, legal=legal.to_json(), ruling=ruling)
 
     # --- player actions: verify / can / do ------------------------------------------------
 
@@ -258,15 +258,21 @@ class Hand(HandState):
         if amount < legal.min_raise_to and amount != legal.max_raise_to:
             level = self._level_for_calls()
             increment = self._min_raise
+            seat_no = self.seats[i]
+            call = (Ruling(f"call {chips(legal.call_amount)}", "call", seat_no)
+                    if legal.can_call else Ruling("check", "check", seat_no))
             if amount <= level:
                 raise self._illegal(i, f"{verb} to {chips(amount)}",
                                     f"that is not more than the {chips(level)} to call", "R6",
-                                    legal, ruling="call")
+                                    legal, ruling=call)
             if 2 * (amount - level) >= increment:
-                ruling = f"raise to {chips(legal.min_raise_to)}"
+                kind = "bet" if legal.is_bet else "raise_to"
+                ruling = Ruling(f"{'bet' if legal.is_bet else 'raise to'} "
+                                f"{chips(legal.min_raise_to)}", kind, seat_no,
+                                legal.min_raise_to)
                 words = f"completed to {chips(legal.min_raise_to)}"
             else:
-                ruling = words = f"call {chips(legal.call_amount)}"
+                ruling = call
                 words = f"a call of {chips(legal.call_amount)}"
             raise self._illegal(
                 i, f"{verb} to {chips(amount)}",

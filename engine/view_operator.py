@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.actions import LegalActions
+from engine.actions import LegalActions, bet_presets
 from engine.errors import InvalidInputError
 from engine.events import ActionTaken, BetReturned, Street
 from engine.hand import Hand
@@ -102,6 +102,8 @@ def _legal(hand: Hand | None, legal: LegalActions | None) -> dict[str, Any] | No
         "raise": None if legal.is_bet else limits,
         "all_in": all_in,
         "ruling": r8_ruling(legal),
+        "presets": bet_presets(legal, hand.total_pot,
+                               chip_unit=hand.started.chip_unit if hand.started else 1),
     }
 
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from engine.errors import IllegalActionError, InvalidInputError
+from engine.errors import IllegalActionError, InvalidInputError, StaleCommandError
 from engine.events import ActionTaken, Event, HandEnded, HandVoided, Secrecy, Street
 from engine.hand import Hand
 from engine.log import TableEvent
@@ -50,6 +50,9 @@ from overlay.store import Acknowledgement, Sender
 from overlay.tournament_desk import TOURNAMENT_COMMANDS, TournamentDesk, structure_for
 
 _log = logging.getLogger(__name__)
+
+OPERATOR_CHANNEL = "operator"
+"""The channel whose revision a command may carry (``revision``, docs/commands.md)."""
 
 CLOCK_SECONDS = 70.0
 """R12: one minute, then a ten-second countdown."""
@@ -104,6 +107,11 @@ def parse_command(body: object) -> dict[str, Any]:
         if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
             what = _WHAT.get(expected, "a number") if isinstance(expected, type) else "a number"
             raise InvalidInputError(f"command {kind}: {name!r} must be {what}, got {value!r}")
+    revision = body.get("revision")
+    if revision is not None and (not isinstance(revision, int) or isinstance(revision, bool)
+                                 or revision < 0):
+        raise InvalidInputError(f"command {kind}: 'revision' must be the operator channel's "
+                                f"revision the command was built on, got {revision!r}")
     if "cards" in body and not all(isinstance(c, str | None) for c in body["cards"]):
         raise InvalidInputError("cards are codes like 'Ah' (null for an unread card)")
     return dict(body)
@@ -136,6 +144,9 @@ class TableService:
         """The clock call (R12) the log leaves running, and when it was logged."""
         self.checkpoints = checkpoints
         self._writing: asyncio.Task[None] | None = None
+        self._changed_at = 0
+        """The operator channel's revision that shows the table's latest change: a command
+        that carries an older ``revision`` was built on a state that has changed since."""
 
     # --- start-up --------------------------------------------------------------------------
 
@@ -162,7 +173,12 @@ class TableService:
             self._arm_clock(called.seat, at + called.seconds - self.clock())
         async with self._lock:
             await self._catch_up_levels(source="clock")
+        self._changed_at = self._operator_revision()  # what came before is unknown to a page
         self._arm_boundary()
+
+    def _operator_revision(self) -> int:
+        hub = self.log.hubs.get(OPERATOR_CHANNEL)
+        return hub.revision if hub is not None else 0
 
     def _reset(self) -> None:
         """A fresh table, before a replay of the whole log."""
@@ -297,6 +313,12 @@ class TableService:
             if done is not None:  # a retry: the first answer, never applied again
                 self._remember_result(command_id, done)
                 return done
+            seen = command.get("revision")
+            if seen is not None and seen < self._changed_at:
+                raise StaleCommandError(
+                    f"The table changed after this console's view (revision {seen}; the "
+                    f"change is in revision {self._changed_at}): the {command['type']} was "
+                    "not applied. Look at the screen again and repeat it if it still stands.")
             events = self._run(command)
             result: dict[str, Any] = {"ok": True, "id": command_id}
 
@@ -334,6 +356,8 @@ class TableService:
             self.tournament.apply(event)
         for entry in entries:
             self._note(entry)
+        if any(not isinstance(e, Event) or e.secrecy is not Secrecy.INTERNAL for e in events):
+            self._changed_at = self._operator_revision()  # device reports change no decision
         self._checkpoint_soon(entries)
         return entries
 

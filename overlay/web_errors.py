@@ -21,18 +21,36 @@ LOGGER = logging.getLogger(__name__)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 # Domain error codes answered with a status other than 422.
-_STATUS_BY_CODE = {"illegal_action": 409, "not_found": 404, "conflict": 409}
+_STATUS_BY_CODE = {"illegal_action": 409, "not_found": 404, "conflict": 409,
+                   "stale_command": 409}
+
+
+def _json_ready(value: object) -> Any:
+    """An error's detail as JSON: a value with ``to_json()`` (a ruling) as its data, tuples as
+    lists, anything else unknown as its text."""
+    to_json = getattr(value, "to_json", None)
+    if callable(to_json):
+        return _json_ready(to_json())
+    if isinstance(value, list | tuple):
+        return [_json_ready(item) for item in value]
+    if isinstance(value, dict):
+        return {str(key): _json_ready(item) for key, item in value.items()}
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return str(value)
 
 
 def error_payload(error: BaseException) -> dict[str, Any]:
-    """``{"code": ..., "message": ...}`` for any error; internal errors say nothing internal."""
+    """``{"code": ..., "message": ...}`` for any error; internal errors say nothing internal.
+
+    A domain error's ``rule``, ``legal`` (a list of the legal actions with their amounts),
+    ``ruling`` (``{"text", "command"}``) and ``key`` are added when they say something."""
     if isinstance(error, FeltcastError):
         payload: dict[str, Any] = {"code": error.code, "message": str(error)}
         for attribute in ("rule", "legal", "ruling", "key"):
             value = getattr(error, attribute, None)
-            if value is not None:
-                payload[attribute] = value if isinstance(value, (str, int, float, list, dict)) \
-                    else str(value)
+            if value is not None and value != "" and value != ():
+                payload[attribute] = _json_ready(value)
         return payload
     if isinstance(error, web.HTTPException):
         return {"code": error.reason.lower().replace(" ", "_"), "message": error.text or

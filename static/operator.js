@@ -19,7 +19,8 @@ const SUITS = ["s", "h", "d", "c"];
 
 const $ = (id) => document.getElementById(id);
 const state = { view: null, receivedAt: 0, busy: false, token: null, ruling: null,
-  manual: [], misdealArmed: null, channel: null };
+  manual: [], manualLast: null, rankTyped: null, channel: null, confirm: null,
+  sheetSeat: null, awaitRevision: null, awaitUntil: 0 };
 
 // ---------------------------------------------------------------- commands
 
@@ -56,13 +57,38 @@ function clearError() {
 
 function setBusy(busy) {
   state.busy = busy;
-  document.body.classList.toggle("busy", busy);
+  document.body.classList.toggle("busy", isBusy());
   if (state.view) render(state.view);
 }
+
+/**
+ * A command is in flight, or its acknowledgement named a revision of the operator channel
+ * this page has not shown yet: nothing is sent from a view that does not include it.
+ */
+function isBusy() {
+  if (state.busy) return true;
+  if (state.awaitRevision === null) return false;
+  const shown = state.channel && state.channel.revision !== null ? state.channel.revision : 0;
+  if (shown >= state.awaitRevision || Date.now() > state.awaitUntil) {
+    state.awaitRevision = null;
+    return false;
+  }
+  return true;
+}
+
+/** The commands built on the hand screen's view: they carry the revision the operator saw,
+ * so that one built on a state another device has changed since is refused (409), never
+ * applied to whoever is to act now. */
+const VIEW_COMMANDS = new Set(["fold", "check", "call", "bet", "raise_to", "all_in", "undo",
+  "misdeal", "next_hand", "deal_cards", "deal_board", "show_hand", "muck_hand", "restrict",
+  "set_absent", "call_clock", "stop_clock", "set_level", "set_seat", "empty_seat",
+  "set_button"]);
 
 /** POST one command; resolves to the reply (ok or error), never throws. */
 export async function sendCommand(type, fields = {}) {
   const command = { id: commandId(), type, ...fields };
+  const seen = state.channel ? state.channel.revision : null;
+  if (VIEW_COMMANDS.has(type) && typeof seen === "number") command.revision = seen;
   return call("POST", "/api/commands", JSON.stringify(command), "application/json");
 }
 
@@ -105,6 +131,11 @@ async function call(method, path, body, contentType) {
       + "reached; the command was not sent. Try again." : "The server cannot be reached." } };
   }
   if (!change) return reply;
+  if (reply && reply.ok && typeof reply.revision === "number") {
+    state.awaitRevision = reply.revision;
+    state.awaitUntil = Date.now() + 3000; // a view that never comes: the status bar says why
+    setTimeout(() => { if (state.view) render(state.view); }, 3100);
+  }
   setBusy(false);
   if (reply && reply.ok) clearError();
   else showError((reply && reply.error) || { message: "Unexpected answer from the server" });
@@ -122,10 +153,32 @@ function amountMode(legal) {
   return null;
 }
 
+/** The current street bet of the seat to act (what a "to" amount already includes). */
+function betInFront(view, legal) {
+  const seat = legal && view ? (view.seats || []).find((s) => s.seat === legal.seat) : null;
+  return seat && seat.bet ? seat.bet : 0;
+}
+
+/** `label` with the street total, and the chips it adds beside: "Call 24,000", "+16,000". */
+function labelAmount(button, label, total, added) {
+  if (!button.firstElementChild) {
+    button.replaceChildren(el("span", { class: "label" }), el("span", { class: "added" }));
+  }
+  setText(button.firstElementChild, total === null ? label : `${label} ${chips(total)}`);
+  setText(button.lastElementChild, added === null || added === total ? "" : `+${chips(added)}`);
+}
+
 function renderKeypad() {
-  const legal = state.view && state.view.operator ? state.view.operator.legal : null;
+  const view = state.view;
+  const legal = view && view.operator ? view.operator.legal : null;
   const mode = amountMode(legal);
-  setText($("amount"), chips(keypad.value));
+  const inFront = betInFront(view, legal);
+  const amount = keypad.amount;
+  setText($("amount"), chips(amount));
+  toggle($("amount"), "predicted", keypad.predicted !== null);
+  $("amount").title = keypad.predicted !== null ? `typed ${chips(keypad.value)}, completed` : "";
+  setText($("amount-added"), mode && amount > 0 && inFront
+    ? `+${chips(amount - inFront)} added` : "");
   setText($("amount-label"), mode ? mode.label : "Bet / raise");
   setText($("amount-min"), mode ? `min ${chips(mode.min)}` : "");
   setText($("amount-max"), mode ? `max ${chips(mode.max)}` : "");
@@ -134,24 +187,51 @@ function renderKeypad() {
   setText($("ruling"), keypad.belowMin && legal ? legal.ruling : keypad.clamped
     ? `Capped at the maximum, ${chips(keypad.max)} (all-in)` : "");
   const submit = $("btn-amount");
-  submit.disabled = state.busy || !mode || keypad.value <= 0;
-  setText(submit, mode && keypad.value > 0 ? `${mode.label} ${chips(keypad.value)}`
+  submit.disabled = isBusy() || !mode || amount <= 0;
+  setText(submit, mode && amount > 0 ? `${mode.label} ${chips(amount)}`
     : mode ? mode.label : "Bet / raise");
   for (const key of document.querySelectorAll("#keypad .key[data-key]")) {
     key.disabled = !mode;
   }
+  renderPresets(mode ? legal : null);
+}
+
+/** The engine's sizes for this decision (docs/view-model.md, operator.legal.presets). */
+function renderPresets(legal) {
+  const presets = legal && Array.isArray(legal.presets) ? legal.presets : [];
+  const container = $("presets");
+  const signature = presets.map((p) => `${p.key}=${p.amount}`).join("|");
+  if (container.dataset.signature !== signature) {
+    container.dataset.signature = signature;
+    container.replaceChildren(...presets.map((preset, index) => {
+      const button = el("button", { class: "preset", data: { preset: preset.key,
+        amount: preset.amount }, attrs: { type: "button",
+        "aria-label": `${preset.label}: ${chips(preset.amount)}`,
+        title: `${preset.label}: to ${chips(preset.amount)} (Shift+${index + 1})` } },
+      el("span", { class: "preset-label", text: preset.label }),
+      el("span", { class: "preset-amount", text: shortChips(preset.amount) }));
+      button.addEventListener("click", () => keypad.choose(preset.amount));
+      return button;
+    }));
+  }
+  for (const button of container.children) {
+    button.disabled = isBusy();
+    toggle(button, "chosen", keypad.amount > 0
+      && Number(button.dataset.amount) === keypad.amount);
+  }
+}
+
+/** 1250000 → "1.25M", 48000 → "48K", 950 → "950": a preset's amount in a narrow key. */
+function shortChips(amount) {
+  const scaled = (value, unit) => `${Number(value.toFixed(value < 10 ? 2 : 1))}${unit}`;
+  if (amount >= 1e6) return scaled(amount / 1e6, "M");
+  if (amount >= 1e4) return scaled(amount / 1e3, "K");
+  return chips(amount);
 }
 
 // ---------------------------------------------------------------- seats
 
 function createSeatRow() {
-  const name = el("input", { class: "edit-name", attrs: { type: "text", autocomplete: "off",
-    "aria-label": "name" } });
-  const stack = el("input", { class: "edit-stack", attrs: { type: "text", inputmode: "numeric",
-    autocomplete: "off", "aria-label": "stack" } });
-  for (const input of [name, stack]) {
-    input.addEventListener("input", () => { input.dataset.dirty = "1"; });
-  }
   const row = el("li", { class: "seat" },
     el("span", { class: "seat-no" }),
     el("div", { class: "seat-main" },
@@ -167,37 +247,20 @@ function createSeatRow() {
     el("div", { class: "tools" },
       el("button", { class: "btn tool show", text: "Show", attrs: { type: "button" } }),
       el("button", { class: "btn tool muck", text: "Muck", attrs: { type: "button" } }),
-      el("button", { class: "btn tool restrict", text: "Exposed card (R10)",
-        attrs: { type: "button" } }),
-      el("button", { class: "btn tool away", attrs: { type: "button" } })),
-    el("div", { class: "editor" }, name, stack,
-      el("button", { class: "btn save", text: "Save", attrs: { type: "button" } }),
-      el("button", { class: "btn ghost button-here", text: "Button here",
-        attrs: { type: "button" } }),
-      el("button", { class: "btn ghost empty", text: "Empty", attrs: { type: "button" } })));
+      el("button", { class: "btn tool more", text: "⋯", attrs: { type: "button" } })));
   const seatNumber = () => Number(row.dataset.seat);
   row.querySelector(".show").addEventListener("click",
     () => sendCommand("show_hand", { seat: seatNumber() }));
   row.querySelector(".muck").addEventListener("click",
     () => sendCommand("muck_hand", { seat: seatNumber() }));
-  row.querySelector(".restrict").addEventListener("click",
-    () => sendCommand("restrict", { seat: seatNumber() }));
-  row.querySelector(".away").addEventListener("click",
-    () => sendCommand("set_absent", { seat: seatNumber(), absent: row.dataset.away !== "1" }));
-  row.querySelector(".button-here").addEventListener("click",
-    () => sendCommand("set_button", { seat: seatNumber() }));
-  row.querySelector(".save").addEventListener("click", () => {
-    const seat = Number(row.dataset.seat);
-    const digits = stack.value.replace(/[,\s_.]/g, "");
-    sendCommand("set_seat", { seat, name: name.value.trim(),
-      stack: /^\d+$/.test(digits) ? Number(digits) : digits }).then((reply) => {
-      if (reply && reply.ok) { delete name.dataset.dirty; delete stack.dataset.dirty; }
-    });
-  });
-  row.querySelector(".empty").addEventListener("click", () => {
-    sendCommand("empty_seat", { seat: Number(row.dataset.seat) });
-  });
+  row.querySelector(".more").addEventListener("click", () => openSeatSheet(seatNumber()));
   return row;
+}
+
+function inHand(view) {
+  const street = view && view.table ? view.table.street : null;
+  return Boolean(view && view.operator && !view.operator.between_hands) && Boolean(street)
+    && street !== "over";
 }
 
 function updateSeatRow(row, seat, editable) {
@@ -222,27 +285,126 @@ function updateSeatRow(row, seat, editable) {
     q(".hole").dataset.key = key;
     q(".hole").replaceChildren(...cards.map((code) => cardElement(code, "mini")));
   }
+  // Show and muck stay on the row at the end of a hand; the rarer tools (R10, R11, the seat
+  // editor) are in the seat's sheet, one tap away (⋯).
+  const street = state.view && state.view.table ? state.view.table.street : null;
+  const live = seat.name !== null && !seat.folded && (seat.cards || []).length > 0;
+  q(".show").hidden = !(inHand(state.view) && live
+    && (street === "river" || street === "showdown"));
+  q(".muck").hidden = q(".show").hidden;
+  const more = q(".more");
+  more.setAttribute("aria-label", `seat ${seat.seat} tools`);
+  more.hidden = seat.name === null && !editable;
+  for (const node of row.querySelectorAll(".tools button")) node.disabled = isBusy();
+}
+
+// ---------------------------------------------------------------- sheets
+
+const SHEETS = ["confirm", "seat-sheet", "manual", "keys-help"];
+
+/** The open sheet on top (confirm over the others), or null. */
+function openSheet() {
+  return SHEETS.find((id) => !$(id).hidden) || null;
+}
+
+function closeSheet(id) {
+  $(id).hidden = true;
+  if (id === "confirm") state.confirm = null;
+  if (id === "seat-sheet") state.sheetSeat = null;
+}
+
+/**
+ * A rare, costly change asks first (a misdeal, an exposed card, emptying a seat, a level
+ * change); fold, check, call, raise and all-in never do.
+ */
+function confirmThen(text, yes, action) {
+  state.confirm = action;
+  setText($("confirm-text"), text);
+  setText($("btn-confirm-yes"), yes);
+  $("confirm").hidden = false;
+  $("btn-confirm-yes").focus();
+}
+
+function openSeatSheet(seatNumber) {
+  state.sheetSeat = seatNumber;
+  const sheet = $("seat-sheet");
+  for (const input of sheet.querySelectorAll(".editor input")) delete input.dataset.dirty;
+  sheet.hidden = false;
+  renderSeatSheet();
+}
+
+function renderSeatSheet() {
+  const sheet = $("seat-sheet");
+  const view = state.view;
+  if (sheet.hidden || !view) return;
+  const seat = (view.seats || []).find((s) => s.seat === state.sheetSeat);
+  if (!seat) { closeSheet("seat-sheet"); return; }
+  const editable = Boolean(view.operator && view.operator.between_hands);
+  const q = (selector) => sheet.querySelector(selector);
+  setText($("seat-sheet-title"), `Seat ${seat.seat}${seat.name ? ` · ${seat.name}` : ""}`);
+  const live = seat.name !== null && !seat.folded && (seat.cards || []).length > 0;
+  q(".restrict").hidden = !(inHand(view) && live);
+  q(".away").hidden = seat.name === null;
+  setText(q(".away"), seat.sitting_out ? "Back (R11)" : "Away (R11)");
+  q(".editor").hidden = !editable;
+  q(".empty").hidden = seat.name === null;
   const name = q(".edit-name");
   const stack = q(".edit-stack");
   if (!name.dataset.dirty && document.activeElement !== name) name.value = seat.name || "";
   if (!stack.dataset.dirty && document.activeElement !== stack) {
     stack.value = seat.name === null ? "" : String(seat.stack);
   }
-  for (const node of row.querySelectorAll(".editor input, .editor button")) {
-    node.disabled = !editable || state.busy;
+  for (const node of sheet.querySelectorAll("button:not(#btn-seat-close), input")) {
+    node.disabled = isBusy();
   }
-  // Per-seat tools: show or muck at the end of a hand, R10 during it, R11 any time.
-  const street = state.view && state.view.table ? state.view.table.street : null;
-  const inHand = !editable && Boolean(street) && street !== "over";
-  const live = seat.name !== null && !seat.folded && (seat.cards || []).length > 0;
-  row.dataset.away = seat.sitting_out ? "1" : "";
-  setText(q(".away"), seat.sitting_out ? "Back (R11)" : "Away (R11)");
-  q(".away").hidden = seat.name === null;
-  q(".show").hidden = !(inHand && live && (street === "river" || street === "showdown"));
-  q(".muck").hidden = q(".show").hidden;
-  q(".restrict").hidden = !(inHand && live);
-  toggle(q(".tools"), "empty", seat.name === null);
-  for (const node of row.querySelectorAll(".tools button")) node.disabled = state.busy;
+}
+
+function wireSeatSheet() {
+  const sheet = $("seat-sheet");
+  const q = (selector) => sheet.querySelector(selector);
+  const seatOfSheet = () => state.sheetSeat;
+  const seatName = () => {
+    const seat = (state.view.seats || []).find((s) => s.seat === seatOfSheet());
+    return seat && seat.name ? seat.name : `seat ${seatOfSheet()}`;
+  };
+  for (const input of sheet.querySelectorAll(".editor input")) {
+    input.addEventListener("input", () => { input.dataset.dirty = "1"; });
+  }
+  $("btn-seat-close").addEventListener("click", () => closeSheet("seat-sheet"));
+  q(".restrict").addEventListener("click", () => {
+    const seat = seatOfSheet();
+    confirmThen(`${seatName()} exposed a hole card: he may only call or fold for the rest of `
+      + "the hand (R10).", "Yes, restrict him", () => sendCommand("restrict", { seat })
+      .then((reply) => { if (reply && reply.ok) closeSheet("seat-sheet"); }));
+  });
+  q(".away").addEventListener("click", () => {
+    const seat = (state.view.seats || []).find((s) => s.seat === seatOfSheet());
+    sendCommand("set_absent", { seat: seatOfSheet(), absent: !(seat && seat.sitting_out) });
+  });
+  q(".button-here").addEventListener("click",
+    () => sendCommand("set_button", { seat: seatOfSheet() }));
+  q(".save").addEventListener("click", () => {
+    const name = q(".edit-name");
+    const stack = q(".edit-stack");
+    const digits = stack.value.replace(/[,\s_.]/g, "");
+    sendCommand("set_seat", { seat: seatOfSheet(), name: name.value.trim(),
+      stack: /^\d+$/.test(digits) ? Number(digits) : digits }).then((reply) => {
+      if (reply && reply.ok) { delete name.dataset.dirty; delete stack.dataset.dirty; }
+    });
+  });
+  q(".empty").addEventListener("click", () => {
+    const seat = seatOfSheet();
+    confirmThen(`Remove ${seatName()} from seat ${seat}? The seat becomes empty.`,
+      "Yes, empty the seat", () => sendCommand("empty_seat", { seat }).then((reply) => {
+        if (reply && reply.ok) closeSheet("seat-sheet");
+      }));
+  });
+  $("btn-confirm-no").addEventListener("click", () => closeSheet("confirm"));
+  $("btn-confirm-yes").addEventListener("click", () => {
+    const action = state.confirm;
+    closeSheet("confirm");
+    if (action) action();
+  });
 }
 
 const seatRows = new KeyedList($("seats"), createSeatRow);
@@ -284,6 +446,7 @@ function manualTargets(view) {
 function renderManual() {
   const view = state.view;
   if (!view) return;
+  const needed = (view.operator && view.operator.cards_needed) || [];
   const select = $("manual-target");
   const targets = manualTargets(view);
   const signature = targets.map((t) => `${t.value}=${t.text}`).join("|");
@@ -292,24 +455,69 @@ function renderManual() {
     select.dataset.signature = signature;
     select.replaceChildren(...targets.map((t) => el("option", { text: t.text,
       attrs: { value: t.value } })));
-    if (targets.some((t) => t.value === current)) select.value = current;
+    // A target missing cards comes first; else the operator's choice stays.
+    const missing = targets.filter((t) => t.text.includes("missing")).map((t) => t.value);
+    if (missing.length > 0 && !missing.includes(current)) select.value = missing[0];
+    else if (targets.some((t) => t.value === current)) select.value = current;
+  }
+  // Once the cards just entered arrived, the next target still missing cards is chosen;
+  // with none left, the picker closes.
+  if (state.manualLast) {
+    const valueOf = (need) => (need.target === "board" ? "board" : `seat:${need.seat}`);
+    if (!needed.some((need) => valueOf(need) === state.manualLast)) {
+      if (needed.length > 0) select.value = valueOf(needed[0]);
+      else if (!$("manual").hidden) closeSheet("manual");
+      state.manualLast = null;
+    }
   }
   const known = new Set([...(view.table.board || []),
     ...(view.seats || []).flatMap((seat) => seat.cards || [])].filter(isCardCode));
   for (const button of $("picker").children) {
     const code = button.dataset.card;
-    button.disabled = known.has(code) || state.busy;
+    button.disabled = known.has(code) || isBusy();
     toggle(button, "picked", state.manual.includes(code));
   }
   setText($("manual-picked"), state.manual.join(" "));
-  $("btn-manual-send").disabled = state.busy || state.manual.length === 0;
-  toggle($("manual"), "needed", ((view.operator && view.operator.cards_needed) || []).length > 0);
+  $("btn-manual-send").disabled = isBusy() || state.manual.length === 0;
+  const cards = $("btn-cards");
+  toggle(cards, "needed", needed.length > 0);
+  const first = needed[0];
+  setText(cards, first ? `Cards · ${first.target === "board" ? "board" : `seat ${first.seat}`}`
+    : "Cards");
+}
+
+function openManual() {
+  $("manual").hidden = false;
+  renderManual();
+}
+
+/** A typed card: rank then suit ("a", "h" is Ah); toggles it like a tap. */
+function typeCard(key) {
+  const rank = key.toUpperCase();
+  if (state.rankTyped && SUITS.includes(key.toLowerCase())) {
+    const code = `${state.rankTyped}${key.toLowerCase()}`;
+    state.rankTyped = null;
+    const button = $("picker").querySelector(`.pick[data-card="${code}"]`);
+    if (button && !button.disabled) button.click();
+    return true;
+  }
+  if (RANKS.includes(rank === "1" ? "T" : rank)) {
+    state.rankTyped = rank === "1" ? "T" : rank;
+    return true;
+  }
+  return false;
 }
 
 function sendManual() {
   const target = $("manual-target").value;
   const cards = [...state.manual];
-  const done = (reply) => { if (reply && reply.ok) { state.manual = []; renderManual(); } };
+  const done = (reply) => {
+    if (reply && reply.ok) {
+      state.manual = [];
+      state.manualLast = target;
+      renderManual();
+    }
+  };
   if (target === "board") sendCommand("deal_board", { cards }).then(done);
   else sendCommand("deal_cards", { seat: Number(target.split(":")[1]), cards }).then(done);
 }
@@ -323,8 +531,8 @@ function renderStatus(view) {
   const level = table.level;
   setText($("blinds"), level ? `L${level.number} · ${chips(level.small_blind)}/`
     + `${chips(level.big_blind)}${level.ante ? ` · ante ${chips(level.ante)}` : ""}` : "");
-  $("level-down").disabled = state.busy || !level || level.number <= 1;
-  $("level-up").disabled = state.busy || !level;
+  $("level-down").disabled = isBusy() || !level || level.number <= 1;
+  $("level-up").disabled = isBusy() || !level;
   const op = view.operator || {};
   const health = [];
   for (const source of op.capture || []) {
@@ -365,9 +573,9 @@ function renderClock() {
     setText(node, clock && clock.phase === "expired" ? "expired" : "—");
   }
   node.dataset.phase = clock ? clock.phase : "idle";
-  $("btn-clock").disabled = state.busy || !(view && view.operator && view.operator.legal)
+  $("btn-clock").disabled = isBusy() || !(view && view.operator && view.operator.legal)
     || running;
-  $("btn-stop-clock").disabled = state.busy || !running;
+  $("btn-stop-clock").disabled = isBusy() || !running;
 }
 
 // ---------------------------------------------------------------- render
@@ -376,6 +584,7 @@ function renderClock() {
 export function render(view, meta = {}) {
   state.view = view;
   if (meta.receivedAt) state.receivedAt = meta.receivedAt;
+  document.body.classList.toggle("busy", isBusy());
   const op = view.operator || {};
   const legal = op.legal || null;
   renderStatus(view);
@@ -385,15 +594,21 @@ export function render(view, meta = {}) {
   toggle($("seats"), "editing", editable);
 
   setText($("to-act-name"), legal ? `Seat ${legal.seat} · ${legal.name}` : "nobody");
-  const busy = state.busy;
+  const busy = isBusy();
+  const inFront = betInFront(view, legal);
   $("btn-fold").disabled = busy || !legal || !legal.fold;
   $("btn-check").disabled = busy || !legal || !legal.check;
   const call = $("btn-call");
-  call.disabled = busy || !legal || legal.call === null || legal.call === undefined;
-  setText(call, legal && legal.call ? `Call ${chips(legal.call)}` : "Call");
+  const canCall = Boolean(legal) && legal.call !== null && legal.call !== undefined;
+  call.disabled = busy || !canCall;
+  // Amounts are street totals ("to"), the chips added beside, for the call and the all-in
+  // alike.
+  labelAmount(call, "Call", canCall && legal.call ? inFront + legal.call : null,
+    canCall && legal.call ? legal.call : null);
   const allIn = $("btn-all-in");
   allIn.disabled = busy || !legal || !legal.all_in;
-  setText(allIn, legal && legal.all_in ? `All-in ${chips(legal.all_in)}` : "All-in");
+  labelAmount(allIn, "All-in", legal && legal.all_in ? legal.all_in : null,
+    legal && legal.all_in ? legal.all_in - inFront : null);
   const mode = amountMode(legal);
   if (mode) keypad.setLimits(mode.min, mode.max); else keypad.setLimits(null, null);
 
@@ -402,14 +617,96 @@ export function render(view, meta = {}) {
   setText($("undo-label"), undo.available && undo.label ? `Undo: ${undo.label}` : "");
   $("btn-next-hand").disabled = busy || !op.between_hands;
   $("btn-misdeal").disabled = busy || Boolean(op.between_hands);
+  renderSeatSheet();
   renderClock();
   renderManual();
-  renderDecks(op, busy, sendCommand);
-  renderTournament(view, busy);
-  renderDevices(busy);
+  renderDecks(op, state.busy, sendCommand);
+  renderTournament(view, state.busy);
+  renderDevices(state.busy);
 }
 
 // ---------------------------------------------------------------- wiring
+
+/** The keyboard of a laptop operator (listed on the page under "Keys"). */
+const KEYS = [
+  ["F", "fold"], ["K", "check"], ["C", "call"], ["A", "all-in"],
+  ["0-9, Backspace", "type an amount (Esc clears it)"],
+  ["Shift+1 … Shift+8", "the bet sizes, left to right"],
+  ["Enter", "bet or raise the amount shown (in a question: yes)"],
+  ["U", "undo"], ["M", "misdeal (asks first)"], ["N", "next hand"],
+  ["D", "cards: the 52-card picker (rank then suit, Enter enters, Esc closes)"],
+  ["L", "call the clock (R12)"], ["?", "this list"], ["Esc", "close a sheet, cancel a question"],
+];
+
+function clickIfEnabled(id) {
+  const button = $(id);
+  if (!button.disabled && !button.hidden) button.click();
+}
+
+function onKey(event) {
+  if ($("console").hidden || event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  const sheet = openSheet();
+  if (event.key === "Escape" && sheet) {
+    event.preventDefault();
+    closeSheet(sheet);
+    return;
+  }
+  if (target instanceof HTMLInputElement || target instanceof HTMLSelectElement
+      || target instanceof HTMLTextAreaElement) return;
+  if (sheet === "confirm") {
+    if (event.key === "Enter") { event.preventDefault(); $("btn-confirm-yes").click(); }
+    return;
+  }
+  if (sheet === "manual") {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      clickIfEnabled("btn-manual-send");
+    } else if (event.key === "Backspace") {
+      event.preventDefault();
+      state.manual.pop();
+      renderManual();
+    } else if (event.key.length === 1 && typeCard(event.key)) {
+      event.preventDefault();
+    }
+    return;
+  }
+  if (sheet) return; // the seat sheet and the key list keep their own keys
+  // The tournament and devices panels' buttons keep their own Enter (never a raise).
+  if (target instanceof Element && target.closest("#tournament, #devices, #decks")) return;
+  const legal = state.view && state.view.operator && state.view.operator.legal;
+  const digit = /^Digit([1-8])$/.exec(event.code);
+  if (event.shiftKey && digit) {
+    const preset = $("presets").children[Number(digit[1]) - 1];
+    if (preset && !preset.disabled) { event.preventDefault(); preset.click(); }
+    return;
+  }
+  const key = /^\d$/.test(event.key) ? event.key
+    : { Backspace: "back", Escape: "clear" }[event.key];
+  if (key && amountMode(legal)) {
+    event.preventDefault();
+    keypad.press(key);
+    return;
+  }
+  if (event.key === "Enter") {
+    // A focused button answers Enter itself.
+    if (target instanceof HTMLButtonElement) return;
+    if (!$("btn-amount").disabled) { event.preventDefault(); $("btn-amount").click(); }
+    return;
+  }
+  if (event.key === "?") {
+    event.preventDefault();
+    $("keys-help").hidden = false;
+    return;
+  }
+  const button = { f: "btn-fold", k: "btn-check", c: "btn-call", a: "btn-all-in",
+    u: "btn-undo", m: "btn-misdeal", n: "btn-next-hand", d: "btn-cards",
+    l: "btn-clock" }[event.key.toLowerCase()];
+  if (button && !event.shiftKey) {
+    event.preventDefault();
+    clickIfEnabled(button);
+  }
+}
 
 function wire() {
   const seatOf = () => state.view.operator.legal.seat;
@@ -422,38 +719,32 @@ function wire() {
   }
   $("btn-amount").addEventListener("click", () => {
     const mode = amountMode(state.view.operator.legal);
-    if (!mode || keypad.value <= 0) return;
-    sendCommand(mode.type, { seat: seatOf(), amount: keypad.value }).then((reply) => {
+    if (!mode || keypad.amount <= 0) return;
+    sendCommand(mode.type, { seat: seatOf(), amount: keypad.amount }).then((reply) => {
       if (reply && reply.ok) keypad.press("clear");
     });
   });
   $("btn-undo").addEventListener("click", () => sendCommand("undo"));
   $("btn-next-hand").addEventListener("click", () => sendCommand("next_hand"));
-  const misdeal = $("btn-misdeal");
-  misdeal.addEventListener("click", () => {
-    if (!state.misdealArmed) {
-      // Two taps: a misdeal voids the hand (R13); one stray touch must not.
-      misdeal.classList.add("armed");
-      setText(misdeal, "Tap again: void the hand");
-      state.misdealArmed = setTimeout(() => {
-        state.misdealArmed = null;
-        misdeal.classList.remove("armed");
-        setText(misdeal, "Misdeal");
-      }, 4000);
-      return;
-    }
-    clearTimeout(state.misdealArmed);
-    state.misdealArmed = null;
-    misdeal.classList.remove("armed");
-    setText(misdeal, "Misdeal");
-    sendCommand("misdeal");
+  $("btn-misdeal").addEventListener("click", () => {
+    const table = state.view.table;
+    confirmThen(`Misdeal: void hand ${table.hand_number || ""}? Stacks go back to where they `
+      + "were; the button does not move (R13).", "Yes, void the hand",
+    () => sendCommand("misdeal"));
   });
+  $("btn-cards").addEventListener("click", openManual);
   $("btn-clock").addEventListener("click", () => sendCommand("call_clock", { seat: seatOf() }));
   $("btn-stop-clock").addEventListener("click", () => sendCommand("stop_clock"));
-  const level = () => state.view.table.level.number;
   // R21: the engine starts a new level with the next hand, never mid-hand.
-  $("level-down").addEventListener("click", () => sendCommand("set_level", { level: level() - 1 }));
-  $("level-up").addEventListener("click", () => sendCommand("set_level", { level: level() + 1 }));
+  const changeLevel = (step) => {
+    const level = state.view.table.level;
+    const number = level.number + step;
+    confirmThen(`Change the blind level from ${level.number} to ${number}? It applies from the `
+      + "next hand (R21); a running tournament clock moves to the start of that level.",
+    `Yes, level ${number}`, () => sendCommand("set_level", { level: number }));
+  };
+  $("level-down").addEventListener("click", () => changeLevel(-1));
+  $("level-up").addEventListener("click", () => changeLevel(1));
   $("dismiss-error").addEventListener("click", clearError);
   $("apply-ruling").addEventListener("click", () => {
     if (!state.ruling) return;
@@ -462,24 +753,15 @@ function wire() {
   });
   $("btn-manual-clear").addEventListener("click", () => { state.manual = []; renderManual(); });
   $("btn-manual-send").addEventListener("click", sendManual);
-  // A keyboard works too (a laptop at the table): digits, Backspace, Escape, Enter.
-  document.addEventListener("keydown", (event) => {
-    const target = event.target;
-    if (target instanceof HTMLInputElement || target instanceof HTMLSelectElement) return;
-    // The tournament and devices panels' buttons keep their own Enter (never a raise).
-    if (target instanceof Element && target.closest("#tournament, #devices")) return;
-    if ($("console").hidden || event.ctrlKey || event.metaKey || event.altKey) return;
-    const key = /^\d$/.test(event.key) ? event.key
-      : { Backspace: "back", Escape: "clear" }[event.key];
-    if (key && amountMode(state.view && state.view.operator && state.view.operator.legal)) {
-      event.preventDefault();
-      keypad.press(key);
-    } else if (event.key === "Enter" && !$("btn-amount").disabled) {
-      event.preventDefault();
-      $("btn-amount").click();
-    }
-  });
+  $("btn-manual-close").addEventListener("click", () => closeSheet("manual"));
+  $("btn-keys").addEventListener("click", () => { $("keys-help").hidden = false; });
+  $("btn-keys-close").addEventListener("click", () => closeSheet("keys-help"));
+  $("keys-list").replaceChildren(...KEYS.flatMap(([keys, what]) => [
+    el("dt", { text: keys }), el("dd", { text: what })]));
+  // A keyboard works too (a laptop in the truck): see KEYS.
+  document.addEventListener("keydown", onKey);
   buildPicker();
+  wireSeatSheet();
   wireDecks(sendCommand);
   wireTournament({ send: sendCommand, upload: sendUpload, channel: () => state.channel });
   wireDevices(sendRequest);

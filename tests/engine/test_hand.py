@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.cards import parse_cards
-from engine.errors import IllegalActionError
+from engine.errors import IllegalActionError, Ruling
 from engine.events import (
     ActionKind,
     ActionTaken,
@@ -93,7 +93,8 @@ def test_incomplete_all_in_does_not_reopen_for_players_who_acted_r7() -> None:
     assert str(caught.value) == (
         "Seat 4 (Rast) cannot raise: the all-in by seat 2 was not a full raise and seat 4 has "
         "already acted (R7). Legal: call 24,000 or fold.")
-    assert caught.value.rule == "R7" and caught.value.legal == ("call 24,000", "fold")
+    assert caught.value.rule == "R7" and caught.value.legal == (
+        {"type": "call", "amount": 24_000, "to": 60_000}, {"type": "fold"})
 
 
 def test_short_all_ins_add_up_to_a_full_raise_and_reopen_r7() -> None:
@@ -118,12 +119,15 @@ def test_below_minimum_raise_gets_the_50_percent_ruling_r8() -> None:
     hand.raise_to(300)  # Cy: raise of 200
     with pytest.raises(IllegalActionError) as caught:
         hand.raise_to(420)  # adds 120 of 200: at least half, completed to 500
-    assert caught.value.rule == "R8" and caught.value.ruling == "raise to 500"
+    assert caught.value.rule == "R8" and caught.value.ruling == Ruling("raise to 500",
+                                                                        "raise_to", 1, 500)
+    assert caught.value.ruling.command() == {"type": "raise_to", "seat": 1, "amount": 500}
     assert "the minimum is 500; under the 50 % rule this is ruled completed to 500" in str(
         caught.value)
     with pytest.raises(IllegalActionError) as caught:
         hand.raise_to(380)  # adds 80 of 200: less than half, a call
-    assert caught.value.ruling == "call 250"
+    assert caught.value.ruling == Ruling("call 250", "call", 1)
+    assert caught.value.ruling.command() == {"type": "call", "seat": 1}
     assert hand.actor_seat == 1 and hand.bets == (50, 100, 300)
 
 

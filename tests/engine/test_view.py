@@ -394,7 +394,20 @@ def test_operator_legal_actions_mirror_the_engine() -> None:
         "bet": None, "raise": {"min": legal.min_raise_to, "max": legal.max_raise_to},
         "all_in": legal.max_raise_to,
         "ruling": "A raise to less than 48,000 that adds at least 12,000 is completed to "
-                  "48,000; less than that is a call (R8)."}
+                  "48,000; less than that is a call (R8).",
+        "presets": op["legal"]["presets"]}
+    # The bet sizes: from the legal range and the pot, "raise to" totals (a pot-sized raise is
+    # the call plus the pot after the call).
+    after_call = hand.total_pot + legal.call_amount
+    assert legal.min_raise_to is not None and legal.max_raise_to is not None
+    sizes = [(p["key"], p["amount"]) for p in op["legal"]["presets"]]
+    expected = [("min", legal.min_raise_to)] + [
+        (key, round(legal.call_to + after_call * fraction)) for key, fraction in (
+            ("half_pot", 1 / 2), ("two_thirds_pot", 2 / 3), ("three_quarters_pot", 3 / 4),
+            ("pot", 1))] + [("all_in", legal.max_raise_to)]
+    assert sizes == [(k, a) for k, a in expected
+                     if legal.min_raise_to < a < legal.max_raise_to or k in ("min", "all_in")]
+    assert [p["label"] for p in op["legal"]["presets"]][:2] == ["Min", "½ pot"]
     # The R8 ruling text agrees with the engine's own ruling on both sides of the line.
     assert "completed to 48,000" in _refusal(hand, 36_000)
     assert "a call of 24,000" in _refusal(hand, 35_999)

@@ -55,7 +55,8 @@ EQUITY_KEYS = {"win", "tie", "equity"}
 OUTS_KEYS = {"cards", "count"}
 OPERATOR_KEYS = {"between_hands", "legal", "undo", "clock", "cards_needed", "capture", "decks",
                  "obs", "channels", "pages"}
-LEGAL_KEYS = {"seat", "name", "fold", "check", "call", "bet", "raise", "all_in", "ruling"}
+LEGAL_KEYS = {"seat", "name", "fold", "check", "call", "bet", "raise", "all_in", "ruling",
+              "presets"}
 UNDO_KEYS = {"available", "label"}
 CLOCK_KEYS = {"seat", "phase", "remaining"}
 

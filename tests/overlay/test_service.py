@@ -12,7 +12,7 @@ from aiohttp.test_utils import TestClient
 from overlay.app import create_app
 from overlay.config import parse_config
 from overlay.hub import apply_merge_patch
-from overlay.keys import STORE_KEY, TABLE_KEY, TOKENS_KEY
+from overlay.keys import HUBS_KEY, STORE_KEY, TABLE_KEY, TOKENS_KEY
 
 PLAYERS = [{"seat": 1, "name": "Ashton", "stack": 5000},
            {"seat": 4, "name": "Tong", "stack": 5000},
@@ -130,6 +130,81 @@ async def test_a_hand_by_commands_and_what_each_channel_shows(client: TestClient
     # The delayed channel (D = 30 s) has shown nothing of this hand yet.
     delayed = (await (await client.get("/api/state?channel=delayed")).json())["view"]
     assert delayed["table"]["hand_number"] in (None, 0)
+
+
+async def test_a_short_raise_is_answered_with_the_r8_ruling_to_apply(
+        client: TestClient) -> None:
+    """R8 in the error: ``legal`` is a JSON list of the actions with their amounts and
+    ``ruling`` carries the command that applies it, which the console sends as it is."""
+    await command(client, "next_hand")
+    hand = client.server.app[TABLE_KEY].hand
+    assert hand is not None
+    for seat, cards in zip(hand.seats, (["Ah", "As"], ["Kd", "Kc"], ["7s", "2d"]), strict=True):
+        await command(client, "deal_cards", seat=seat, cards=cards)
+    legal = hand.legal_actions()
+    assert legal is not None and legal.min_raise_to is not None
+    increment = legal.min_raise_to - legal.call_to
+    status, reply = await command(client, "raise_to", seat=legal.seat,
+                                  amount=legal.call_to + increment * 3 // 4)
+    assert status == 409, reply
+    error = reply["error"]
+    assert error["code"] == "illegal_action" and error["rule"] == "R8"
+    assert error["legal"] == [
+        {"type": "call", "amount": legal.call_amount, "to": legal.call_to},
+        {"type": "raise_to", "min": legal.min_raise_to, "max": legal.max_raise_to,
+         "all_in": False},
+        {"type": "fold"}]
+    ruling = error["ruling"]
+    assert ruling == {"text": f"raise to {legal.min_raise_to:,}", "command": {
+        "type": "raise_to", "seat": legal.seat, "amount": legal.min_raise_to}}
+    assert hand.legal_actions() == legal  # nothing changed
+    # Less than half the increment: the ruling is a call.
+    status, reply = await command(client, "raise_to", seat=legal.seat,
+                                  amount=legal.call_to + increment // 4)
+    assert reply["error"]["ruling"]["command"] == {"type": "call", "seat": legal.seat}
+    # One tap: the ruling's command, sent as a new command, is applied.
+    applied = dict(ruling["command"])
+    status, reply = await command(client, applied.pop("type"), **applied)
+    assert status == 200 and reply["ok"], reply
+    assert hand.bets[hand.seats.index(legal.seat)] == legal.min_raise_to
+    # Errors without a ruling or options say nothing of them (no "()" or "").
+    status, reply = await command(client, "stop_clock")
+    assert status == 409 and set(reply["error"]) == {"code", "message", "rule"}
+
+
+async def test_a_command_built_on_a_changed_state_is_refused(client: TestClient) -> None:
+    """Two operator devices: a command carries the operator channel's revision it saw; when
+    the table changed after it, the command is refused (409), never applied to whoever is to
+    act now. Device reports change no decision and refuse nothing."""
+    status, reply = await command(client, "next_hand")
+    service = client.server.app[TABLE_KEY]
+    hand = service.hand
+    assert hand is not None
+    for seat, cards in zip(hand.seats, (["Ah", "As"], ["Kd", "Kc"], ["7s", "2d"]), strict=True):
+        status, reply = await command(client, "deal_cards", seat=seat, cards=cards)
+    seen = reply["revision"]
+    first = hand.legal_actions()
+    assert first is not None
+    status, reply = await command(client, "call", seat=first.seat, revision=seen)  # device A
+    assert status == 200, reply
+    second = hand.legal_actions()
+    assert second is not None and second.seat != first.seat
+    # Device B still shows the old state: its fold (for the player it saw) and its undo are
+    # refused, and nothing changed.
+    for kind, fields in (("fold", {"seat": second.seat}), ("undo", {})):
+        status, reply = await command(client, kind, revision=seen, **fields)
+        assert status == 409, reply
+        assert reply["error"]["code"] == "stale_command"
+        assert "not applied" in reply["error"]["message"]
+        assert hand.legal_actions() == second
+    # A device report logs an entry but changes no decision: a view from before it is good.
+    hubs = client.server.app[HUBS_KEY]
+    current = hubs["operator"].revision
+    assert await service.report_devices({"capture": [{"source": "reader:x", "status": "ok"}]})
+    status, reply = await command(client, "fold", seat=second.seat, revision=current)
+    assert status == 200, reply
+    status, reply = await command(client, "fold", seat=1, revision="41")
+    assert status == 422 and "'revision'" in reply["error"]["message"]
 
 
 async def test_malformed_and_repeated_commands(client: TestClient) -> None:

@@ -34,7 +34,14 @@ def sent(harness: Harness, count: int) -> list[dict[str, Any]]:
     for command in harness.commands:
         assert command.authorization == f"Bearer {TOKEN}"
         assert UUID4.match(command.body["id"])
-    return [{k: v for k, v in c.body.items() if k != "id"} for c in harness.commands]
+        # A table command carries the revision of the view it was built on
+        # (docs/commands.md); a deck command does not.
+        if command.body["type"].startswith("deck_"):
+            assert "revision" not in command.body
+        else:
+            assert isinstance(command.body["revision"], int) and command.body["revision"] >= 1
+    return [{k: v for k, v in c.body.items() if k not in ("id", "revision")}
+            for c in harness.commands]
 
 
 def settle(page: Page) -> None:
@@ -62,12 +69,13 @@ def test_clicks_send_typed_commands(page: Page, harness: Harness) -> None:
     expect(page.locator("#btn-call")).to_have_text("Call 24,000")
     expect(page.locator("#btn-all-in")).to_have_text("All-in 734,000")
     expect(page.locator("#undo-label")).to_have_text("Undo: Rast bets 24,000")
-    page.click("#btn-call")
+    page.click("#btn-call")  # fold, check, call, raise and all-in never ask
     settle(page)
     page.click("#btn-fold")
     settle(page)
     page.click("#btn-all-in")
     settle(page)
+    expect(page.locator("#confirm")).to_be_hidden()
     for key in ("5", "000", "0"):
         page.click(f"#keypad .key[data-key='{key}']")
     expect(page.locator("#amount")).to_have_text("50,000")
@@ -77,9 +85,12 @@ def test_clicks_send_typed_commands(page: Page, harness: Harness) -> None:
     expect(page.locator("#amount")).to_have_text("0")  # cleared once acknowledged
     page.click("#btn-undo")
     settle(page)
-    page.click("#btn-misdeal")  # the first tap only arms it (R13 voids the hand)
-    expect(page.locator("#btn-misdeal")).to_have_text("Tap again: void the hand")
+    page.click("#btn-misdeal")  # it asks first (R13 voids the hand)
+    expect(page.locator("#confirm-text")).to_contain_text("void hand 57")
+    page.click("#btn-confirm-no")
+    expect(page.locator("#confirm")).to_be_hidden()
     page.click("#btn-misdeal")
+    page.click("#btn-confirm-yes")
     settle(page)
     page.click("#btn-clock")
     settle(page)
@@ -126,19 +137,22 @@ def test_keypad_clamps_to_the_maximum_and_flags_amounts_below_the_minimum(
     expect(page.locator("#amount")).to_have_text("30,000")
     expect(page.locator("#ruling")).to_contain_text("(R8)")
     expect(page.locator("#keypad")).to_have_class("keypad below-min")
-    ruling = {"text": "complete the raise to 48,000",
+    ruling = {"text": "raise to 48,000",
               "command": {"type": "raise_to", "seat": 1, "amount": 48000}}
-    harness.reply_next(422, {"error": {
-        "code": "raise_below_minimum", "rule": "R8", "ruling": ruling,
+    harness.reply_next(409, {"error": {  # the shape of docs/commands.md, "Replies"
+        "code": "illegal_action", "rule": "R8", "ruling": ruling,
+        "legal": [{"type": "call", "amount": 24000, "to": 24000},
+                  {"type": "raise_to", "min": 48000, "max": 734000, "all_in": False},
+                  {"type": "fold"}],
         "message": "A raise to 30,000 is below the minimum of 48,000; it adds 6,000 of the "
                    "24,000 increment, 50 % or more, so it is completed to 48,000 (R8)."}})
     page.click("#btn-amount")
     expect(page.locator("#error-message")).to_have_text(
         "A raise to 30,000 is below the minimum of 48,000; it adds 6,000 of the 24,000 "
         "increment, 50 % or more, so it is completed to 48,000 (R8).")
-    expect(page.locator("#error-detail")).to_have_text("raise_below_minimum · R8")
+    expect(page.locator("#error-detail")).to_have_text("illegal_action · R8")
     expect(page.locator("#amount")).to_have_text("30,000")  # kept for a correction
-    expect(page.locator("#apply-ruling")).to_have_text("Apply: complete the raise to 48,000")
+    expect(page.locator("#apply-ruling")).to_have_text("Apply: raise to 48,000")
     page.click("#apply-ruling")
     settle(page)
     expect(page.locator("#error")).to_be_hidden()
@@ -178,14 +192,24 @@ def test_between_hands_seats_names_stacks_and_next_hand(page: Page, harness: Har
     expect(page.locator("#btn-fold")).to_be_disabled()
     expect(page.locator("#keypad .key[data-key='5']")).to_be_disabled()
     expect(page.locator("#btn-misdeal")).to_be_disabled()
-    row = page.locator(".seat[data-seat='5']")
-    expect(row.locator(".edit-name")).to_have_value("")
-    row.locator(".edit-name").fill("Pia Wunderlich")
-    row.locator(".edit-stack").fill("1,250,000")
-    row.locator(".save").click()
+    sheet = page.locator("#seat-sheet")
+    page.locator(".seat[data-seat='5'] .more").click()  # an empty seat: seat a player
+    expect(page.locator("#seat-sheet-title")).to_have_text("Seat 5")
+    expect(sheet.locator(".edit-name")).to_have_value("")
+    expect(sheet.locator(".empty")).to_be_hidden()
+    sheet.locator(".edit-name").fill("Pia Wunderlich")
+    sheet.locator(".edit-stack").fill("1,250,000")
+    sheet.locator(".save").click()
     settle(page)
-    page.locator(".seat[data-seat='6'] .empty").click()
+    page.click("#btn-seat-close")
+    page.locator(".seat[data-seat='6'] .more").click()
+    expect(sheet.locator(".edit-name")).to_have_value("Daniel Ortega")
+    sheet.locator(".empty").click()  # removing a player asks first
+    expect(page.locator("#confirm-text")).to_have_text(
+        "Remove Daniel Ortega from seat 6? The seat becomes empty.")
+    page.click("#btn-confirm-yes")
     settle(page)
+    expect(sheet).to_be_hidden()
     page.click("#btn-next-hand")
     settle(page)
     assert sent(harness, 3) == [
@@ -199,7 +223,9 @@ def test_manual_card_entry_when_capture_fails(page: Page, harness: Harness) -> N
     view = operator_view()
     view["operator"]["cards_needed"] = [{"target": "seat", "seat": 4, "count": 2}]
     open_console(page, harness, view)
-    expect(page.locator("#manual")).to_have_class("manual needed")
+    expect(page.locator("#btn-cards")).to_have_class("btn needed")
+    expect(page.locator("#btn-cards")).to_have_text("Cards · seat 4")
+    page.click("#btn-cards")  # one tap opens the picker
     expect(page.locator("#manual-target")).to_have_value("seat:4")
     expect(page.locator(".pick[data-card='Qs']")).to_be_disabled()  # on the board
     expect(page.locator(".pick[data-card='Ah']")).to_be_disabled()  # in a hand
@@ -310,28 +336,46 @@ def test_seat_tools_button_and_level_send_their_commands(page: Page, harness: Ha
     view["seats"][6]["sitting_out"] = True  # Yuki is away (R11)
     open_console(page, harness, view)
     ashton, yuki = page.locator(".seat[data-seat='1']"), page.locator(".seat[data-seat='7']")
-    expect(page.locator(".seat[data-seat='2'] .restrict")).to_be_hidden()  # folded: no R10
-    expect(page.locator(".seat[data-seat='5'] .away")).to_be_hidden()  # an empty seat
-    expect(yuki.locator(".away")).to_have_text("Back (R11)")
-    ashton.locator(".restrict").click()
+    page.locator(".seat[data-seat='2'] .more").click()
+    expect(page.locator("#seat-sheet .restrict")).to_be_hidden()  # folded: no R10
+    page.click("#btn-seat-close")
+    expect(page.locator(".seat[data-seat='5'] .more")).to_be_hidden()  # an empty seat
+    sheet = page.locator("#seat-sheet")
+    ashton.locator(".more").click()
+    sheet.locator(".restrict").click()  # an exposed card asks first (R10)
+    expect(page.locator("#confirm-text")).to_contain_text("Ashton Griffin exposed a hole card")
+    page.click("#btn-confirm-yes")
     settle(page)
+    expect(sheet).to_be_hidden()
     ashton.locator(".show").click()
     settle(page)
     ashton.locator(".muck").click()
     settle(page)
-    ashton.locator(".away").click()
+    ashton.locator(".more").click()
+    expect(sheet.locator(".editor")).to_be_hidden()  # only between hands
+    sheet.locator(".away").click()
     settle(page)
-    yuki.locator(".away").click()
+    page.click("#btn-seat-close")
+    yuki.locator(".more").click()
+    expect(sheet.locator(".away")).to_have_text("Back (R11)")
+    sheet.locator(".away").click()
     settle(page)
-    page.click("#level-up")
+    page.click("#btn-seat-close")
+    page.click("#level-up")  # a level change asks first
+    expect(page.locator("#btn-confirm-yes")).to_have_text("Yes, level 13")
+    page.click("#btn-confirm-yes")
     settle(page)
     page.click("#level-down")
+    page.keyboard.press("Escape")  # cancelled: nothing sent
+    expect(page.locator("#confirm")).to_be_hidden()
+    page.click("#level-down")
+    page.keyboard.press("Enter")
     settle(page)
-    expect(ashton.locator(".button-here")).to_be_disabled()  # only between hands
     harness.push_patch("operator", {"operator": {"between_hands": True, "legal": None},
                                     "table": {"street": None}})
-    expect(ashton.locator(".restrict")).to_be_hidden()
-    ashton.locator(".button-here").click()
+    ashton.locator(".more").click()
+    expect(sheet.locator(".restrict")).to_be_hidden()
+    sheet.locator(".button-here").click()
     settle(page)
     assert sent(harness, 8) == [
         {"type": "restrict", "seat": 1},
@@ -343,3 +387,53 @@ def test_seat_tools_button_and_level_send_their_commands(page: Page, harness: Ha
         {"type": "set_level", "level": 11},
         {"type": "set_button", "seat": 1},
     ]
+
+
+def test_bet_sizes_are_totals_with_the_chips_added_and_digits_are_completed(
+        page: Page, harness: Harness) -> None:
+    """Issue 20: presets from operator.legal.presets, every amount a street total ("to") with
+    the chips it adds beside, Call and All-in alike; a 2.5x open in two taps; "5" completed to
+    50,000 from the minimum."""
+    view = operator_view()
+    view["seats"][0].update(bet=8000, stack=726000)  # Ashton has 8,000 in front
+    view["operator"]["legal"].update(call=16000, all_in=734000, presets=[
+        {"key": "min", "label": "Min", "amount": 48000},
+        {"key": "half_pot", "label": "½ pot", "amount": 400000},
+        {"key": "pot", "label": "Pot", "amount": 700000},
+        {"key": "all_in", "label": "All-in", "amount": 734000}])
+    open_console(page, harness, view)
+    call, all_in = page.locator("#btn-call"), page.locator("#btn-all-in")
+    expect(call.locator(".label")).to_have_text("Call 24,000")
+    expect(call.locator(".added")).to_have_text("+16,000")
+    expect(all_in.locator(".label")).to_have_text("All-in 734,000")
+    expect(all_in.locator(".added")).to_have_text("+726,000")
+    expect(page.locator(".preset")).to_have_text(["Min48K", "½ pot400K", "Pot700K",
+                                                  "All-in734K"])
+    page.click(".preset[data-preset='half_pot']")  # tap 1
+    expect(page.locator("#amount")).to_have_text("400,000")
+    expect(page.locator("#amount-added")).to_have_text("+392,000 added")
+    expect(page.locator(".preset.chosen")).to_have_attribute("data-preset", "half_pot")
+    expect(page.locator("#btn-amount")).to_have_text("Raise to 400,000")
+    page.click("#btn-amount")  # tap 2
+    settle(page)
+    # Predictive entry: "5" is 50,000 (the first amount at or above the 48,000 minimum),
+    # "12" is 120,000; typed on to 30,000 it is a short raise again, for R8.
+    page.click("#keypad .key[data-key='5']")
+    expect(page.locator("#amount")).to_have_text("50,000")
+    expect(page.locator("#amount")).to_have_class(re.compile(r"\bpredicted\b"))
+    expect(page.locator("#btn-amount")).to_have_text("Raise to 50,000")
+    page.click("#btn-amount")
+    settle(page)
+    for key in ("1", "2"):
+        page.click(f"#keypad .key[data-key='{key}']")
+    expect(page.locator("#amount")).to_have_text("120,000")
+    page.click("#keypad .key[data-key='clear']")
+    for key in ("3", "0", "000"):
+        page.click(f"#keypad .key[data-key='{key}']")
+    expect(page.locator("#amount")).to_have_text("30,000")
+    expect(page.locator("#amount")).not_to_have_class(re.compile(r"\bpredicted\b"))
+    expect(page.locator("#keypad")).to_have_class("keypad below-min")
+    page.keyboard.press("Shift+Digit3")  # the third size from the keyboard
+    expect(page.locator("#amount")).to_have_text("700,000")
+    assert sent(harness, 2) == [{"type": "raise_to", "seat": 1, "amount": 400000},
+                                {"type": "raise_to", "seat": 1, "amount": 50000}]

@@ -85,6 +85,8 @@ def test_a_hand_played_by_clicks_reaches_each_channel_as_it_may(
             expect(console.locator("#error")).to_be_hidden()
 
         def enter_cards(target: str, cards: list[str]) -> None:
+            if console.locator("#manual").is_hidden():  # the picker: one tap away
+                console.click("#btn-cards")
             console.select_option("#manual-target", target)
             for card in cards:
                 console.click(f".pick[data-card='{card}']")
@@ -95,6 +97,7 @@ def test_a_hand_played_by_clicks_reaches_each_channel_as_it_may(
         enter_cards("seat:1", ["Ah", "Kd"])
         enter_cards("seat:4", ["Js", "Ts"])
         enter_cards("seat:7", ["Qd", "Qc"])
+        expect(console.locator("#manual")).to_be_hidden()  # no card missing: it closed
         # secure: live and full; venue: live, public (backs only).
         expect(secure.locator(".player[data-seat='7'] .card.face")).to_have_count(2)
         assert hole_cards(secure, 1) == ["Ah", "Kd"]
@@ -203,8 +206,13 @@ def test_an_all_in_showdown_is_revealed_and_its_winning_five_highlighted(
                 "os => os.filter(o => o.text.includes('missing')).map(o => o.value)")
             return options
 
+        def open_picker() -> None:
+            if console.locator("#manual").is_hidden():  # the picker: one tap away
+                console.click("#btn-cards")
+
         click("#btn-next-hand")
         for seat, cards in hands.items():
+            open_picker()
             console.select_option("#manual-target", f"seat:{seat}")
             for card in cards:
                 console.click(f".pick[data-card='{card}']")
@@ -220,6 +228,7 @@ def test_an_all_in_showdown_is_revealed_and_its_winning_five_highlighted(
         for board in (["Qs", "9s", "8c"], ["2h"], ["3c"]):
             expect(console.locator("#manual-target option", has_text="Board (")).to_have_count(1)
             assert "board" in needed()
+            open_picker()
             console.select_option("#manual-target", "board")
             for card in board:
                 console.click(f".pick[data-card='{card}']")
