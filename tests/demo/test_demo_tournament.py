@@ -105,6 +105,8 @@ async def test_the_demo_plays_a_tournament_with_clock_identities_and_prizes(
                 ready.set()
 
     reader = asyncio.create_task(read_stdout())
+    # Drained as it comes: a busy machine's warnings could fill the pipe and block the demo.
+    errors = asyncio.create_task(process.stderr.read())
     try:
         await asyncio.wait_for(ready.wait(), timeout=120)  # generous: a busy machine
         await _check_running_demo(data, lines, started)
@@ -117,7 +119,7 @@ async def test_the_demo_plays_a_tournament_with_clock_identities_and_prizes(
             process.kill()
             await process.wait()
         await asyncio.wait_for(reader, timeout=60)
-    stderr = (await process.stderr.read()).decode()
+    stderr = (await asyncio.wait_for(errors, timeout=60)).decode()
     output = "\n".join(lines)
     assert process.returncode == 0, output + stderr
     assert "demo stopped" in output
