@@ -1,6 +1,6 @@
 """The table's devices in the service: RFID readers (:mod:`.capture_bridge`), cameras
 (:mod:`.camera_bridge`, :mod:`.camera_config`), deck registration (:mod:`.deck_desk`) and OBS
-Studio (:mod:`.obs`). Each reports through the same shape: entries for the operator view's
-``capture`` list or ``obs`` object, :class:`overlay.alerts.Alert` s for its ``alerts``, and a
-change that makes the service report its devices again (``overlay/app.py``,
-``device_report``)."""
+Studio (:mod:`.obs`). ``overlay.app.device_report`` gathers their entries for the operator
+view (``capture``, ``decks``, ``obs``) and their :class:`overlay.alerts.Alert` s for its
+``alerts``. A common device protocol with its own change signal is not there yet (issue 16,
+step 4)."""
