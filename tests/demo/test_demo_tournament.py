@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import random
 import re
 import signal
@@ -97,6 +98,7 @@ async def test_the_demo_plays_a_tournament_with_clock_identities_and_prizes(
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "overlay", "demo", "--port", "0", "--speed", "40", "--seed", "3",
         "--delay", str(DELAY), "--data", str(data), cwd=ROOT,
+        env={**os.environ, "PYTHONFAULTHANDLER": "1"},  # SIGABRT prints every thread's stack
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     assert process.stdout is not None and process.stderr is not None
     lines: list[str] = []
@@ -120,6 +122,10 @@ async def test_the_demo_plays_a_tournament_with_clock_identities_and_prizes(
             process.send_signal(signal.SIGINT)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(process.wait(), timeout=120)  # its clean stop, busy or not
+        if process.returncode is None:  # hung: its stacks say where
+            process.send_signal(signal.SIGABRT)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(process.wait(), timeout=30)
         if process.returncode is None:
             process.kill()
             await process.wait()
