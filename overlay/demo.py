@@ -36,7 +36,6 @@ import asyncio
 import contextlib
 import logging
 import random
-import signal
 import tempfile
 import time
 import uuid
@@ -60,10 +59,11 @@ from capture.simulator import (
 from engine.cards import FULL_DECK, Card
 from engine.errors import InvalidInputError
 from overlay.app import channel_specs, create_app
-from overlay.auth import SHARED_ROLES, rotate_tokens
+from overlay.auth import SHARED_ROLES, Tokens, rotate_tokens
 from overlay.config import Config, parse_config
 from overlay.startup import address_lines, bound_port, listen_socket, page_addresses
 from overlay.store import create_db_engine, database_url
+from overlay.tasks import StopSignals, until_stopped
 
 _log = logging.getLogger(__name__)
 
@@ -596,13 +596,12 @@ class AutoOperator:
 
 
 async def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> int:
-    """Run the demo until cancelled, or until ``options.hands`` hands were played (when the
-    tournament ends first without ``--hands``, the pages stay up until cancelled)."""
+    """Run the demo until Ctrl-C or SIGTERM, or until ``options.hands`` hands were played
+    (when the tournament ends first without ``--hands``, the pages stay up until stopped).
+    Stopped, it closes within :data:`overlay.tasks.STOP_SECONDS` (:class:`StopSignals`)."""
+    stop = StopSignals(out)
+    stop.install()
     data_dir = options.data or Path(tempfile.mkdtemp(prefix="feltcast-demo-"))
-    task = asyncio.current_task()
-    if task is not None:  # SIGTERM stops it as cleanly as Ctrl-C does
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     await asyncio.to_thread(register_demo_deck, data_dir)
     # tokens.json keeps digests only: each demo run (a --data of an earlier run too) issues
     # its own, to print and to drive the table with
@@ -616,35 +615,45 @@ async def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> 
         await runner.setup()
         await web.SockSite(runner, sock).start()
         base = f"http://{options.host}:{bound_port(sock)}"
-        seed = options.seed if options.seed is not None else random.randrange(2**32)
-        timing = Timing(speed=options.speed)
         async with aiohttp.ClientSession() as session:
-            operator = AutoOperator(session, base, tokens.operator, reader,
-                                    random.Random(seed), timing, out)
-            before = await operator.prepare(data_dir / "portraits")
-            small, big, _ = LEVELS[0]
-            out(f"Feltcast demo: {TOURNAMENT_NAME}, {TABLE_NAME}, nine players, prize pool "
-                f"{_money(PRIZE_POOL)}, {LEVEL_MINUTES}-minute levels from {small:,}/{big:,}, "
-                f"security delay {options.delay:g} s")
-            out(f"  data directory                 {data_dir}")
-            out(f"  simulated RFID reader          {reader_path} (serial, native protocol)")
-            if before["table"]["hand_number"]:  # --data of an earlier run
-                field = before["tournament"]["field"]
-                out(f"  continuing after hand {before['table']['hand_number']}: "
-                    f"{field['remaining']} of {ENTRANTS} players left, "
-                    f"{before['tournament']['clock']['name']}")
-            for line in address_lines(page_addresses(
-                    base, channel_specs(config).values(), operator_token=tokens.operator,
-                    secure_token=tokens.secure)):
-                out(line)
-            out("The delayed pages show the table after the security delay. Ctrl-C stops.")
-            await operator.run(options.hands)
-            plural = "" if operator.hands == 1 else "s"
-            out(f"demo finished: {operator.hands} hand{plural} played (seed {seed})")
-            if operator.over and options.hands is None:
-                await asyncio.Event().wait()  # the pages stay up until Ctrl-C
+            stopped, _ = await until_stopped(
+                _play(options, config, tokens, session, base, reader, reader_path, out), stop)
+        if stopped:
+            out("demo stopped")
         return 0
     finally:
         await runner.cleanup()
         sock.close()
         await reader.close()
+
+
+async def _play(options: DemoOptions, config: Config, tokens: Tokens,
+                session: aiohttp.ClientSession, base: str, reader: SimulatedReader,
+                reader_path: str, out: Callable[[str], None]) -> None:
+    """The demo's show: the addresses printed, then the automatic operator's hands."""
+    data_dir = config.data_dir
+    seed = options.seed if options.seed is not None else random.randrange(2**32)
+    operator = AutoOperator(session, base, tokens.operator, reader, random.Random(seed),
+                            Timing(speed=options.speed), out)
+    before = await operator.prepare(data_dir / "portraits")
+    small, big, _ = LEVELS[0]
+    out(f"Feltcast demo: {TOURNAMENT_NAME}, {TABLE_NAME}, nine players, prize pool "
+        f"{_money(PRIZE_POOL)}, {LEVEL_MINUTES}-minute levels from {small:,}/{big:,}, "
+        f"security delay {options.delay:g} s")
+    out(f"  data directory                 {data_dir}")
+    out(f"  simulated RFID reader          {reader_path} (serial, native protocol)")
+    if before["table"]["hand_number"]:  # --data of an earlier run
+        field = before["tournament"]["field"]
+        out(f"  continuing after hand {before['table']['hand_number']}: "
+            f"{field['remaining']} of {ENTRANTS} players left, "
+            f"{before['tournament']['clock']['name']}")
+    for line in address_lines(page_addresses(
+            base, channel_specs(config).values(), operator_token=tokens.operator,
+            secure_token=tokens.secure)):
+        out(line)
+    out("The delayed pages show the table after the security delay. Ctrl-C stops.")
+    await operator.run(options.hands)
+    plural = "" if operator.hands == 1 else "s"
+    out(f"demo finished: {operator.hands} hand{plural} played (seed {seed})")
+    if operator.over and options.hands is None:
+        await asyncio.Event().wait()  # the pages stay up until Ctrl-C

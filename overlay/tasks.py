@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
+import faulthandler
+import os
+import signal
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 RECANCEL_SECONDS = 0.5
 """How long a cancelled task may take before it is cancelled again."""
@@ -29,3 +36,60 @@ async def cancel_and_wait(*tasks: asyncio.Task[Any] | None) -> None:
     for task in live:
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+STOP_SECONDS = 30.0
+"""How long a program stopped by Ctrl-C or SIGTERM may take to close: then every thread's
+stack is printed to stderr and the process ends (exit status 1)."""
+
+
+class StopSignals:
+    """Ctrl-C (SIGINT) and SIGTERM for a program's main coroutine (``feltcast serve``, ``feltcast
+    demo``): the first asks it to stop (:attr:`requested`; :func:`until_stopped` cancels the
+    work until it has finished: a cancellation that Python 3.11 loses cannot keep it running),
+    and arms a watchdog: a program that has not closed :data:`STOP_SECONDS` later prints every
+    thread's stack and ends. A second signal ends the process at once (the log survives that
+    as it survives a power cut). Installed on the running loop by :meth:`install` (a no-op
+    outside the main thread, where signals cannot be handled)."""
+
+    def __init__(self, out: Callable[[str], None] = print, *,
+                 stop_seconds: float = STOP_SECONDS) -> None:
+        self.out = out
+        self.stop_seconds = stop_seconds
+        self.requested = asyncio.Event()
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def install(self) -> None:
+        loop = asyncio.get_running_loop()
+        for signum in self.SIGNALS:
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(signum, self._signal)
+
+    def _signal(self) -> None:
+        """The first signal (on the loop): stop, with the watchdog armed."""
+        self.requested.set()
+        faulthandler.dump_traceback_later(self.stop_seconds, exit=True)
+        loop = asyncio.get_running_loop()
+        for signum in self.SIGNALS:  # the next one is handled outside the loop: it may hang
+            loop.remove_signal_handler(signum)
+            signal.signal(signum, self._at_once)
+
+    def _at_once(self, signum: int, frame: object) -> None:
+        self.out("stopping at once (second signal)")
+        sys.stdout.flush()
+        os._exit(128 + signum)
+
+
+async def until_stopped(work: Coroutine[Any, Any, T], stop: StopSignals) -> tuple[bool, T | None]:
+    """Run ``work`` until it returns or ``stop`` is requested: ``(False, its result)`` or
+    ``(True, None)`` once it has been cancelled and has finished (its ``finally`` clauses run).
+    Its own exception is raised."""
+    task = asyncio.ensure_future(work)
+    waiter = asyncio.ensure_future(stop.requested.wait())
+    try:
+        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopped = not task.done()
+        await cancel_and_wait(task, waiter)
+    return (True, None) if stopped else (False, task.result())

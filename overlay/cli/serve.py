@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import functools
 import logging
-import signal
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,7 +55,19 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def serve(config: Config, out: Callable[[str], None]) -> int:
-    """Run the service for ``config`` until cancelled (SIGTERM or Ctrl-C)."""
+    """Run the service for ``config`` until SIGTERM or Ctrl-C (:class:`StopSignals`: closed
+    within :data:`overlay.tasks.STOP_SECONDS`, a second signal ends it at once)."""
+    from overlay.tasks import StopSignals, until_stopped
+
+    stop = StopSignals(out)  # systemd stops a service with SIGTERM: as clean as Ctrl-C
+    stop.install()
+    stopped, status = await until_stopped(_serve(config, out), stop)
+    if stopped:
+        out("Feltcast stopped")
+    return status or 0
+
+
+async def _serve(config: Config, out: Callable[[str], None]) -> int:
     from aiohttp import web
 
     from overlay.app import create_app
@@ -65,10 +75,6 @@ async def serve(config: Config, out: Callable[[str], None]) -> int:
     from overlay.startup import bound_port, check_data_dir, display_host, listen_socket
     from overlay.tls import server_files, tls_lines
 
-    task = asyncio.current_task()
-    if task is not None:  # systemd stops a service with SIGTERM: as clean as Ctrl-C
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
     host = config.server.host
     sock = listen_socket(host, config.server.port)
     try:
@@ -87,9 +93,7 @@ async def serve(config: Config, out: Callable[[str], None]) -> int:
             base = f"{scheme}://{display_host(host)}:{bound_port(sock)}"
             for line in [*start_lines(config, tokens, base), *tls]:
                 out(line)
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.Event().wait()
-            out("Feltcast stopped")
+            await asyncio.Event().wait()  # until stopped (serve cancels this)
             return 0
         finally:
             await runner.cleanup()

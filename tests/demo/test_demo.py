@@ -81,10 +81,13 @@ def test_feltcast_demo_plays_hands_and_exits(tmp_path: Path) -> None:
 
 
 def test_ctrl_c_stops_the_demo_cleanly(tmp_path: Path) -> None:
+    # Started as a script's background job is: with SIGINT ignored (POSIX shells do that
+    # without job control). Python would keep it ignored, and the demo would not stop; an
+    # explicit SIGINT (kill -INT, a test, a supervisor) must stop it all the same.
     process = subprocess.Popen(
-        [sys.executable, "-m", "overlay", "demo", "--port", "0", "--data", str(tmp_path)],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        ["sh", "-c", 'trap "" INT; exec "$0" "$@"', sys.executable, "-m", "overlay", "demo",
+         "--port", "0", "--data", str(tmp_path)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert process.stdout is not None
     for line in process.stdout:
         if "Ctrl-C stops" in line:

@@ -75,8 +75,8 @@ class Running:
             if re.search(pattern, line):
                 return line
 
-    def stop(self) -> int:
-        self.process.send_signal(signal.SIGTERM)
+    def stop(self, signum: int = signal.SIGTERM) -> int:
+        self.process.send_signal(signum)
         status = self.process.wait(timeout=60)
         while (line := self._queue.get(timeout=10)) is not None:
             self.lines.append(line)
@@ -174,7 +174,8 @@ def test_the_first_start_explains_itself(tmp_path: Path) -> None:
         service.until(r"^Tokens: shown on the first start only \(lost one\? feltcast tokens "
                       r"rotate operator\|secure\|obs --data-dir .*\)")
         assert not any(tokens["operator"] in line for line in service.lines)
-        assert service.stop() == 0
+        assert service.stop(signal.SIGINT) == 0  # Ctrl-C stops it as SIGTERM does
+        assert service.lines[-1] == "Feltcast stopped"
 
 
 def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
