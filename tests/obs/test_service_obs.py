@@ -20,7 +20,7 @@ async def test_an_all_in_played_by_the_operator_cuts_to_the_showdown_scene(
                     {"seat": 5, "name": "Bo", "stack": 3000}],
         "data_dir": str(tmp_path / "data"),
         "obs": {"enabled": True, "host": "127.0.0.1", "port": obs.port,
-                "password": obs.password, "timeout": 3.0, "channel": "venue",
+                "password": obs.password, "timeout": 10.0, "channel": "venue",
                 "table_scene": "Svc Table", "showdown_scene": "Svc Showdown",
                 "break_scene": "Svc Break", "overlay_source": "Svc Overlay"},
     })
@@ -51,8 +51,10 @@ async def test_an_all_in_played_by_the_operator_cuts_to_the_showdown_scene(
     second = hand.legal_actions()
     assert second is not None
     await command("call", seat=second.seat)
-    observer.expect("CurrentProgramSceneChanged", timeout=10, sceneName="Svc Showdown")
+    # Generous: OBS under Xvfb on a machine with both cores busy answers late (a switch
+    # back to the table was missed within 3 s request / 10 s here once, issue 17).
+    observer.expect("CurrentProgramSceneChanged", timeout=30, sceneName="Svc Showdown")
     for board in (["2c", "7d", "9h"], ["Js"], ["3d"]):
         await command("deal_board", cards=board)
-    observer.expect("CurrentProgramSceneChanged", timeout=10, sceneName="Svc Table")
+    observer.expect("CurrentProgramSceneChanged", timeout=30, sceneName="Svc Table")
     assert hand.is_over
