@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from engine.errors import FeltcastError
 from engine.events import Event, HandStarted, PlayerEliminated
 from engine.hand import Hand
+from engine.production_events import PRODUCTION_EVENTS
 from engine.table import Table
 from engine.table_events import (
     AbsenceSet,
@@ -36,9 +37,10 @@ from engine.tournament_events import (
 )
 
 #: Events the table itself ignores: the tournament clock (:class:`engine.clock.TournamentClock`
-#: folds them) and prizes (:class:`engine.payouts.Standings`).
+#: folds them), prizes (:class:`engine.payouts.Standings`) and the production's events
+#: (:mod:`engine.production_events`).
 NOT_TABLE_EVENTS = (ClockStarted, ClockPaused, ClockResumed, ClockAdjusted, ClockLevelSet,
-                    PrizeAwarded)
+                    PrizeAwarded, *PRODUCTION_EVENTS)
 
 __all__ = ["ReplayMismatchError", "TableRecorder", "replay_table"]
 

@@ -83,6 +83,7 @@ from engine.events import (
 )
 from engine.hand import Hand
 from engine.pots import Pot, build_pots
+from engine.production_events import AutoOperatorSet, GraphicsHidden, GraphicsShown, HandTagged
 from engine.table_events import DevicesReported
 from engine.tournament import DEFAULT_STRUCTURE, Structure
 from engine.view_operator import ClockState, operator_view, with_devices
@@ -103,6 +104,9 @@ HAND_EVENTS: tuple[type[Event], ...] = (
     HandStarted, AntePosted, BlindPosted, HoleCardsDealt, CardBurned, BoardDealt,
     StreetStarted, ActionTaken, BetReturned, BetsCollected, PlayerRestricted, HandShown,
     HandMucked, PotAwarded, HandEnded, ActionUndone, HandVoided)
+
+TAGS_KEPT = 20
+"""Hand tags a channel's state keeps (the operator view shows those of the current hand)."""
 
 _STREET_NAMES = {Street.PREFLOP: "preflop", Street.FLOP: "flop", Street.TURN: "turn",
                  Street.RIVER: "river", Street.SHOWDOWN: "showdown", Street.COMPLETE: "over",
@@ -153,6 +157,12 @@ class TableViewState:
     items: int = 0
     tournament: TournamentState | None = None
     """The ``tournament`` object's state (:mod:`engine.view_tournament`)."""
+    graphics_hidden: bool = False
+    """The operator took the graphics off air (``graphics_hidden``, until ``graphics_shown``)."""
+    tags: list[HandTagged] = field(default_factory=list)
+    """The newest hand tags this channel saw (at most :data:`TAGS_KEPT`)."""
+    auto_operator: bool | None = None
+    """The demo's automatic operator: playing (True), paused (False), none (None)."""
 
 
 class TableViewReducer:
@@ -222,6 +232,12 @@ class TableViewReducer:
         elif isinstance(payload, DevicesReported):
             if self.operator:
                 state.devices = json.loads(payload.report)
+        elif isinstance(payload, GraphicsHidden | GraphicsShown):
+            state.graphics_hidden = isinstance(payload, GraphicsHidden)
+        elif isinstance(payload, HandTagged):
+            state.tags = [*state.tags[1 - TAGS_KEPT:], payload]
+        elif isinstance(payload, AutoOperatorSet):
+            state.auto_operator = payload.playing
         elif (change := roster_change(payload)) is not None:
             seat, stack = change  # a stack corrected, or a player disqualified (chips out)
             if stack is None:
@@ -244,9 +260,16 @@ class TableViewReducer:
             "seats": seats,
             "alerts": [],
             "tournament": self._tournament(state, hand, legal),
+            "graphics": {"hidden": state.graphics_hidden},
         }
         if self.operator:
             view["operator"] = operator_view(hand, legal, state.clock, state.as_of)
+            number = hand.started.hand_number if hand is not None and hand.started else None
+            view["operator"]["tags"] = [tag.note for tag in state.tags
+                                        if tag.hand_number == number]
+            view["operator"]["auto_operator"] = (
+                None if state.auto_operator is None
+                else "playing" if state.auto_operator else "paused")
             if state.devices:
                 view = with_devices(view, state.devices)
         return view

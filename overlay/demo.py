@@ -253,6 +253,10 @@ def preflop_strength(cards: tuple[Card, Card]) -> float:
     return max(0.0, min(1.0, score))
 
 
+class TakenOver(Exception):
+    """The console paused the automatic operator; it has been resumed since."""
+
+
 class AutoOperator:
     """Deals on the simulated table and presses the operator's buttons over HTTP."""
 
@@ -269,6 +273,8 @@ class AutoOperator:
         self.hole: dict[int, tuple[Card, Card]] = {}
         self.board: list[Card] = []
         self.burns: list[Card] = []
+        self.burned: list[Card] = []
+        """This hand's burn cards so far (never dealt again)."""
         self.aggressor: int | None = None
         self.hands = 0
         self.refused = 0
@@ -290,7 +296,27 @@ class AutoOperator:
             view: dict[str, Any] = (await response.json())["view"]
             return view
 
+    async def gate(self) -> None:
+        """Wait while the console has paused the automatic operator (``pause_auto_operator``).
+
+        :raises TakenOver: when it was paused: the table may have changed meanwhile, so the
+            hand is picked up again from the view (:meth:`run`).
+        """
+        if (await self.view())["operator"].get("auto_operator") != "paused":
+            return
+        self.out("  the automatic operator is paused: the console has the table")
+        cleared = False
+        while (view := await self.view())["operator"].get("auto_operator") == "paused":
+            if view["operator"]["between_hands"] and not cleared:
+                cleared = True  # the dealer collects the cards of the hand that ended
+                await asyncio.sleep(self.timing.of(self.timing.showdown_s))
+                self.reader.clear()
+            await asyncio.sleep(0.2)
+        self.out("  the automatic operator plays again")
+        raise TakenOver
+
     async def send(self, kind: str, **fields: Any) -> bool:
+        await self.gate()
         body = {"id": str(uuid.uuid4()), "type": kind, **fields}
         async with self.session.post(f"{self.base}/api/commands", json=body,
                                      headers=self.headers) as response:
@@ -316,6 +342,7 @@ class AutoOperator:
 
     async def pause(self, seconds: float, *, at_least: float = 0.0) -> None:
         await asyncio.sleep(max(self.timing.of(seconds), at_least))
+        await self.gate()
 
     async def wait_for(self, predicate: Callable[[dict[str, Any]], bool],
                        timeout: float) -> dict[str, Any] | None:
@@ -408,37 +435,73 @@ class AutoOperator:
     # -- hands --------------------------------------------------------------------------
 
     async def run(self, hands: int | None) -> None:
+        """Play ``hands`` hands (None: until the tournament is over). The console may pause
+        it at any moment (``pause_auto_operator``); resumed, it goes on from the table as it
+        finds it: the hand the operator left running is played out, not voided."""
+        view = await self.view()
+        if view["operator"].get("auto_operator") != "playing":
+            await self.send("resume_auto_operator")  # the console shows its Pause key now
+        if not view["operator"]["between_hands"]:
+            await self.send("misdeal")  # a hand left running by an earlier demo: void it
         while (hands is None or self.hands < hands) and not self.over:
-            await self.play_hand()
+            try:
+                await self.play_hand()
+            except TakenOver:
+                continue
 
     async def play_hand(self) -> None:
         view = await self.view()
-        if not view["operator"]["between_hands"]:
-            await self.send("misdeal")  # a hand left running by an earlier demo: void it
+        if view["operator"]["between_hands"]:
+            players = [s for s in view["seats"] if s["name"] and s["stack"] > 0]
+            if len(players) < 2:
+                self.announce_over(view)
+                return
+            await self.keep_pace(view)
+            await self.wait_out_break()
+            if not await self.send("next_hand"):
+                await self.pause(self.timing.street_s, at_least=0.5)
+                return
             view = await self.view()
-        players = [s for s in view["seats"] if s["name"] and s["stack"] > 0]
-        if len(players) < 2:
-            self.announce_over(view)
-            return
-        await self.keep_pace(view)
-        await self.wait_out_break()
-        if not await self.send("next_hand"):
-            await self.pause(self.timing.street_s, at_least=0.5)
-            return
-        view = await self.view()
-        seats = [need["seat"] for need in view["operator"]["cards_needed"]
-                 if need["target"] == "seat"]
-        await self.deal(seats, view)
+            seats = [need["seat"] for need in view["operator"]["cards_needed"]
+                     if need["target"] == "seat"]
+            await self.deal(seats, view)
         while True:
             view = await self.bet_street(await self.view())
             if view["operator"]["between_hands"] or view["table"]["street"] in (
                     "showdown", "over", None):
                 break
-            if any(n["target"] == "board" for n in view["operator"]["cards_needed"]):
-                await self.deal_board(len(view["table"]["board"]))
+            needed = view["operator"]["cards_needed"]
+            if any(n["target"] == "seat" for n in needed):
+                await self.enter_hole_cards(view)  # a hand the console started
+            elif any(n["target"] == "board" for n in needed):
+                await self.deal_board(view)
             else:
                 await asyncio.sleep(0.05)
         await self.finish(await self.view())
+
+    def unseen(self, view: dict[str, Any]) -> list[Card]:
+        """The cards not on the table in ``view`` (board and every known hole card), in the
+        order this hand's deck has them (after a takeover the console may have dealt others)."""
+        seen = {Card(code) for code in view["table"]["board"]}
+        seen.update(Card(code) for s in view["seats"] for code in s["cards"] if code)
+        seen.update(self.burned)
+        planned = [*self.board, *self.burns]
+        rest = [c for c in FULL_DECK if c not in planned]
+        random.Random(self.hands).shuffle(rest)  # not self.rng: the seed's decisions stay
+        return [c for c in (*planned, *rest) if c not in seen]
+
+    async def enter_hole_cards(self, view: dict[str, Any]) -> None:
+        """Hole cards the table still needs (a hand started from the console while paused):
+        typed in as the console would, from the cards nobody holds."""
+        self.burns, self.board, self.burned = [], [], []
+        free = iter(self.unseen(view))
+        for need in view["operator"]["cards_needed"]:
+            if need["target"] == "seat":
+                cards = (next(free), next(free))
+                self.hole[need["seat"]] = cards
+                await self.send("deal_cards", seat=need["seat"], cards=[c.code for c in cards])
+        rest = list(free)
+        self.burns, self.board = rest[5:8], rest[:5]
 
     async def deal(self, seats: list[int], view: dict[str, Any]) -> None:
         deck = list(FULL_DECK)
@@ -449,6 +512,7 @@ class AutoOperator:
         self.hole = {seat: (deck[i], deck[i + len(order)]) for i, seat in enumerate(order)}
         rest = deck[2 * len(order):]
         self.burns, self.board = [rest[0], rest[4], rest[6]], [*rest[1:4], rest[5], rest[7]]
+        self.burned = []
         self.aggressor = None
         for round_ in range(2):
             for seat in order:
@@ -461,11 +525,15 @@ class AutoOperator:
             for seat, cards in self.hole.items():
                 await self.send("deal_cards", seat=seat, cards=[c.code for c in cards])
 
-    async def deal_board(self, have: int) -> None:
-        cards = self.board[have:3] if have < 3 else self.board[have:have + 1]
+    async def deal_board(self, view: dict[str, Any]) -> None:
+        have = len(view["table"]["board"])
+        free = self.unseen(view)  # the planned board, unless the console dealt other cards
+        cards = free[:3] if have < 3 else free[:1]
+        burn = next(c for c in [*self.burns, *free[len(cards):]] if c not in cards)
+        self.burns = [c for c in self.burns if c != burn]
+        self.burned.append(burn)
         await self.pause(self.timing.street_s)
-        self.reader.place(BURN_ANTENNA, simulated_uid(self.burns[min(have // 3 + have // 4,
-                                                                     2)]))
+        self.reader.place(BURN_ANTENNA, simulated_uid(burn))
         await self.pause(self.timing.card_s)
         for card in cards:
             self.reader.place(BOARD_ANTENNA, simulated_uid(card))

@@ -30,6 +30,14 @@ from engine.errors import IllegalActionError, InvalidInputError, StaleCommandErr
 from engine.events import ActionTaken, Event, HandEnded, HandVoided, Secrecy, Street
 from engine.hand import Hand
 from engine.log import TableEvent
+from engine.production_events import (
+    PRODUCTION_EVENTS,
+    AutoOperatorSet,
+    GraphicsHidden,
+    GraphicsShown,
+    HandTagged,
+    tag_note,
+)
 from engine.table import AnteMode, Table, TableRules
 from engine.table_events import (
     AbsenceSet,
@@ -54,6 +62,10 @@ _log = logging.getLogger(__name__)
 OPERATOR_CHANNEL = "operator"
 """The channel whose revision a command may carry (``revision``, docs/commands.md)."""
 
+PRODUCTION_COMMANDS = frozenset({"hide_graphics", "show_graphics", "tag_hand",
+                                 "pause_auto_operator", "resume_auto_operator"})
+"""The broadcast's commands (:meth:`TableService._production`)."""
+
 CLOCK_SECONDS = 70.0
 """R12: one minute, then a ten-second countdown."""
 
@@ -68,13 +80,15 @@ COMMANDS: Mapping[str, tuple[str, ...]] = {
     "set_seat": ("seat", "name", "stack"), "empty_seat": ("seat",),
     "set_button": ("seat",), "set_level": ("level",), "set_absent": ("seat", "absent"),
     "restrict": ("seat",),
+    "hide_graphics": (), "show_graphics": (), "tag_hand": ("note",),
+    "pause_auto_operator": (), "resume_auto_operator": (),
     **TOURNAMENT_COMMANDS,
 }
 _WHAT: Mapping[type, str] = {int: "a whole number", str: "text", bool: "true or false",
                              list: "a list"}
 _FIELD_TYPES: Mapping[str, type | tuple[type, ...]] = {
     "seat": int, "amount": int, "stack": int, "level": int, "name": str, "cards": list,
-    "absent": bool, "seconds": (int, float), "reason": str}
+    "absent": bool, "seconds": (int, float), "reason": str, "note": str}
 
 
 def build_table(config: Config) -> Table:
@@ -112,6 +126,10 @@ def parse_command(body: object) -> dict[str, Any]:
                                  or revision < 0):
         raise InvalidInputError(f"command {kind}: 'revision' must be the operator channel's "
                                 f"revision the command was built on, got {revision!r}")
+    hand = body.get("hand")
+    if kind == "tag_hand" and hand is not None and (not isinstance(hand, int)
+                                                    or isinstance(hand, bool)):
+        raise InvalidInputError(f"command tag_hand: 'hand' must be a hand number, got {hand!r}")
     if "cards" in body and not all(isinstance(c, str | None) for c in body["cards"]):
         raise InvalidInputError("cards are codes like 'Ah' (null for an unread card)")
     return dict(body)
@@ -142,6 +160,9 @@ class TableService:
         """The audited connections open at the end of the replayed log."""
         self._clock_call: tuple[ClockCalled, float] | None = None
         """The clock call (R12) the log leaves running, and when it was logged."""
+        self._graphics_hidden = False
+        self._auto_operator: bool | None = None
+        """The demo's automatic operator: playing, paused, or None (none announced)."""
         self.checkpoints = checkpoints
         self._writing: asyncio.Task[None] | None = None
         self._changed_at = 0
@@ -187,6 +208,8 @@ class TableService:
         self.tournament.reset(self.table)
         self.open_access = {}
         self._clock_call = None
+        self._graphics_hidden = False
+        self._auto_operator = None
 
     def _replay(self, entries: Iterable[TableEvent]) -> None:
         """Follow the log's ``entries`` into the table (after :meth:`_reset` or a restore)."""
@@ -216,13 +239,18 @@ class TableService:
             self._clock_call = (payload, entry.time)
         elif isinstance(payload, ClockStopped | ActionTaken):
             self._clock_call = None
+        elif isinstance(payload, GraphicsHidden | GraphicsShown):
+            self._graphics_hidden = isinstance(payload, GraphicsHidden)
+        elif isinstance(payload, AutoOperatorSet):
+            self._auto_operator = payload.playing
 
     # --- checkpoints (overlay/checkpoints.py) ----------------------------------------------
 
     def _state(self) -> dict[str, Any]:
         return {"table": self.table, "recorder": TableRecorder.following(self.table),
                 "desk": self.tournament.state(), "open_access": dict(self.open_access),
-                "clock_call": self._clock_call, "level_started_at": self._level_started_at}
+                "clock_call": self._clock_call, "level_started_at": self._level_started_at,
+                "graphics_hidden": self._graphics_hidden, "auto_operator": self._auto_operator}
 
     def _restore(self, state: Mapping[str, Any]) -> None:
         self.table, self._recorder = state["table"], state["recorder"]
@@ -230,6 +258,8 @@ class TableService:
         self.open_access = dict(state["open_access"])
         self._clock_call = state["clock_call"]
         self._level_started_at = state["level_started_at"]
+        self._graphics_hidden = state["graphics_hidden"]
+        self._auto_operator = state["auto_operator"]
 
     def _checkpoint_soon(self, entries: Sequence[TableEvent]) -> None:
         """After an append: capture the state when a checkpoint is due, write it in a thread
@@ -356,8 +386,10 @@ class TableService:
             self.tournament.apply(event)
         for entry in entries:
             self._note(entry)
-        if any(not isinstance(e, Event) or e.secrecy is not Secrecy.INTERNAL for e in events):
-            self._changed_at = self._operator_revision()  # device reports change no decision
+        if any(not isinstance(e, Event) or (e.secrecy is not Secrecy.INTERNAL
+                                            and not isinstance(e, PRODUCTION_EVENTS))
+               for e in events):  # device reports, graphics and tags change no decision
+            self._changed_at = self._operator_revision()
         self._checkpoint_soon(entries)
         return entries
 
@@ -389,6 +421,8 @@ class TableService:
             return [ClockStopped()]
         if kind == "next_hand":
             return self._next_hand()
+        if kind in PRODUCTION_COMMANDS:
+            return [self._production(command)]
         hand = table.hand
         if hand is None:
             raise IllegalActionError("no hand is running: start the next hand first")
@@ -424,6 +458,35 @@ class TableService:
                 isinstance(e, ActionTaken) and e.seat == self._clock_seat for e in events):
             self._disarm_clock()
         return events + self._finish_if_over()
+
+    def _production(self, command: Mapping[str, Any]) -> Event:
+        """The operator's broadcast commands (:mod:`engine.production_events`)."""
+        kind = command["type"]
+        if kind in ("hide_graphics", "show_graphics"):
+            hide = kind == "hide_graphics"
+            if hide == self._graphics_hidden:
+                raise IllegalActionError("the graphics are already "
+                                         + ("off air" if hide else "on air"))
+            return GraphicsHidden() if hide else GraphicsShown()
+        if kind == "tag_hand":
+            number = self.table.hand_number
+            if number == 0:
+                raise IllegalActionError("no hand to tag yet: a tag marks the current hand, "
+                                         "or the last one between hands")
+            asked = command.get("hand", number)
+            if asked != number:
+                raise IllegalActionError(f"hand {asked} can no longer be tagged: hand {number} "
+                                         "has started since (a tag marks the current hand, or "
+                                         "the last one until the next starts)")
+            return HandTagged(number, tag_note(command["note"]))
+        if kind == "pause_auto_operator" and self._auto_operator is None:
+            raise IllegalActionError("no automatic operator plays this table (the demo's "
+                                     "does)")
+        playing = kind == "resume_auto_operator"
+        if playing == self._auto_operator:
+            raise IllegalActionError("the automatic operator is already "
+                                     + ("playing" if playing else "paused"))
+        return AutoOperatorSet(playing)
 
     def _finish_if_over(self) -> list[Event]:
         hand = self.table.hand

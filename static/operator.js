@@ -300,7 +300,7 @@ function updateSeatRow(row, seat, editable) {
 
 // ---------------------------------------------------------------- sheets
 
-const SHEETS = ["confirm", "seat-sheet", "manual", "keys-help"];
+const SHEETS = ["confirm", "seat-sheet", "manual", "tag-sheet", "keys-help"];
 
 /** The open sheet on top (confirm over the others), or null. */
 function openSheet() {
@@ -578,6 +578,56 @@ function renderClock() {
   $("btn-stop-clock").disabled = isBusy() || !running;
 }
 
+// ---------------------------------------------------------------- the broadcast
+
+/** Hide graphics, tag the hand, the demo's automatic operator (docs/pages.md). */
+function renderProduction(op, view, busy) {
+  const hidden = Boolean(view.graphics && view.graphics.hidden);
+  const graphics = $("btn-graphics");
+  setText(graphics, hidden ? "Show graphics" : "Hide graphics");
+  graphics.setAttribute("aria-pressed", String(hidden));
+  toggle(graphics, "off-air", hidden);
+  graphics.disabled = busy;
+  const tags = op.tags || [];
+  const number = view.table.hand_number;
+  const tag = $("btn-tag");
+  setText(tag, tags.length ? `Tagged (${tags.length})` : "Tag hand");
+  tag.disabled = busy || !number;
+  setText($("tag-title"), number ? `Tag hand ${number}` : "No hand to tag yet");
+  $("btn-tag-save").disabled = busy || !number;
+  $("tag-list").replaceChildren(...tags.map((note) => el("li",
+    { text: note || "(tagged without a note)" })));
+  const auto = $("btn-auto");
+  auto.hidden = op.auto_operator === null || op.auto_operator === undefined;
+  setText(auto, op.auto_operator === "paused" ? "Resume demo" : "Pause demo");
+  auto.setAttribute("aria-pressed", String(op.auto_operator === "paused"));
+  auto.disabled = busy;
+}
+
+function wireProduction() {
+  $("btn-graphics").addEventListener("click", () => {
+    const hidden = Boolean(state.view.graphics && state.view.graphics.hidden);
+    sendCommand(hidden ? "show_graphics" : "hide_graphics");
+  });
+  $("btn-tag").addEventListener("click", () => {
+    $("tag-sheet").hidden = false;
+    $("tag-note").focus();
+  });
+  $("btn-tag-close").addEventListener("click", () => closeSheet("tag-sheet"));
+  $("tag-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const note = $("tag-note");
+    sendCommand("tag_hand", { note: note.value, hand: state.view.table.hand_number })
+      .then((reply) => {
+        if (reply && reply.ok) note.value = "";
+      });
+  });
+  $("btn-auto").addEventListener("click", () => {
+    const paused = state.view.operator.auto_operator === "paused";
+    sendCommand(paused ? "resume_auto_operator" : "pause_auto_operator");
+  });
+}
+
 // ---------------------------------------------------------------- render
 
 /** The one render function: first paint and every update. */
@@ -617,6 +667,7 @@ export function render(view, meta = {}) {
   setText($("undo-label"), undo.available && undo.label ? `Undo: ${undo.label}` : "");
   $("btn-next-hand").disabled = busy || !op.between_hands;
   $("btn-misdeal").disabled = busy || Boolean(op.between_hands);
+  renderProduction(op, view, busy);
   renderSeatSheet();
   renderClock();
   renderManual();
@@ -635,7 +686,9 @@ const KEYS = [
   ["Enter", "bet or raise the amount shown (in a question: yes)"],
   ["U", "undo"], ["M", "misdeal (asks first)"], ["N", "next hand"],
   ["D", "cards: the 52-card picker (rank then suit, Enter enters, Esc closes)"],
-  ["L", "call the clock (R12)"], ["?", "this list"], ["Esc", "close a sheet, cancel a question"],
+  ["L", "call the clock (R12)"], ["G", "hide or show the graphics on air"],
+  ["T", "tag the hand (a note for the editors)"], ["P", "pause or resume the demo's player"],
+  ["?", "this list"], ["Esc", "close a sheet, cancel a question"],
 ];
 
 function clickIfEnabled(id) {
@@ -701,7 +754,7 @@ function onKey(event) {
   }
   const button = { f: "btn-fold", k: "btn-check", c: "btn-call", a: "btn-all-in",
     u: "btn-undo", m: "btn-misdeal", n: "btn-next-hand", d: "btn-cards",
-    l: "btn-clock" }[event.key.toLowerCase()];
+    l: "btn-clock", g: "btn-graphics", t: "btn-tag", p: "btn-auto" }[event.key.toLowerCase()];
   if (button && !event.shiftKey) {
     event.preventDefault();
     clickIfEnabled(button);
@@ -754,6 +807,7 @@ function wire() {
   $("btn-manual-clear").addEventListener("click", () => { state.manual = []; renderManual(); });
   $("btn-manual-send").addEventListener("click", sendManual);
   $("btn-manual-close").addEventListener("click", () => closeSheet("manual"));
+  wireProduction();
   $("btn-keys").addEventListener("click", () => { $("keys-help").hidden = false; });
   $("btn-keys-close").addEventListener("click", () => closeSheet("keys-help"));
   $("keys-list").replaceChildren(...KEYS.flatMap(([keys, what]) => [

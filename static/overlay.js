@@ -5,7 +5,7 @@
 import { connectChannel, pageParams } from "./js/channel.js";
 import { syncCards } from "./js/cards.js";
 import { KeyedList, bigBlinds, chips, clockText, el, levelRemaining, loadFonts, percent,
-  setText, toggle } from "./js/dom.js";
+  setText, showOnAir, toggle } from "./js/dom.js";
 import { actionClockFinal, actionClockRemaining, anteText, blindsText,
   levelRemaining as clockRemaining, tournamentOf, wallNow } from "./js/tournament.js";
 
@@ -196,6 +196,7 @@ function renderClockBug(view) {
 /** The one render function: first paint and every update. */
 export function render(view) {
   shown.view = view;
+  showOnAir(view);
   const stage = $("stage");
   stage.classList.remove("empty");
   const best = highlightedCards(view);

@@ -18,7 +18,9 @@ table's log entries (e.g. :meth:`overlay.store.EventStore.iter_all`) and yields 
   by the hand's last entry (:attr:`HandRecord.identities`), the places and prizes logged right
   after the hand for the players it busted (``prize_awarded``, R22, R23:
   :attr:`HandRecord.busts`, :attr:`HandRecord.winner`), and what the configuration says of the
-  tournament (:class:`TournamentInfo`: name, currency, prize pool, entrants).
+  tournament (:class:`TournamentInfo`: name, currency, prize pool, entrants);
+* the operator's tags (``hand_tagged``: :attr:`HandRecord.tags`), logged while the hand ran
+  or after it, before the next one started.
 
 >>> sorted(parse_hand_range("12-14, 20"))
 [12, 13, 14, 20]
@@ -29,7 +31,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Collection, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -60,6 +62,7 @@ from engine.events import (
 from engine.hand import Hand
 from engine.identity import Identity, PlayerIdentified
 from engine.log import TableEvent
+from engine.production_events import HandTagged
 from engine.table_events import ButtonSet, LevelStarted, PlayerSeated, SeatEmptied
 from engine.table_replay import ReplayMismatchError
 from engine.tournament_events import PlayerDisqualified, PrizeAwarded
@@ -188,6 +191,9 @@ class HandRecord:
     """The ``prize_awarded`` entries logged right after the hand for the places it decided
     (its busts, and the winner when it left one player)."""
     tournament: TournamentInfo = field(default_factory=TournamentInfo)
+    tags: tuple[str, ...] = ()
+    """The operator's notes for the editors (``tag_hand``), oldest first; an empty note is
+    a tag without words."""
 
     @property
     def started(self) -> HandStarted:
@@ -298,6 +304,9 @@ class _Reader:
         """Each seat's identity now (dropped when the player leaves, as the service does)."""
         self.at_start: dict[int, PlayerIdentified] = {}  # the identities at the hand's start
         self.after_busts = False  # the last entry taken was an elimination or a prize
+        self.tags: list[str] = []  # the current hand's
+        self.held: HandRecord | None = None
+        """A hand closed between hands, given out when the next starts: tags may follow."""
 
     def feed(self, entry: TableEvent) -> HandRecord | None:
         """Take one entry; returns the hand it closed, if any (and if selected)."""
@@ -306,7 +315,7 @@ class _Reader:
         after_busts, self.after_busts = self.after_busts, False
         if isinstance(payload, HandStarted):
             done = self.close()
-            self.started = payload
+            self.started, self.tags = payload, []
             self.entries, self.events = [entry], [payload]
             self.at_start = dict(self.identified)
         elif isinstance(payload, HAND_EVENTS) and self.started is not None:
@@ -327,9 +336,15 @@ class _Reader:
             self.entries.append(entry)  # R23: the places the hand decided (0: the winner)
             self.after_busts = True
         elif isinstance(payload, BETWEEN_HANDS):
-            done = self.close()
+            self.held = self.close() or self.held
         elif self.started is not None and entry.secrecy is not Secrecy.NEVER:
             self.pending.append(entry)
+        if isinstance(payload, HandTagged):
+            held = self.held
+            if self.started is not None and payload.hand_number == self.started.hand_number:
+                self.tags.append(payload.note)
+            elif held is not None and payload.hand_number == held.number:
+                self.held = replace(held, tags=(*held.tags, payload.note))
         if isinstance(payload, LevelStarted):
             self.levels[payload.number] = payload
         elif isinstance(payload, PlayerIdentified):
@@ -339,7 +354,11 @@ class _Reader:
         return done
 
     def close(self) -> HandRecord | None:
-        """The current hand as a record (None when none, or not selected)."""
+        """The current hand as a record, else the one held (None when none, or not
+        selected)."""
+        held, self.held = self.held, None
+        if self.started is None:
+            return held
         started, entries, events = self.started, self.entries, self.events
         self.started, self.entries, self.events, self.pending = None, [], [], []
         if started is None or (self.numbers is not None
@@ -366,7 +385,8 @@ class _Reader:
             names=started.names, starting_stacks=started.stacks, blinds=started.blinds,
             antes=started.antes, small_blind=small, big_blind=started.big_blind, ante=ante,
             button=started.button, level=started.level, absent=started.absent,
-            identities=identities, prizes=prizes, tournament=self.tournament)
+            identities=identities, prizes=prizes, tournament=self.tournament,
+            tags=tuple(self.tags))
 
 
 def _small_blind(started: HandStarted) -> int:

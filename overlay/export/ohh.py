@@ -21,7 +21,8 @@ PokerStars exports.
 
 The log's chain head as of the export (issue 18) is in each hand's ``flags``, the one list of
 free strings OHH 1.4.7 gives a hand (its objects admit no field of another name):
-``feltcast_log_head=SEQ:HASH`` and ``feltcast_log_id=ID`` (:mod:`overlay.export.log_head`).
+``feltcast_log_head=SEQ:HASH`` and ``feltcast_log_id=ID`` (:mod:`overlay.export.log_head`),
+and so are the operator's tags for the editors: ``feltcast_tag=NOTE``, one per tag.
 """
 
 from __future__ import annotations
@@ -39,12 +40,14 @@ from overlay.export.phh import skip_reason
 from overlay.export.pokerstars import hand_id, tournament_id
 from overlay.export.steps import StepKind, hand_steps
 
-__all__ = ["EXTENSION", "SEPARATOR", "SPEC_VERSION", "ohh_object", "ohh_text"]
+__all__ = ["EXTENSION", "SEPARATOR", "SPEC_VERSION", "TAG_FLAG", "ohh_object", "ohh_text"]
 
 EXTENSION = ".ohh"
 SEPARATOR = "\n\n"
 """Between two hand objects of one file: one empty line (the spec's storage format)."""
 SPEC_VERSION = "1.4.7"
+TAG_FLAG = "feltcast_tag="
+"""The prefix of a hand flag that carries one of the operator's tags (``tag_hand``)."""
 
 _ACTION_WORDS = {
     StepKind.ANTE: "Post Ante", StepKind.SMALL_BLIND: "Post SB", StepKind.BIG_BLIND: "Post BB",
@@ -142,7 +145,8 @@ def ohh_object(record: HandRecord, *, tournament: int | None = None,
         "big_blind_amount": record.big_blind,
         "ante_amount": record.ante,
         "hero_player_id": None,
-        "flags": ohh_flags(log_head) if log_head is not None else [],
+        "flags": [*(ohh_flags(log_head) if log_head is not None else []),
+                  *(f"{TAG_FLAG}{note}" for note in record.tags)],
         "players": [{"id": ids[seat], "seat": seat, "name": name, "display": display,
                      "starting_stack": stack, "player_bounty": None,
                      "is_sitting_out": seat in record.absent}

@@ -10,7 +10,8 @@ text through the engine). This module adds what the log knows around the hand:
   ``_start_unix`` / ``_end_unix`` (Unix seconds), ``_duration``, ``_small_blind``,
   ``_big_blind``, ``_ante``, ``_button`` (a seat number; it may be empty, R2), ``_absent``
   (R11), ``_eliminated`` (``[seat, place]`` pairs, R22), ``_log_seq`` (the first and last log
-  entry) and ``_chip_unit`` (R17, written by the engine when it is not 1);
+  entry), ``_chip_unit`` (R17, written by the engine when it is not 1) and ``_tags`` (the
+  operator's notes for the editors, ``tag_hand``, when the hand has any);
 * the tournament context (issue 10): ``_display_names`` and ``_countries`` per player when
   identities were given (``""``: no country), ``_places`` and ``_prizes`` per player when the
   hand decided places (R22, R23: the busted players and the winner; TOML has no null, so 0
@@ -83,6 +84,8 @@ def feltcast_fields(record: HandRecord, *, event: str = "",
     if record.eliminations:
         fields["_eliminated"] = [[e.seat, e.place] for e in record.eliminations]
     fields["_log_seq"] = [record.first_seq, record.last_seq]
+    if record.tags:
+        fields["_tags"] = list(record.tags)
     fields.update(tournament_fields(record))
     if log_head is not None:
         fields[PHH_FIELDS[0]] = str(log_head)

@@ -121,3 +121,13 @@ export function loadFonts(weights = [400, 600, 700, 800]) {
   return Promise.all(weights.map((weight) => document.fonts.load(`${weight} 16px Inter`)))
     .catch(() => {});
 }
+
+/**
+ * "Hide graphics" (docs/pages.md): an on-air page fades out while its view says the operator
+ * took the graphics off air (`view.graphics.hidden`, on each channel after its own delay) and
+ * back in when they return. Pages call it with every view (first paint and updates).
+ */
+export function showOnAir(view) {
+  const hidden = Boolean(view && view.graphics && view.graphics.hidden);
+  document.documentElement.classList.toggle("graphics-hidden", hidden);
+}

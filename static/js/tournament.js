@@ -3,7 +3,8 @@
 // boilerplate every graphic page repeats. The view's "tournament" object is described in
 // docs/view-model.md; anything unknown is null and is shown as nothing, never as 0.
 import { connectChannel, pageParams } from "./channel.js";
-import { bigBlinds, chips, clockText, el, loadFonts, percent, setText, toggle } from "./dom.js";
+import { bigBlinds, chips, clockText, el, loadFonts, percent, setText, showOnAir, toggle }
+  from "./dom.js";
 
 export { chips, clockText };
 
@@ -216,7 +217,10 @@ export function startGraphic(page, render) {
   loadFonts();
   const params = pageParams({ channel: "delayed" });
   const channel = connectChannel({ channel: params.channel, page, token: params.token });
-  channel.subscribe(render);
+  channel.subscribe((view) => {
+    showOnAir(view);
+    render(view);
+  });
   window.feltcast = { channel, render, params };
   return { channel, params };
 }

@@ -32,7 +32,8 @@ OPERATOR = ChannelSpec("operator", ChannelFilter.FULL, requires_token=True, inte
 SPECS = (VENUE, DELAYED, SECURE, REVEAL)
 
 # Every documented key (docs/view-model.md) of each object of the view.
-VIEW_KEYS = {"channel", "table", "seats", "alerts", "tournament"}
+VIEW_KEYS = {"channel", "table", "seats", "alerts", "tournament", "graphics"}
+GRAPHICS_KEYS = {"hidden"}
 TOURNAMENT_KEYS = {"name", "clock", "action_clock", "field", "players", "eliminations",
                    "eliminated", "payouts", "icm", "allin", "stats", "ticker"}
 TOURNAMENT_CLOCK_KEYS = {"level", "small_blind", "big_blind", "ante", "is_break", "running",
@@ -54,7 +55,7 @@ SEAT_KEYS = {"seat", "name", "stack", "stack_bb", "bet", "position", "to_act", "
 EQUITY_KEYS = {"win", "tie", "equity"}
 OUTS_KEYS = {"cards", "count"}
 OPERATOR_KEYS = {"between_hands", "legal", "undo", "clock", "cards_needed", "capture", "decks",
-                 "obs", "channels", "pages"}
+                 "obs", "channels", "pages", "tags", "auto_operator"}
 LEGAL_KEYS = {"seat", "name", "fold", "check", "call", "bet", "raise", "all_in", "ruling",
               "presets"}
 UNDO_KEYS = {"available", "label"}
@@ -122,6 +123,7 @@ def shape_errors(view: dict[str, Any], *, operator: bool = False) -> list[str]:
 
     check("view", view, VIEW_KEYS | ({"operator"} if operator else set()))
     check("channel", view.get("channel"), CHANNEL_KEYS)
+    check("graphics", view.get("graphics"), GRAPHICS_KEYS)
     table = view.get("table", {})
     check("table", table, TABLE_KEYS)
     check("table.level", table.get("level"), LEVEL_KEYS)

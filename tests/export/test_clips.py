@@ -10,6 +10,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from engine.events import HandStarted
+from engine.log import TableEvent
+from engine.production_events import HandTagged
+from engine.table_events import ButtonSet
 from overlay.export.hands import read_hands
 from overlay.export.video.clips import (
     Clip,
@@ -131,3 +135,36 @@ def test_the_export_writes_the_clip_files_and_muxes_the_chapters(tmp_path: Path)
     assert float(one["end_time"]) == pytest.approx(103 / FPS, abs=1e-3)
     assert float(two["start_time"]) == pytest.approx(4.0)
     assert float(two["end_time"]) == pytest.approx(5.0)
+
+
+def tagged_log() -> list[TableEvent]:
+    """:func:`scripted_log` with the operator's tags: one while hand 1 runs, one after it
+    (after a between-hands change), one after hand 2."""
+    entries = scripted_log()
+    second = next(k for k, e in enumerate(entries)
+                  if isinstance(e.payload, HandStarted) and e.payload.hand_number == 2)
+    timed = [(e.time, e.payload) for e in entries]
+    timed.insert(3, (timed[3][0], HandTagged(1, "river hero call")))
+    at = timed[second][0]
+    timed[second + 1:second + 1] = [(at, ButtonSet(1)), (at, HandTagged(1, ""))]
+    timed.append((timed[-1][0], HandTagged(2, "fast fold")))
+    return [TableEvent.record(seq, t, event) for seq, (t, event) in enumerate(timed, 1)]
+
+
+def test_tagged_hands_are_marked_in_the_clip_list() -> None:
+    records = list(read_hands(tagged_log()))
+    assert [(r.number, r.tags) for r in records] == [(1, ("river hero call", "")),
+                                                    (2, ("fast fold",))]
+    one, two = clips_for(records, Sync(T0, FPS), 300)
+    assert (one.tags, two.tags) == (("river hero call", ""), ("fast fold",))
+    # The tags change neither the hands nor their frames.
+    assert [(c.first, c.last, c.title) for c in (one, two)] == \
+        [(c.first, c.last, c.title) for c in clips()]
+    rows = list(csv.DictReader(csv_text([one, two], FPS).splitlines()))
+    assert [(r["tagged"], r["tags"]) for r in rows] == [("yes", "river hero call | "),
+                                                        ("yes", "fast fold")]
+    assert [r["tagged"] for r in csv.DictReader(csv_text(clips(), FPS).splitlines())] == \
+        ["no", "no"]
+    text = edl([one, two], FPS, title="Final")
+    first, second = text.split("\n002  ")
+    assert "* TAG: river hero call\n* TAG\n" in first and "* TAG: fast fold" in second

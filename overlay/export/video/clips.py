@@ -48,6 +48,8 @@ class Clip:
     ended_at: float
     clipped: bool = False
     """True when the hand runs past either end of the footage (cut to it)."""
+    tags: tuple[str, ...] = ()
+    """The operator's tags of the hand (``tag_hand``), a marker for the editor."""
 
     def start(self, fps: float) -> float:
         """Seconds from the footage's first frame to the hand's first frame."""
@@ -84,7 +86,8 @@ def clips_for(records: Iterable[HandRecord], sync: Sync, frames: int) -> list[Cl
             continue
         clipped = first < 0 or last >= frames
         out.append(Clip(record.number, max(0, first), min(frames - 1, max(first, last)),
-                        hand_title(record), record.started_at, record.ended_at, clipped))
+                        hand_title(record), record.started_at, record.ended_at, clipped,
+                        record.tags))
     return out
 
 
@@ -99,11 +102,13 @@ def timecode(frame: int, fps: float) -> str:
 
 
 CSV_FIELDS = ("hand", "title", "start_tc", "end_tc", "start_s", "end_s", "duration_s",
-              "first_frame", "last_frame", "started_at_utc", "ended_at_utc", "clipped")
+              "first_frame", "last_frame", "started_at_utc", "ended_at_utc", "clipped", "tagged",
+              "tags")
 
 
 def csv_text(clips: Sequence[Clip], fps: float, *, log_head: LogHead | None = None) -> str:
-    """The clip list as CSV (a header row, then one row per hand); with ``log_head``, two
+    """The clip list as CSV (a header row, then one row per hand; ``tagged`` and ``tags``,
+    the notes joined by `` | ``, mark the hands the operator tagged); with ``log_head``, two
     more columns carry it on every row."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -114,7 +119,8 @@ def csv_text(clips: Sequence[Clip], fps: float, *, log_head: LogHead | None = No
                          timecode(clip.last + 1, fps), f"{clip.start(fps):.3f}",
                          f"{clip.end(fps):.3f}", f"{clip.end(fps) - clip.start(fps):.3f}",
                          clip.first, clip.last, iso_utc(clip.started_at),
-                         iso_utc(clip.ended_at), "yes" if clip.clipped else "no", *head])
+                         iso_utc(clip.ended_at), "yes" if clip.clipped else "no",
+                         "yes" if clip.tags else "no", " | ".join(clip.tags), *head])
     return buffer.getvalue()
 
 
@@ -167,7 +173,8 @@ def ffmetadata(clips: Sequence[Clip], fps: float, *, title: str = "",
 def edl(clips: Sequence[Clip], fps: float, *, title: str, reel: str = "AX",
         source_name: str = "", log_head: LogHead | None = None) -> str:
     """A CMX 3600 EDL: each hand cut from the footage, placed back to back from 01:00:00:00
-    (the usual record start), with its title as a comment (and ``log_head``, when given)."""
+    (the usual record start), with its title as a comment, a ``* TAG`` comment per tag of the
+    hand (with its note) and ``log_head``, when given."""
     nominal = max(1, round(fps))
     record = 3600 * nominal
     lines = [f"TITLE: {title}", "FCM: NON-DROP FRAME", ""]
@@ -179,6 +186,7 @@ def edl(clips: Sequence[Clip], fps: float, *, title: str, reel: str = "AX",
         if source_name:
             lines.append(f"* FROM CLIP NAME: {source_name}")
         lines.append(f"* COMMENT: {clip.title}")
+        lines.extend(f"* TAG: {note}" if note else "* TAG" for note in clip.tags)
         if log_head is not None:
             lines.append(f"* {log_head.sentence()}")
         lines.append("")
