@@ -221,6 +221,23 @@ class HandStarted(Event):
     dead_antes: bool = True
     auto_showdown: bool = True
     level: int = 0
+    small_blind: int = 0
+    """The level's small blind, posted or not (a dead small blind posts nothing, R2); 0 in
+    logs written before it was recorded (readers then take the largest blind below the big
+    one: :meth:`level_small_blind`)."""
+
+    def level_small_blind(self) -> int:
+        """The level's small blind: :attr:`small_blind`, else (an older log) the largest
+        blind obligation below the big blind, else half the big blind.
+
+        >>> HandStarted(1, (1, 2, 3), ("A", "B", "C"), (100,) * 3, 3, (50, 100, 0), (0,) * 3,
+        ...             100).level_small_blind()
+        50
+        """
+        if self.small_blind:
+            return self.small_blind
+        below = [b for b in self.blinds if 0 < b < self.big_blind]
+        return max(below, default=self.big_blind // 2)
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,7 +64,7 @@ class Hand(HandState):
               names: Sequence[str] | None = None, hand_number: int = 1,
               absent: Iterable[int] = (), short_call_rule: str = "live",
               odd_chip_rule: str = "button", chip_unit: int = 1, dead_antes: bool = True,
-              auto_showdown: bool = True, level: int = 0,
+              auto_showdown: bool = True, level: int = 0, small_blind: int = 0,
               post_forced_bets: bool = True) -> Hand:
         """Start a hand: post antes and blinds (R4, R5) and open the pre-flop betting.
 
@@ -75,7 +75,8 @@ class Hand(HandState):
         ``seats``, ``stacks``, ``blinds`` and ``antes`` are per position (clockwise from the
         seat left of the button). ``short_call_rule`` is ``"live"`` (R5 default: call at
         least the full big blind, raise to at least two) or ``"phh"`` (PHH/PokerKit: the
-        call is the largest amount actually posted).
+        call is the largest amount actually posted). ``small_blind`` is the level's small
+        blind, recorded in :class:`HandStarted` whether or not anyone posts it (R2).
         """
         count = len(seats)
         antes = tuple(antes) if antes is not None else (0,) * count
@@ -98,7 +99,7 @@ class Hand(HandState):
             button=button, blinds=tuple(blinds), antes=antes, big_blind=big_blind,
             absent=tuple(sorted(set(absent))), short_call_rule=short_call_rule,
             odd_chip_rule=odd_chip_rule, chip_unit=chip_unit, dead_antes=dead_antes,
-            auto_showdown=auto_showdown, level=level)
+            auto_showdown=auto_showdown, level=level, small_blind=small_blind)
         hand._emit(started)
         if post_forced_bets:
             for event in hand._forced_bets():

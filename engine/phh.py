@@ -127,11 +127,13 @@ def start(history: HandHistory, *, auto_showdown: bool = False) -> Hand:
     # R17: split pots are shared in units of the smallest chip (user field ``_chip_unit``).
     unit = history.extra.get("_chip_unit", 1)
     chip_unit = unit if isinstance(unit, int) and not isinstance(unit, bool) and unit > 0 else 1
+    small = history.extra.get("_small_blind", 0)  # Feltcast's exports write the level's
+    small = small if isinstance(small, int) and not isinstance(small, bool) and small > 0 else 0
     return Hand.start(seats=seats, names=names, stacks=history.starting_stacks, blinds=blinds,
                       antes=antes, big_blind=history.min_bet, button=seats[-1],
                       hand_number=history.hand or 1, short_call_rule="phh",
                       dead_antes=not history.ante_trimming_status,
-                      auto_showdown=auto_showdown, chip_unit=chip_unit)
+                      auto_showdown=auto_showdown, chip_unit=chip_unit, small_blind=small)
 
 
 def apply_action(hand: Hand, action: str) -> Event | None:

@@ -295,7 +295,7 @@ class Table:
             absent=[s for s in seats if self._players[s].absent],
             short_call_rule=self.rules.short_call_rule, odd_chip_rule=self.rules.odd_chip_rule,
             chip_unit=self.rules.chip_unit, auto_showdown=self.rules.auto_showdown,
-            level=level.number)
+            level=level.number, small_blind=level.small_blind)
         self.hand = hand
         self._positions = pos
         self._taken_back = False

@@ -366,8 +366,7 @@ class TableViewReducer:
             if known.big_blind == started.big_blind:
                 small = known.small_blind
         if small is None:
-            posted = [b for b in started.blinds if 0 < b < max(started.blinds)]
-            small = min(posted) if posted else level.small_blind
+            small = started.small_blind or level.small_blind or started.level_small_blind()
         ante = max(started.antes, default=0)
         out.update(number=number, small_blind=small, big_blind=started.big_blind, ante=ante,
                    ante_mode=self.ante_mode or _ante_mode(started))

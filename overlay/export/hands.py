@@ -371,7 +371,8 @@ class _Reader:
                 f"hand {started.hand_number} (log entries {entries[0].seq}-{entries[-1].seq}) "
                 f"does not replay: {error!r}") from None
         level = self.levels.get(started.level)
-        small = level.small_blind if level is not None else _small_blind(started)
+        small = (level.small_blind if level is not None and not started.small_blind
+                 else started.level_small_blind())
         ante = level.ante if level is not None else max(started.antes, default=0)
         known = dict(self.at_start)
         known.update((e.payload.seat, e.payload) for e in entries
@@ -387,12 +388,6 @@ class _Reader:
             button=started.button, level=started.level, absent=started.absent,
             identities=identities, prizes=prizes, tournament=self.tournament,
             tags=tuple(self.tags))
-
-
-def _small_blind(started: HandStarted) -> int:
-    """The small blind when no level event names it: the largest blind below the big one."""
-    below = [b for b in started.blinds if 0 < b < started.big_blind]
-    return max(below, default=started.big_blind // 2)
 
 
 def read_hands(entries: Iterable[TableEvent], *, numbers: Collection[int] | None = None,

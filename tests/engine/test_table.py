@@ -82,6 +82,10 @@ def test_dead_button_when_the_big_blind_busts_r2() -> None:
     assert pos.small_blind is None
     assert nxt.seats == (7, 9, 1, 3) and nxt.bets == (50, 0, 0, 0)
     assert nxt.started is not None and nxt.started.button == 3
+    # Nobody posts the small blind, yet the hand records the level's (exports, views: one
+    # value, not a guess from the blinds posted).
+    assert nxt.started.blinds == (50, 0, 0, 0) and nxt.started.small_blind == 25
+    assert nxt.started.level_small_blind() == 25
     fold_around(nxt)
     table.finish_hand()
     after = play_out(table)
