@@ -39,6 +39,8 @@ def ten_handed_view() -> dict[str, Any]:
         {"key": "pot", "label": "Pot", "amount": 36000},
         {"key": "all_in", "label": "All-in", "amount": 954000}]
     operator["cards_needed"] = [{"target": "seat", "seat": 10, "count": 2}]
+    operator["auto_operator"] = "paused"  # the demo's key too: the widest top line
+    operator["tags"] = ["cooler"]
     view["operator"] = operator
     view["alerts"] = operator_view()["alerts"]
     return view
@@ -78,6 +80,29 @@ def boxes(page: Page, selectors: list[str]) -> dict[str, dict[str, float]]:
     return {selector: box for selector, box in found.items() if box is not None}
 
 
+# The part of an element that no ancestor clips (overflow other than visible): its width.
+UNCLIPPED = """selector => {
+    const node = document.querySelector(selector);
+    let {left, right} = node.getBoundingClientRect();
+    for (let up = node.parentElement; up; up = up.parentElement) {
+        if (getComputedStyle(up).overflowX === 'visible') continue;
+        const box = up.getBoundingClientRect();
+        left = Math.max(left, box.left);
+        right = Math.min(right, box.right);
+    }
+    return [right - left, node.getBoundingClientRect().width];
+}"""
+TOP_LINE = ["#hand-number", "#street", "#blinds", "#level-down", "#level-up", "#btn-graphics",
+            "#btn-tag", "#btn-auto", "#btn-keys", "#connection"]
+"""The status bar's first line: every key whole, none cut by the line's edge."""
+
+
+def assert_whole(page: Page, selectors: list[str]) -> None:
+    for selector in selectors:
+        shown, width = page.evaluate(UNCLIPPED, selector)
+        assert width > 0 and shown >= width - 0.5, (selector, shown, width)
+
+
 def assert_inside(page: Page, selectors: list[str]) -> None:
     viewport = page.viewport_size
     assert viewport is not None
@@ -102,6 +127,8 @@ def test_a_hand_fits_the_screen_and_messages_never_move_a_key(
     expect(page.locator(".preset")).to_have_count(5)
     everything = HAND_CONTROLS + KEYS + seats + [".seat.to-act", ".preset[data-preset='3x']"]
     assert_inside(page, everything)
+    expect(page.locator("#btn-auto")).to_have_text("Resume demo")
+    assert_whole(page, TOP_LINE)
     # Touch targets: every key and action at least 40 px high.
     for selector, box in boxes(page, HAND_CONTROLS[1:5] + KEYS + ["#btn-amount"]).items():
         assert box["height"] >= 40, (selector, box)
