@@ -11,8 +11,9 @@ Debian's Chromium at 1180x820 with touch, and play one scripted hand each:
   offers (the keys it has), counted, and checked in the operator view (the command landed with
   the amount intended); ``scrolled`` says the operator had to scroll to reach a key;
 * **tap to painted overlay** on ``secure``: from the tap on Call (or Undo) in the console to the
-  first animation frame after the overlay's DOM showed the new revision (a MutationObserver,
-  then two ``requestAnimationFrame``), both stamps from one browser's clock.
+  animation frame that paints the overlay's new revision (a MutationObserver, then the next
+  ``requestAnimationFrame`` callback: the frame rendered with the change), both stamps from
+  one browser's clock.
 
 Results go to ``bench/results/operator-taps-<UTC time>.json``; the exit status is 1 if a target
 is missed (new console: a 2.5x open in at most 2 taps, p95 <= 50 ms).
@@ -63,8 +64,8 @@ _PAINTED = """() => {
     window.painted = [];
     new MutationObserver(() => {
         const revision = Number(document.documentElement.dataset.revision);
-        requestAnimationFrame(() => requestAnimationFrame(() => window.painted.push(
-            [revision, performance.timeOrigin + performance.now()])));
+        requestAnimationFrame(() => window.painted.push(
+            [revision, performance.timeOrigin + performance.now()]));
     }).observe(document.documentElement, {attributes: true, attributeFilter: ['data-revision']});
 }"""
 _TAP_AT = "() => performance.timeOrigin + performance.now()"

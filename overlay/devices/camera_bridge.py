@@ -74,6 +74,9 @@ ALERT_SECONDS = 120.0
 """How long a one-off camera fault (a disagreement with RFID) stays among the alerts."""
 FPS_WINDOW_S = 2.0
 """Frames per second are measured over this many seconds."""
+SLOW_FRAME_S = 5 * FPS_WINDOW_S
+"""A camera whose last frame was recognised this recently is working (1 fps shown, however
+slowly it goes: a frame may take longer than the window on a busy machine); 0 after that."""
 _RECOGNITION_FAILED = "recognition failed"
 
 
@@ -120,15 +123,19 @@ class _Rate:
 
     def __init__(self) -> None:
         self._times: deque[float] = deque()
+        self._last: float | None = None
         self.shown = 0
 
     def tick(self, now: float) -> None:
         self._times.append(now)
+        self._last = now
 
     def value(self, now: float) -> int:
         while self._times and now - self._times[0] > FPS_WINDOW_S:
             self._times.popleft()
         rate = len(self._times) / FPS_WINDOW_S
+        if not rate and self._last is not None and now - self._last <= SLOW_FRAME_S:
+            rate = 1 / SLOW_FRAME_S  # slower than the window, but working
         if abs(rate - self.shown) > max(2.0, 0.2 * self.shown) or (rate == 0) != (
                 self.shown == 0):
             # A camera that recognises a frame now and then (a busy machine) is working: it
