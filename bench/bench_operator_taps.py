@@ -42,6 +42,7 @@ from typing import Any
 from aiohttp import web
 from playwright.sync_api import Page, sync_playwright
 
+from bench.bench_operator_overlay import percentile
 from overlay.app import STATIC_DIR, create_app
 from overlay.auth import SHARED_ROLES, rotate_tokens
 from overlay.config import load_config
@@ -212,14 +213,15 @@ def play_hand(op: Operator, new: bool) -> None:
     legal = op.view()["operator"]["legal"]
     open_to = int(legal["call"] + legal["call"] * 1.5)  # 2.5x the big blind (to call)
 
-    def raise_open() -> None:
+    def sized(preset: str, amount: int) -> None:
+        """A bet size: the new console's preset key, the old one's digits; then submit."""
         if new:
-            op.tap(".preset[data-preset='2.5x']")
+            op.tap(f".preset[data-preset='{preset}']")
         else:
-            op.digits(open_to)
+            op.digits(amount)
         op.tap("#btn-amount")
 
-    act("raise_2.5x", raise_open, lambda v: last(v)["verb"] == "raise"
+    act("raise_2.5x", lambda: sized("2.5x", open_to), lambda v: last(v)["verb"] == "raise"
         and last(v)["amount"] == open_to)
     act("call", lambda: op.tap("#btn-call"), lambda v: last(v)["verb"] == "call")
     act("fold", lambda: op.tap("#btn-fold"), lambda v: last(v)["verb"] == "fold")
@@ -231,14 +233,7 @@ def play_hand(op: Operator, new: bool) -> None:
     half = next((p["amount"] for p in view["operator"]["legal"]["presets"]
                  if p["key"] == "half_pot"), pot // 2)
 
-    def bet_half() -> None:
-        if new:
-            op.tap(".preset[data-preset='half_pot']")
-        else:
-            op.digits(half)
-        op.tap("#btn-amount")
-
-    act("bet_half_pot", bet_half, lambda v: last(v)["verb"] == "bet"
+    act("bet_half_pot", lambda: sized("half_pot", half), lambda v: last(v)["verb"] == "bet"
         and last(v)["amount"] == half)
     legal = op.view()["operator"]["legal"]
     amount = legal["raise"]["min"] + 1_375  # an amount no preset offers
@@ -295,11 +290,6 @@ def latency(op: Operator, overlay: Page, actions: int) -> list[float]:
         touched: float = page.evaluate("() => window.touchedAt[window.touchedAt.length - 1]")
         samples.append(painted - touched)
     return samples[WARMUP:]
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))]
 
 
 def measure(static_dir: Path, root: Path, actions: int, *, new: bool) -> dict[str, Any]:

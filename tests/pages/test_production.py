@@ -6,12 +6,9 @@ operator is paused and resumed from the console (docs/pages.md, "The broadcast")
 from __future__ import annotations
 
 import json
-import queue
 import re
 import subprocess
 import sys
-import threading
-import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,6 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.overlay.test_cli_start import Running
 from tests.pages.conftest import Probe
 from tests.pages.service import ROOT, Service, running_service
 
@@ -138,38 +136,12 @@ def test_a_hand_is_tagged_from_the_console_and_no_audience_sees_it(
 # --- the demo's automatic operator --------------------------------------------------------
 
 
-class Demo:
-    """``feltcast demo`` as a subprocess and the lines it printed so far."""
-
-    def __init__(self, data: Path) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "overlay", "demo", "--port", "0", "--speed", "8",
-             "--delay", "2", "--seed", "5", "--data", str(data)],
-            cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        self.lines: list[str] = []
-        self._queue: queue.Queue[str | None] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self) -> None:
-        assert self.process.stdout is not None
-        for line in self.process.stdout:
-            self._queue.put(line.rstrip("\n"))
-        self._queue.put(None)
-
-    def until(self, pattern: str, timeout: float = 120) -> re.Match[str]:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                line = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise AssertionError(f"no line like {pattern!r} in:\n"
-                                     + "\n".join(self.lines)) from None
-            if line is None:
-                raise AssertionError(f"the demo ended before {pattern!r}:\n"
-                                     + "\n".join(self.lines))
-            self.lines.append(line)
-            if match := re.search(pattern, line):
-                return match
+def start_demo(data: Path) -> Running:
+    """``feltcast demo`` as a subprocess, its printed lines read as they come."""
+    return Running(subprocess.Popen(
+        [sys.executable, "-m", "overlay", "demo", "--port", "0", "--speed", "8", "--delay", "2",
+         "--seed", "5", "--data", str(data)],
+        cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
 
 
 def entries_after(base: str, token: str, after: int) -> list[dict[str, Any]]:
@@ -189,17 +161,20 @@ def entries_after(base: str, token: str, after: int) -> list[dict[str, Any]]:
 def test_the_demo_is_paused_and_resumed_from_the_console(browser: Browser,
                                                          tmp_path: Path) -> None:
     probe = Probe(allow_rejections=True)
-    demo = Demo(tmp_path / "demo")
+    demo = start_demo(tmp_path / "demo")
     try:
-        url = demo.until(r"operator console +(http://127\.0\.0\.1:\d+/operator\?token=\S+)")[1]
+        pattern = r"operator console +(http://127\.0\.0\.1:\d+/operator\?token=\S+)"
+        found = re.search(pattern, demo.until(pattern, timeout=120))
+        assert found is not None
+        url = found[1]
         base, token = url.split("/operator?token=")
-        demo.until(r"^hand 1: ")
+        demo.until(r"^hand 1: ", timeout=120)
         console = open_page(browser, url, probe, touch=True, width=1180, height=820)
         key = console.locator("#btn-auto")
         expect(key).to_have_text("Pause demo")
         key.tap()
         expect(key).to_have_text("Resume demo")
-        demo.until(r"the automatic operator is paused")
+        demo.until(r"the automatic operator is paused", timeout=120)
         before = entries_after(base, token, 0)
         paused_at = before[-1]["seq"] if before else 0
         # The console has the table: one change of its own (whichever the hand allows; a
@@ -216,10 +191,10 @@ def test_the_demo_is_paused_and_resumed_from_the_console(browser: Browser,
         mine = entries_after(base, token, paused_at)
         key.tap()  # resume
         expect(key).to_have_text("Pause demo")
-        demo.until(r"the automatic operator plays again")
+        demo.until(r"the automatic operator plays again", timeout=120)
         number = max(int(m) for line in demo.lines
                      for m in re.findall(r"^hand (\d+): ", line))
-        demo.until(rf"^hand {number + 1}: ")  # it plays on: the next hand is finished
+        demo.until(rf"^hand {number + 1}: ", timeout=120)  # it plays on: the next hand is finished
         # While it was paused, only the console acted: its one change.
         kinds = [e["event"]["kind"] for e in mine]
         acted = [k for k in kinds if k in ("action_taken", "hand_started", "hand_voided")]
