@@ -37,7 +37,7 @@ from engine.cards import Card, ensure_distinct, format_cards, parse_cards
 from engine.errors import InvalidBoardError, InvalidHandError, PlayerCountError
 from engine.evaluator import describe_strength, evaluate_batch
 
-__all__ = ["EquityResult", "Outs", "PlayerEquity", "equity"]
+__all__ = ["EquityResult", "Outs", "PlayerEquity", "equity", "hit_chances"]
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 10
@@ -64,6 +64,32 @@ class Outs:
             "outs": [c.code for c in self.outs],
             "lead_lost_on": [c.code for c in self.lead_lost_on],
         }
+
+
+def hit_chances(outs: int, unseen: int, board: int) -> tuple[float, float]:
+    """The chance that one of ``outs`` comes on the next card, and by the river, with
+    ``unseen`` cards left that could come and ``board`` cards on the board (3 or 4).
+
+    Counted exactly over the cards to come (no "rule of 4 and 2"): by the river from the flop
+    is one less the chance that neither of the two cards is an out. On the turn both are the
+    river card's chance.
+
+    >>> hit_chances(9, 45, 3)    # a flush draw on the flop, heads-up
+    (0.2, 0.3636)
+    >>> hit_chances(9, 44, 4)
+    (0.2045, 0.2045)
+    >>> hit_chances(0, 45, 3)
+    (0.0, 0.0)
+    """
+    if not 0 <= outs <= unseen or board not in (3, 4):
+        raise ValueError(f"{outs} outs of {unseen} cards on a board of {board}")
+    if unseen == 0:
+        return 0.0, 0.0
+    nxt = outs / unseen
+    if board == 4 or unseen < 2:
+        return round(nxt, 4), round(nxt, 4)
+    miss = (unseen - outs) * (unseen - outs - 1) / (unseen * (unseen - 1))
+    return round(nxt, 4), round(1 - miss, 4)
 
 
 @dataclass(frozen=True, slots=True)

@@ -57,7 +57,7 @@ from typing import Any
 from engine.actions import LegalActions
 from engine.cards import Card
 from engine.channels import ChannelItem, ChannelSpec
-from engine.equity import EquityResult, equity
+from engine.equity import EquityResult, equity, hit_chances
 from engine.errors import FeltcastError
 from engine.evaluator import evaluate
 from engine.events import (
@@ -455,6 +455,7 @@ class TableViewReducer:
                              for c in (cards.get(seat) or ()) if c is not None),
                             key=lambda c: c.index))
         result = self._equity_of(tuple(known[s] or () for s in players), board, dead)
+        unseen = 52 - len(board) - 2 * len(players) - len(dead)
         if result is None:
             return out
         for seat, player in zip(players, result.players, strict=True):
@@ -464,7 +465,9 @@ class TableViewReducer:
                                "equity": round(float(player.equity), 4)}
             outs = player.outs
             if outs is not None and not outs.leading:
-                entry["outs"] = {"cards": [c.code for c in outs.outs], "count": len(outs.outs)}
+                nxt, by_river = hit_chances(len(outs.outs), unseen, len(board))
+                entry["outs"] = {"cards": [c.code for c in outs.outs], "count": len(outs.outs),
+                                 "next_card": nxt, "by_river": by_river}
         return out
 
     def _equity_of(self, hands: tuple[tuple[Card, ...], ...], board: tuple[Card, ...],

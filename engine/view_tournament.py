@@ -51,6 +51,7 @@ from engine.identity import Identity, PlayerIdentified
 from engine.payouts import PayoutTable, default_payouts
 from engine.pots import Pot
 from engine.stats import PlayerStats, hand_stats, merge_stats, ticker_line
+from engine.stories import PlayerStory, hand_stories, merge_stories
 from engine.table_events import ClockCalled, ClockStopped, PlayerSeated, SeatEmptied
 from engine.tournament import DEFAULT_STRUCTURE, Structure
 from engine.tournament_events import PlayerDisqualified, PrizeAwarded, StackCorrected
@@ -112,6 +113,15 @@ class _Out:
                        self.disqualified, self.eliminated))
 
 
+@dataclass(frozen=True, slots=True)
+class _HandNews:
+    """What one finished hand adds: statistics, story lines, the ticker line."""
+
+    stats: Mapping[str, PlayerStats] = field(default_factory=dict)
+    stories: Mapping[str, PlayerStory] = field(default_factory=dict)
+    ticker: str | None = None
+
+
 @dataclass(slots=True)
 class TournamentState:
     """What one channel knows of the tournament (mutable, owned by one reducer)."""
@@ -132,8 +142,10 @@ class TournamentState:
     ticker: str | None = None
     stats: dict[str, PlayerStats] = field(default_factory=dict)
     """The session statistics by the table's name of a player (:mod:`engine.stats`)."""
-    current: tuple[tuple[Any, ...], dict[str, PlayerStats], str | None] | None = None
-    """The cached statistics and ticker line of the finished current hand."""
+    stories: dict[str, PlayerStory] = field(default_factory=dict)
+    """The booth's story lines by the table's name of a player (:mod:`engine.stories`)."""
+    current: tuple[tuple[Any, ...], _HandNews] | None = None
+    """The cached statistics, story lines and ticker line of the finished current hand."""
     out_from: int = 0
     """Where the current hand's eliminations start in :attr:`out`."""
     version: int = 0
@@ -208,35 +220,34 @@ class TournamentView:
     def hand_finished(self, state: TournamentState, hand: Hand) -> None:
         """``hand`` is final on this channel (the next one started): its statistics join the
         session's. A void hand counts for nothing (R13)."""
-        counts, ticker = self._hand_stats(state, hand)
-        state.stats = merge_stats(state.stats, counts)
-        state.ticker = ticker or state.ticker
+        news = self._hand_stats(state, hand)
+        state.stats = merge_stats(state.stats, news.stats)
+        state.stories = merge_stories(state.stories, news.stories)
+        state.ticker = news.ticker or state.ticker
         state.current = None
         state.out_from = len(state.out)  # the next hand's eliminations come after these
 
-    def _hand_stats(self, state: TournamentState, hand: Hand,
-                    ) -> tuple[dict[str, PlayerStats], str | None]:
-        """A finished hand's statistics and ticker line (with its eliminations as this
-        channel knows them); cached while they stay the same (an undo can take the hand's
-        end back)."""
+    def _hand_stats(self, state: TournamentState, hand: Hand) -> _HandNews:
+        """A finished hand's statistics, story lines and ticker line (with its eliminations
+        as this channel knows them); cached while they stay the same (an undo can take the
+        hand's end back)."""
         number = hand.hand_number
         out = tuple(PlayerEliminated(o.seat, o.name, o.place, o.hand)
                     for o in state.out[state.out_from:]
                     if o.hand == number and o.eliminated and not o.disqualified)
         key = (id(hand), len(hand.events), len(hand.effective_events), hand.is_over, out)
         if state.current is not None and state.current[0] == key:
-            return state.current[1], state.current[2]
-        counts: dict[str, PlayerStats] = {}
-        ticker: str | None = None
+            return state.current[1]
+        news = _HandNews()
         if hand.is_over:
             events = hand.effective_events
             try:
-                counts = hand_stats(events)
-                ticker = ticker_line(events, out) or None
+                news = _HandNews(hand_stats(events), hand_stories(events),
+                                 ticker_line(events, out) or None)
             except (FeltcastError, ValueError):
                 pass  # statistics are commentary: a hand they cannot read never stops a view
-        state.current = (key, counts, ticker)
-        return counts, ticker
+        state.current = (key, news)
+        return news
 
     @staticmethod
     def _out_of(state: TournamentState, name: str) -> _Out | None:
@@ -276,12 +287,13 @@ class TournamentView:
         entrants = settings.entrants or max(len(state.seen), len(alive) + state.settled)
         prizes = settings.prizes(entrants)
         remaining = len(alive)
-        stats, ticker = state.stats, state.ticker
+        stats, stories, ticker = state.stats, state.stories, state.ticker
         chips = Field.of({s: v[1] for s, v in alive.items()}, big_blind=big_blind or 0,
                          entrants=entrants or None)
         if hand is not None:
-            counts, line = self._hand_stats(state, hand)
-            stats, ticker = merge_stats(stats, counts), line or ticker
+            news = self._hand_stats(state, hand)
+            stats, ticker = merge_stats(stats, news.stats), news.ticker or ticker
+            stories = merge_stories(stories, news.stories)
         return {
             "name": settings.name or None,
             "clock": None,
@@ -294,6 +306,7 @@ class TournamentView:
             "icm": _icm(alive, prizes[:remaining]) if prizes and remaining else None,
             "allin": None,
             "stats": _stats_view(stats, alive),
+            "stories": _stories_view(stories, alive),
             "ticker": ticker,
         }
 
@@ -447,6 +460,14 @@ def _stats_view(stats: Mapping[str, PlayerStats], seated: Mapping[int, tuple[str
         if counts is not None:
             out[str(seat)] = {key: round(value, 4) if isinstance(value, float) else value
                               for key, value in counts.to_dict().items()}
+    return out or None
+
+
+def _stories_view(stories: Mapping[str, PlayerStory], seated: Mapping[int, tuple[str, int]],
+                  ) -> dict[str, Any] | None:
+    """Story lines of the seated players by seat (JSON keys are strings)."""
+    out = {str(seat): stories[name].to_dict()
+           for seat, (name, _) in sorted(seated.items()) if name in stories}
     return out or None
 
 

@@ -268,7 +268,11 @@ def test_equity_outs_and_hand_use_the_known_cards_and_folded_cards_as_dead() -> 
             assert entry["outs"] is None
         else:
             codes = [c.code for c in player.outs.outs]
-            assert entry["outs"] == {"cards": codes, "count": len(codes)}
+            # 43 unseen cards: 52, less the flop, the two live hands and the dead queens.
+            assert entry["outs"] == {"cards": codes, "count": len(codes),
+                                     "next_card": round(len(codes) / 43, 4),
+                                     "by_river": round(1 - (43 - len(codes))
+                                                       * (42 - len(codes)) / (43 * 42), 4)}
             assert "Qs" not in codes and "Qc" not in codes
         hole = hand.hole_cards(seat)
         assert hole is not None

@@ -241,6 +241,11 @@ def test_statistics_and_ticker_after_the_hand() -> None:
     assert stats["1"]["hands"] == 1 and stats["1"]["vpip"] == 1.0
     ticker = view["tournament"]["ticker"]
     assert ticker.startswith("Hand 1: Ann wins") and "Bo is out in 3rd" in ticker
+    # The booth's story lines, by seat, for the players still seated: Ann put Bo and Di out.
+    stories = view["tournament"]["stories"]
+    assert set(stories) == {"1", "5"}
+    assert stories["1"]["knocked_out"] == [{"name": "Bo", "hand": 1}, {"name": "Di", "hand": 1}]
+    assert stories["1"]["biggest_won"]["hand"] == 1
 
 
 def test_allin_outcomes_only_where_the_channel_knows_every_hand() -> None:

@@ -35,7 +35,7 @@ SPECS = (VENUE, DELAYED, SECURE, REVEAL)
 VIEW_KEYS = {"channel", "table", "seats", "alerts", "tournament", "graphics"}
 GRAPHICS_KEYS = {"hidden"}
 TOURNAMENT_KEYS = {"name", "clock", "action_clock", "field", "players", "eliminations",
-                   "eliminated", "payouts", "icm", "allin", "stats", "ticker"}
+                   "eliminated", "payouts", "icm", "allin", "stats", "stories", "ticker"}
 TOURNAMENT_CLOCK_KEYS = {"level", "small_blind", "big_blind", "ante", "is_break", "running",
                          "started", "remaining", "as_of", "name", "next"}
 FIELD_KEYS = {"entrants", "remaining", "total_chips", "average", "average_bb", "chip_leader"}
@@ -53,7 +53,7 @@ SEAT_KEYS = {"seat", "name", "stack", "stack_bb", "bet", "position", "to_act", "
              "all_in", "sitting_out", "last_action", "cards", "equity", "hand", "best_five",
              "outs", "winner", "won"}
 EQUITY_KEYS = {"win", "tie", "equity"}
-OUTS_KEYS = {"cards", "count"}
+OUTS_KEYS = {"cards", "count", "next_card", "by_river"}
 OPERATOR_KEYS = {"between_hands", "legal", "undo", "clock", "cards_needed", "capture", "decks",
                  "obs", "channels", "pages", "tags", "auto_operator"}
 LEGAL_KEYS = {"seat", "name", "fold", "check", "call", "bet", "raise", "all_in", "ruling",
@@ -292,7 +292,14 @@ def check_view(spec: ChannelSpec, view: dict[str, Any], truth: Truth) -> int:
         if player.outs is None or player.outs.leading:
             assert outs is None
         else:
-            assert outs == {"cards": codes(player.outs.outs), "count": len(player.outs.outs)}
+            count = len(player.outs.outs)
+            unseen = 52 - len(hand.board) - 2 * len(players) - len(dead)
+            # Counted here over the cards to come: the boards with no out among them.
+            to_come = 5 - len(hand.board)
+            miss = math.comb(unseen - count, to_come) / math.comb(unseen, to_come)
+            assert outs == {"cards": codes(player.outs.outs), "count": count,
+                            "next_card": round(count / unseen, 4),
+                            "by_river": round(1 - miss, 4)}
     return 1
 
 
