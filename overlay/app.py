@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import logging
 import time
 import uuid
@@ -150,6 +151,7 @@ def create_app(config: Config, *, clock: Callable[[], float] = time.time,
         web.get("/ws/{channel}", websocket_handler),
         web.get("/api/state", api_state),
         web.get("/api/config", api_config),
+        web.get("/api/channels", api_channels),
         web.get("/api/players", api_players),
         web.get("/api/hands", api_hands),
         web.get("/api/log", api_log),
@@ -399,28 +401,45 @@ def page_handler(page: str, static_dir: Path) -> Callable[[web.Request], Any]:
 
 def hub_for(request: web.Request, name: str, *, allow_query_token: bool) -> ChannelHub[Any]:
     """The hub of channel ``name`` if this request may read it (token, Origin)."""
+    token = presented_token(request, allow_query=allow_query_token)
+    refusal, obs = channel_refusal(request, name, token, lambda: token_roles(request, token))
+    if refusal is not None:
+        raise refusal
+    return obs_hub(request.app, name) if obs else request.app[HUBS_KEY][name]
+
+
+def channel_refusal(request: web.Request, name: str, token: str | None,
+                    roles: Callable[[], frozenset[str]],
+                    ) -> tuple[web.HTTPException | None, bool]:
+    """Why this request may not read channel ``name`` (None: it may), and whether it reads
+    it as OBS's browser sources do (:func:`obs_hub`). ``roles`` gives the token's roles; it is
+    called only when the channel needs a token."""
     hubs = request.app[HUBS_KEY]
     spec = channel_specs(request.app[CONFIG_KEY]).get(name)
     if spec is None:
-        raise json_error(404, "unknown_channel", f"there is no channel {name!r} "
-                         f"(channels: {', '.join(sorted(hubs))})")
+        return json_error(404, "unknown_channel", f"there is no channel {name!r} "
+                          f"(channels: {', '.join(sorted(hubs))})"), False
     if name not in hubs:
-        raise json_error(404, "channel_disabled", f"the {name} channel is not enabled "
-                         f"in the configuration")
+        return json_error(404, "channel_disabled", f"the {name} channel is not enabled "
+                          f"in the configuration"), False
     if not origin_allowed(request, request.app[CONFIG_KEY].server.allowed_origins):
-        raise json_error(403, "forbidden", "this page's origin may not read Feltcast channels")
+        return json_error(403, "forbidden",
+                          "this page's origin may not read Feltcast channels"), False
     if spec.requires_token:
-        require_private_transport(request, f"the {name} channel")
-        token = presented_token(request, allow_query=allow_query_token)
-        roles = token_roles(request, token)
+        try:
+            require_private_transport(request, f"the {name} channel")
+        except web.HTTPException as refused:
+            return refused, False
         needed = "operator" if name == OPERATOR_CHANNEL else "secure"
         if not token:
-            raise json_error(401, "unauthorized", f"the {name} channel needs a token")
-        if needed not in roles:
-            if "obs" in roles and name != OPERATOR_CHANNEL:
-                return obs_hub(request.app, name)
-            raise json_error(403, "forbidden", f"that token does not open the {name} channel")
-    return hubs[name]
+            return json_error(401, "unauthorized", f"the {name} channel needs a token"), False
+        granted = roles()
+        if needed not in granted:
+            if "obs" in granted and name != OPERATOR_CHANNEL:
+                return None, True
+            return json_error(403, "forbidden",
+                              f"that token does not open the {name} channel"), False
+    return None, False
 
 
 def obs_guard_holds(app: web.Application) -> bool:
@@ -608,6 +627,33 @@ async def api_config(request: web.Request) -> web.Response:
                      for spec in channel_specs(config).values()],
         "version": request.app[ASSET_VERSION_KEY],
     })
+
+
+async def api_channels(request: web.Request) -> web.Response:
+    """``GET /api/channels``: every channel of this service, and whether the token in the
+    ``Authorization`` header opens it (and if not, why): what a page offers to switch to, and
+    how it names the reason a channel stays shut. A wrong token counts once against the
+    sender (:func:`overlay.auth.token_roles`), however many channels it is tried on."""
+    token = presented_token(request, allow_query=False)
+    granted: list[frozenset[str]] = []
+
+    def roles() -> frozenset[str]:
+        if not granted:
+            granted.append(token_roles(request, token))
+        return granted[0]
+
+    out = []
+    for spec in channel_specs(request.app[CONFIG_KEY]).values():
+        refusal, obs = channel_refusal(request, spec.name, token, roles)
+        reason = None
+        if refusal is not None:
+            reason = json.loads(refusal.text or "{}").get("error")
+        out.append({"name": spec.name, "filter": str(spec.filter), "delay": spec.delay,
+                    "enabled": spec.enabled, "requires_token": spec.requires_token,
+                    "audience": spec.audience,
+                    "opens": refusal is None and (not obs or obs_guard_holds(request.app)),
+                    "refused": reason})
+    return web.json_response({"channels": out})
 
 
 async def api_players(request: web.Request) -> web.Response:

@@ -87,3 +87,36 @@ async def test_the_log_page_is_clamped_and_says_so(throttled: tuple[TestClient, 
     assert "note" not in await (await client.get("/api/log?limit=5", headers=headers)).json()
     for bad in ("-1", "x"):
         assert (await client.get(f"/api/log?limit={bad}", headers=headers)).status == 422
+
+
+async def test_the_channel_list_says_what_a_token_opens_and_why_not(
+        throttled: tuple[TestClient, Clock]) -> None:
+    client, _ = throttled
+    tokens = client.server.app[TOKENS_KEY].tokens
+
+    async def channels(token: str | None) -> dict[str, dict[str, Any]]:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        response = await client.get("/api/channels", headers=headers)
+        assert response.status == 200
+        return {c["name"]: c for c in (await response.json())["channels"]}
+
+    anonymous = await channels(None)
+    assert anonymous["delayed"]["opens"] and anonymous["delayed"]["delay"] == 30
+    assert anonymous["venue"]["opens"] and anonymous["venue"]["refused"] is None
+    assert not anonymous["secure"]["opens"]
+    assert anonymous["secure"]["refused"] == {"code": "unauthorized",
+                                              "message": "the secure channel needs a token"}
+    assert anonymous["reveal"]["refused"]["code"] == "channel_disabled"
+    production = await channels(tokens.secure)
+    assert production["secure"]["opens"] and not production["operator"]["opens"]
+    assert production["operator"]["refused"]["message"] == (
+        "that token does not open the operator channel")
+    assert (await channels(tokens.operator))["operator"]["opens"]
+    # A wrong token is one guess per request, not one per channel it is tried on: four
+    # requests leave the fifth guess (the limit) to the websocket below.
+    for _ in range(4):
+        wrong = await channels("guess")
+        assert wrong["secure"]["refused"]["code"] == "forbidden"
+    assert (await client.get("/ws/secure?token=guess-ws")).status == 403
+    blocked = await client.get("/api/channels", headers={"Authorization": "Bearer guess"})
+    assert blocked.status == 429
