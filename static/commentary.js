@@ -1,9 +1,11 @@
-// The commentators' equity screen: the delayed channel by default (?channel= to change it).
-// One render(view) for first paint and every update (docs/view-model.md).
+// The commentators' equity screen: the delayed channel by default; the header's Channel list
+// switches to any other channel the token opens (GET /api/channels).
+// One render(view) for first paint and every update (docs/view-model.md), then one fitting
+// pass so that the whole screen shows without scrolling and nothing is cut (docs/pages.md).
 import { connectChannel, pageParams } from "./js/channel.js";
 import { cardElement, syncCards } from "./js/cards.js";
-import { KeyedList, bigBlinds, chips, clockText, el, levelRemaining, loadFonts, percent,
-  setText, timeOfDay, toggle } from "./js/dom.js";
+import { KeyedList, bigBlinds, chips, clockText, el, fitText, isCut, levelRemaining,
+  loadFonts, nameForms, percent, setText, timeOfDay, toggle } from "./js/dom.js";
 import { flagElement, levelRemaining as tournamentRemaining, money, ordinal, shareText,
   syncFlag, tournamentOf, wallNow } from "./js/tournament.js";
 
@@ -13,15 +15,133 @@ const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: 
 const ANTE_LABELS = { big_blind: "BB ante", button: "Button ante", per_player: "Ante" };
 const CONNECTION_TEXT = { connecting: "Connecting…", live: "", resyncing: "Resyncing…",
   offline: "Server unreachable — showing the last known state" };
+/** Statistics over fewer hands than this are greyed: a sample too small to mean much. */
+export const STATS_SAMPLE = 20;
+/** The most all-in outcomes listed (the rest are summed in one line). */
+const MAX_OUTCOMES = 8;
 
 const $ = (id) => document.getElementById(id);
+const shown = { view: null };
 
-function createPlayer() {
+// ---------------------------------------------------------------- names
+
+/** The tournament's player in `seat` (identity, stack, share, rank), or null. */
+function tournamentPlayer(seat) {
+  const tournament = tournamentOf(shown.view);
+  return tournament && Array.isArray(tournament.players)
+    ? tournament.players.find((p) => p.seat === seat) || null : null;
+}
+
+function seatOf(view, seat) {
+  return view ? (view.seats || []).find((s) => s.seat === seat) || null : null;
+}
+
+/** The player's full name (his identity's, else the table's), for the fitted name boxes. */
+function fullName(seat) {
+  const player = tournamentPlayer(seat);
+  if (player && player.name) return player.name;
+  const found = seatOf(shown.view, seat);
+  return found && found.name ? found.name : `Seat ${seat}`;
+}
+
+/** The name in running text (outcomes, pots): the display name, else the full name. */
+function spokenName(seat) {
+  const player = tournamentPlayer(seat);
+  if (player && player.display_name) return player.display_name;
+  return fullName(seat);
+}
+
+/** A one-line name box: the longest form of the player's name that fits (docs/pages.md). */
+function nameBox(className, seat) {
+  return el("span", { class: `${className} fit-name`, data: { fullName: fullName(seat) } });
+}
+
+function fitNames(root = document) {
+  for (const node of root.querySelectorAll(".fit-name")) {
+    if (node.offsetParent === null) continue; // not shown
+    fitText(node, nameForms(node.dataset.fullName));
+  }
+}
+
+function currencyOf(tournament) {
+  return tournament && tournament.payouts ? tournament.payouts.currency : null;
+}
+
+// ---------------------------------------------------------------- booth numbers
+
+/** What one round of blinds and antes costs at this level (the M denominator), or null. */
+export function roundCost(view) {
+  const level = view && view.table ? view.table.level : null;
+  if (!level || !level.big_blind) return null;
+  const dealt = (view.seats || []).filter((s) => s.name !== null && !s.sitting_out
+    && (s.stack > 0 || s.bet > 0 || (Array.isArray(s.cards) && s.cards.length))).length;
+  const ante = level.ante || 0;
+  const antes = level.ante_mode === "per_player" ? ante * Math.max(dealt, 1) : ante;
+  return (level.small_blind || 0) + level.big_blind + antes;
+}
+
+/** M: the stack over one round of blinds and antes; "M 30.6" (null when unknown). */
+export function mText(stack, cost) {
+  if (typeof stack !== "number" || !cost) return "";
+  const m = stack / cost;
+  return `M ${m >= 100 ? Math.round(m).toLocaleString("en-US") : m.toFixed(1)}`;
+}
+
+function inHand(seat) {
+  return seat.name !== null && !seat.folded && Array.isArray(seat.cards) && seat.cards.length > 0;
+}
+
+/** Effective stack of two players: the smaller of their stacks at the start of this round
+ * (chips behind plus what each has bet this street). */
+export function effectiveStack(a, b) {
+  return Math.min((a.stack || 0) + (a.bet || 0), (b.stack || 0) + (b.bet || 0));
+}
+
+function potBeforeBets(view) {
+  const pots = Array.isArray(view.table.pots) ? view.table.pots : [];
+  return pots.reduce((sum, pot) => sum + pot.amount, 0);
+}
+
+function renderBooth(view) {
+  const seats = (view.seats || []).filter((s) => s.name !== null);
+  const toAct = seats.find((s) => s.to_act);
+  const street = view.table.street;
+  const booth = $("booth");
+  const opponents = toAct ? seats.filter((s) => s !== toAct && inHand(s)) : [];
+  booth.hidden = !toAct || !opponents.length || !STREETS.slice(0, 4).includes(street);
+  if (booth.hidden) return;
+  const cost = roundCost(view);
+  const bb = view.table.level ? view.table.level.big_blind : 0;
+  const nameNode = $("booth-name");
+  nameNode.dataset.fullName = fullName(toAct.seat);
+  nameNode.classList.add("fit-name");
+  setText(nameNode, fullName(toAct.seat));
+  const numbers = $("booth-numbers");
+  numbers.replaceChildren(
+    el("span", { class: "booth-stack", text: chips(toAct.stack),
+      data: { stackSeat: toAct.seat, chips: toAct.stack } }),
+    ` behind · ${bigBlinds(toAct.stack_bb)}${cost ? ` · ${mText(toAct.stack, cost)}` : ""}`);
+  const pot = potBeforeBets(view);
+  const spr = street !== "preflop" && pot > 0;
+  $("booth-spr-head").hidden = !spr;
+  $("booth-rows").replaceChildren(...opponents.map((other) => {
+    const effective = effectiveStack(toAct, other);
+    return el("tr", { data: { seat: other.seat } },
+      el("th", { attrs: { scope: "row" } }, nameBox("booth-opponent", other.seat)),
+      el("td", { class: "booth-effective", text: chips(effective) }),
+      el("td", { class: "booth-bb", text: bb ? bigBlinds(effective / bb) : "" }),
+      spr ? el("td", { class: "booth-spr", text: (effective / pot).toFixed(1) }) : null);
+  }));
+}
+
+// ---------------------------------------------------------------- players
+
+function createPlayer(seat) {
   return el("article", { class: "player" },
     el("header", { class: "player-head" },
       el("span", { class: "seat-no" }),
       flagElement("flag"),
-      el("span", { class: "name" }),
+      el("span", { class: "name fit-name" }),
       el("span", { class: "position" }),
       el("span", { class: "state" })),
     el("div", { class: "player-body" },
@@ -34,19 +154,29 @@ function createPlayer() {
     el("div", { class: "hand" }),
     el("div", { class: "outs" },
       el("span", { class: "outs-count" }),
+      el("span", { class: "outs-odds" }),
       el("span", { class: "outs-cards" })),
     el("footer", { class: "player-foot" },
-      el("span", { class: "stack" }),
+      el("span", { class: "stack", data: { stackSeat: seat.seat } }),
       el("span", { class: "bb" }),
+      el("span", { class: "m" }),
       el("span", { class: "bet" }),
       el("span", { class: "last-action" })),
     el("div", { class: "tourney" },
       el("span", { class: "chip-share" }),
       el("span", { class: "prize-equity" })),
-    el("div", { class: "stats" }));
+    el("div", { class: "stats" }),
+    el("div", { class: "story" }));
+}
+
+/** A player whose last chips went in this hand: out of the tournament once it is over. */
+function busted(seat, view) {
+  return seat.stack === 0 && !seat.bet && view && view.table.street === "over"
+    && !seat.winner;
 }
 
 function stateText(seat) {
+  if (busted(seat, shown.view)) return "Busted";
   if (seat.winner) return seat.won ? `Wins ${chips(seat.won)}` : "Winner";
   if (seat.folded) return "Folded";
   if (seat.all_in) return "All-in";
@@ -55,15 +185,29 @@ function stateText(seat) {
   return "";
 }
 
+/** "9 outs" and "20.0% next card · 36.4% by the river" (on the turn: "on the river"). */
+export function outsText(outs, street) {
+  if (!outs) return ["", ""];
+  const count = `${outs.count} ${outs.count === 1 ? "out" : "outs"}`;
+  if (typeof outs.next_card !== "number") return [count, ""];
+  const odds = street === "turn" ? `${percent(outs.next_card)} on the river`
+    : `${percent(outs.next_card)} next card · ${percent(outs.by_river)} by the river`;
+  return [count, odds];
+}
+
 function updatePlayer(node, seat) {
   const q = (selector) => node.querySelector(selector);
+  const view = shown.view;
   node.dataset.seat = String(seat.seat);
+  const out = busted(seat, view);
   for (const [name, on] of [["to-act", seat.to_act], ["folded", seat.folded],
-    ["all-in", seat.all_in], ["winner", seat.winner], ["away", seat.sitting_out]]) {
+    ["all-in", seat.all_in], ["winner", seat.winner], ["away", seat.sitting_out],
+    ["busted", out]]) {
     toggle(node, name, on);
   }
-  setText(q(".seat-no"), `Seat ${seat.seat}`);
-  setText(q(".name"), seat.name);
+  setText(q(".seat-no"), String(seat.seat));
+  q(".seat-no").title = `Seat ${seat.seat}`;
+  q(".name").dataset.fullName = fullName(seat.seat);
   setText(q(".position"), seat.position);
   q(".position").hidden = !seat.position;
   setText(q(".state"), stateText(seat));
@@ -81,10 +225,11 @@ function updatePlayer(node, seat) {
   q(".hand").hidden = !seat.hand;
 
   const outs = seat.outs;
-  const outsNode = q(".outs");
-  outsNode.hidden = !outs;
+  q(".outs").hidden = !outs;
   if (outs) {
-    setText(q(".outs-count"), `${outs.count} ${outs.count === 1 ? "out" : "outs"}`);
+    const [count, odds] = outsText(outs, view.table.street);
+    setText(q(".outs-count"), count);
+    setText(q(".outs-odds"), odds);
     const codes = outs.cards.join(" ");
     const list = q(".outs-cards");
     if (list.dataset.codes !== codes) {
@@ -93,11 +238,99 @@ function updatePlayer(node, seat) {
     }
   }
 
-  updateTournamentLines(node, seat);
-  setText(q(".stack"), chips(seat.stack));
-  setText(q(".bb"), bigBlinds(seat.stack_bb));
+  const stack = q(".stack");
+  setText(stack, chips(seat.stack));
+  stack.dataset.chips = String(seat.stack);
+  setText(q(".bb"), out ? "" : bigBlinds(seat.stack_bb));
+  setText(q(".m"), out ? "" : mText(seat.stack, roundCost(view)));
   setText(q(".bet"), seat.bet ? `bet ${chips(seat.bet)}` : "");
   setText(q(".last-action"), seat.last_action);
+  updateTournamentLines(node, seat);
+}
+
+/** A player's share of every chip in play, from the stack the screen shows. */
+function shareOf(stack, tournament) {
+  const total = tournament && tournament.field ? tournament.field.total_chips : null;
+  return typeof stack === "number" && total ? stack / total : null;
+}
+
+/** {text, small}: "VPIP 50% · PFR 25% of 4 hands", greyed (small) under STATS_SAMPLE hands;
+ * 3-bet, AF and WTSD join from STATS_SAMPLE hands on (unknown ones are left out). */
+export function statsLine(stats) {
+  if (!stats || typeof stats !== "object" || typeof stats.hands !== "number"
+    || stats.hands < 1) return { text: "", small: false };
+  const small = stats.hands < STATS_SAMPLE;
+  const parts = [];
+  const keys = [["vpip", "VPIP"], ["pfr", "PFR"]];
+  if (!small) keys.push(["three_bet", "3-bet"]);
+  for (const [key, label] of keys) {
+    if (typeof stats[key] === "number") parts.push(`${label} ${percent(stats[key], 0)}`);
+  }
+  if (!small && typeof stats.af === "number") parts.push(`AF ${stats.af.toFixed(1)}`);
+  if (!small && typeof stats.wtsd === "number") parts.push(`WTSD ${percent(stats.wtsd, 0)}`);
+  if (!parts.length) return { text: "", small };
+  const sample = `of ${stats.hands} hand${stats.hands === 1 ? "" : "s"}`;
+  return { text: `${parts.join(" · ")} ${sample}`, small };
+}
+
+/** The booth's story lines of one player, most telling first (engine/stories.py). */
+export function storyLines(story) {
+  if (!story || typeof story !== "object") return [];
+  const lines = [];
+  const knocked = Array.isArray(story.knocked_out) ? story.knocked_out : [];
+  if (knocked.length) {
+    const last = knocked[knocked.length - 1];
+    lines.push(knocked.length === 1 ? `Knocked out ${last.name} (hand ${last.hand})`
+      : `Knocked out ${knocked.length}, last ${last.name} (hand ${last.hand})`);
+  }
+  const doubled = Array.isArray(story.doubled) ? story.doubled : [];
+  if (doubled.length) {
+    const last = doubled[doubled.length - 1];
+    lines.push(`Doubled through ${last.through} (hand ${last.hand})`);
+  }
+  if (story.lead_taken) {
+    lines.push(story.lead_taken === 1 ? `Took the chip lead in hand ${story.lead_hand}`
+      : `Took the chip lead ${story.lead_taken} times, last in hand ${story.lead_hand}`);
+  }
+  if (story.biggest_won) {
+    lines.push(`Biggest pot won ${chips(story.biggest_won.chips)} (hand ${story.biggest_won.hand})`);
+  }
+  if (story.biggest_lost) {
+    lines.push(`Biggest loss ${chips(story.biggest_lost.chips)} (hand ${story.biggest_lost.hand})`);
+  }
+  return lines;
+}
+
+function updateTournamentLines(node, seat) {
+  const tournament = tournamentOf(shown.view);
+  const player = tournamentPlayer(seat.seat);
+  syncFlag(node.querySelector(".flag"), player ? player.country : null);
+  const icm = tournament && tournament.icm ? tournament.icm[String(seat.seat)] : undefined;
+  const share = seat.stack > 0 ? shareOf(seat.stack, tournament) : null;
+  setText(node.querySelector(".chip-share"), share === null ? "" : `Chips ${shareText(share)}`);
+  setText(node.querySelector(".prize-equity"), typeof icm === "number"
+    ? `ICM ${money(icm, currencyOf(tournament))}` : "");
+  const stats = tournament && tournament.stats ? tournament.stats[String(seat.seat)] : null;
+  const line = statsLine(stats);
+  const statsNode = node.querySelector(".stats");
+  setText(statsNode, line.text);
+  toggle(statsNode, "small-sample", line.small);
+  const story = tournament && tournament.stories ? tournament.stories[String(seat.seat)] : null;
+  const storyNode = node.querySelector(".story");
+  storyNode.dataset.lines = JSON.stringify(storyLines(story));
+  setText(storyNode, storyLines(story).join(" · "));
+}
+
+// ---------------------------------------------------------------- header, board, history
+
+/** "Live", "30 s behind live", "15 min behind live", "1 h 5 min behind live". */
+export function behindText(delay) {
+  if (!delay) return "Live";
+  const seconds = Math.round(delay);
+  if (seconds < 120) return `${seconds} s behind live`;
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `${minutes} min behind live`;
+  return `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ""} behind live`;
 }
 
 function renderHeader(view) {
@@ -110,11 +343,11 @@ function renderHeader(view) {
   setText($("blinds"), level ? `${chips(level.small_blind)} / ${chips(level.big_blind)}` : "");
   setText($("ante"), level && level.ante
     ? `${ANTE_LABELS[level.ante_mode] || "Ante"} ${chips(level.ante)}` : "");
-  const channel = view.channel || {};
-  const delayed = Boolean(channel.delay);
-  setText($("delay"), delayed ? `Delay ${Math.round(channel.delay)} s` : "Live");
+  const info = view.channel || {};
+  const delayed = Boolean(info.delay);
+  setText($("delay"), behindText(info.delay));
   toggle($("delay"), "delayed", delayed);
-  setText($("as-of"), timeOfDay(channel.as_of));
+  setText($("as-of"), timeOfDay(info.as_of));
 }
 
 /** Pot odds for the player to act, from to_call and the pots of the view. */
@@ -124,30 +357,39 @@ function renderOdds(view, totalPot) {
   const odds = $("odds");
   odds.hidden = !toAct || toCall <= 0;
   if (odds.hidden) return;
-  setText($("odds-name"), toAct.name);
+  setText($("odds-name"), spokenName(toAct.seat));
   setText($("odds-call"), chips(toCall));
   setText($("odds-ratio"), `${(totalPot / toCall).toFixed(1)} : 1`);
   setText($("odds-needed"), percent(toCall / (totalPot + toCall)));
   setText($("odds-has"), toAct.equity ? percent(toAct.equity.equity) : "—");
 }
 
+function totalPotOf(view) {
+  const bets = (view.seats || []).reduce((sum, seat) => sum + (seat.bet || 0), 0);
+  return potBeforeBets(view) + bets;
+}
+
+/** Chips still in the middle: none once the hand is over (the stacks hold what was won). */
+function chipsInPlay(view) {
+  return view.table.street === "over" ? 0 : totalPotOf(view);
+}
+
 function renderBoard(view) {
   const table = view.table;
+  // The board appears with the flop: no empty slots before it.
   syncCards($("board"), Array.isArray(table.board) ? table.board : [], {
-    slots: table.street && table.street !== "over" ? 5 : 0,
+    slots: table.board && table.board.length && table.street !== "over" ? 5 : 0,
   });
   const pots = Array.isArray(table.pots) ? table.pots : [];
-  const bets = (view.seats || []).reduce((sum, seat) => sum + (seat.bet || 0), 0);
-  const total = pots.reduce((sum, pot) => sum + pot.amount, 0) + bets;
+  const total = totalPotOf(view);
   setText($("pot-total"), chips(total));
-  const names = new Map((view.seats || []).map((seat) => [seat.seat, seat.name]));
   $("pots").replaceChildren(...pots.map((pot) => el("li", { class: "pot" },
     el("span", { class: "pot-label", text: pot.label }),
     el("span", { class: "pot-amount", text: chips(pot.amount) }),
     el("span", { class: "pot-eligible muted",
       text: (pot.winners && pot.winners.length ? "won by " : "")
         + (pot.winners && pot.winners.length ? pot.winners : pot.eligible)
-          .map((seat) => names.get(seat) || `Seat ${seat}`).join(", ") }))));
+          .map(spokenName).join(", ") }))));
   renderOdds(view, total);
 }
 
@@ -164,63 +406,34 @@ function renderHistory(view) {
   }
   const list = $("history");
   list.replaceChildren(...items);
-  list.scrollTop = list.scrollHeight;
   list.dataset.count = String(actions.length);
   list.dataset.streets = STREETS.filter((s) => actions.some((a) => a.street === s)).join(" ");
 }
 
-const players = new KeyedList($("players"), createPlayer);
-const shown = { view: null };
-
-// ---------------------------------------------------------------- tournament (issue 10)
-
-/** The tournament's player in `seat` (identity, stack, share, rank), or null. */
-function tournamentPlayer(seat) {
-  const tournament = tournamentOf(shown.view);
-  return tournament && Array.isArray(tournament.players)
-    ? tournament.players.find((p) => p.seat === seat) || null : null;
-}
-
-/** The name commentators read: the display name, else the table's name, else the seat. */
-function nameOf(seat) {
-  const player = tournamentPlayer(seat);
-  if (player && (player.display_name || player.name)) return player.display_name || player.name;
-  const found = shown.view && (shown.view.seats || []).find((s) => s.seat === seat);
-  return found && found.name ? found.name : `Seat ${seat}`;
-}
-
-function currencyOf(tournament) {
-  return tournament && tournament.payouts ? tournament.payouts.currency : null;
-}
-
-/** "24 hands · VPIP 25% · PFR 20% · 3-bet 5% · AF 2.5 · WTSD 30%" (unknowns left out). */
-export function statsText(stats) {
-  if (!stats || typeof stats !== "object") return "";
-  const parts = [];
-  if (typeof stats.hands === "number") parts.push(`${stats.hands} hand${stats.hands === 1
-    ? "" : "s"}`);
-  for (const [key, label] of [["vpip", "VPIP"], ["pfr", "PFR"], ["three_bet", "3-bet"]]) {
-    if (typeof stats[key] === "number") parts.push(`${label} ${percent(stats[key], 0)}`);
+/** The action log keeps its newest lines: the oldest go into "N earlier actions". */
+function trimHistory() {
+  const list = $("history");
+  let earlier = 0;
+  let note = null;
+  while (list.scrollHeight > list.clientHeight + 1) {
+    const first = [...list.children].find((item) => item !== note);
+    if (!first || list.children.length <= 2) break;
+    if (first.classList.contains("history-action")) earlier += 1;
+    first.remove();
+    if (!note) {
+      note = el("li", { class: "history-earlier" });
+      list.prepend(note);
+    }
+    setText(note, `${earlier} earlier action${earlier === 1 ? "" : "s"}`);
   }
-  if (typeof stats.af === "number") parts.push(`AF ${stats.af.toFixed(1)}`);
-  if (typeof stats.wtsd === "number") parts.push(`WTSD ${percent(stats.wtsd, 0)}`);
-  return parts.join(" · ");
+  list.dataset.shown = String(list.querySelectorAll(".history-action").length);
 }
 
-function updateTournamentLines(node, seat) {
-  const tournament = tournamentOf(shown.view);
-  const player = tournamentPlayer(seat.seat);
-  syncFlag(node.querySelector(".flag"), player ? player.country : null);
-  const icm = tournament && tournament.icm ? tournament.icm[String(seat.seat)] : undefined;
-  setText(node.querySelector(".chip-share"), player && typeof player.share === "number"
-    ? `Chips ${shareText(player.share)}` : "");
-  setText(node.querySelector(".prize-equity"), typeof icm === "number"
-    ? `ICM ${money(icm, currencyOf(tournament))}` : "");
-  const stats = tournament && tournament.stats ? tournament.stats[String(seat.seat)] : null;
-  setText(node.querySelector(".stats"), statsText(stats));
-}
+const players = new KeyedList($("players"), createPlayer);
 
-/** What the next place out is worth, and what outlasting one more player adds. */
+// ---------------------------------------------------------------- what is at stake
+
+/** What one place more is worth, and what outlasting one more player adds. */
 export function payJumpText(payouts, field) {
   if (!payouts || !Array.isArray(payouts.places)) return "";
   const left = typeof payouts.remaining === "number" ? payouts.remaining
@@ -244,7 +457,31 @@ export function payJumpText(payouts, field) {
   return `${next}${climb}${bubble}`;
 }
 
-function renderStakes(tournament) {
+/** What the ICM table's figures are: {caption, head, values} (docs/pages.md). */
+export function icmBasis(view, tournament) {
+  const allin = tournament.allin;
+  if (allin && Array.isArray(allin.seats) && Array.isArray(allin.expected_equity)) {
+    const values = {};
+    allin.seats.forEach((seat, i) => { values[String(seat)] = allin.expected_equity[i]; });
+    return { caption: "Stacks now · prize equity expected once this all-in is decided "
+      + "(every outcome weighed)", head: "Expected after the pot", values };
+  }
+  const list = Array.isArray(tournament.players) ? tournament.players : [];
+  const moved = list.some((p) => {
+    const seat = seatOf(view, p.seat);
+    return seat && seat.stack !== p.stack;
+  }) || chipsInPlay(view) > 0;
+  if (moved) {
+    const number = view.table.hand_number;
+    return { caption: `Stacks now · prize equity from the stacks at the start of `
+      + `${number ? `hand ${number}` : "the hand"}`, head: "Prize equity at the start",
+    values: tournament.icm };
+  }
+  return { caption: "Stacks and prize equity (ICM) now", head: "Prize equity",
+    values: tournament.icm };
+}
+
+function renderStakes(view, tournament) {
   const field = tournament ? tournament.field : null;
   const section = $("stakes");
   section.hidden = !field;
@@ -258,13 +495,24 @@ function renderStakes(tournament) {
   setText($("field-average"), typeof field.average === "number"
     ? `${chips(field.average)}${typeof field.average_bb === "number"
       ? ` (${bigBlinds(field.average_bb)})` : ""}` : "");
-  setText($("field-leader"), typeof field.chip_leader === "number"
-    ? nameOf(field.chip_leader) : "");
+  const leader = $("field-leader");
+  if (typeof field.chip_leader === "number") {
+    leader.dataset.fullName = fullName(field.chip_leader);
+    leader.classList.add("fit-name");
+    setText(leader, fullName(field.chip_leader));
+  } else {
+    setText(leader, "");
+  }
   setText($("field-pool"), payouts ? money(payouts.prize_pool, currency) : "—");
   setText($("pay-jump"), payJumpText(payouts, field));
-  const icm = tournament.icm && typeof tournament.icm === "object" ? tournament.icm : null;
-  $("icm").hidden = !icm;
-  if (!icm) return;
+  const icmShown = tournament.icm && typeof tournament.icm === "object";
+  $("icm").hidden = !icmShown;
+  $("icm-caption").hidden = !icmShown;
+  $("icm-prizes").hidden = !icmShown;
+  if (!icmShown) return;
+  const basis = icmBasis(view, tournament);
+  setText($("icm-caption"), basis.caption);
+  setText($("icm-value-head"), basis.head);
   const list = Array.isArray(tournament.players) ? tournament.players : [];
   const remaining = payouts && typeof payouts.remaining === "number" ? payouts.remaining
     : typeof field.remaining === "number" ? field.remaining : list.length;
@@ -273,23 +521,34 @@ function renderStakes(tournament) {
   let total = 0;
   let stacks = 0;
   const rows = list.map((player) => {
-    const value = icm[String(player.seat)];
+    const value = basis.values ? basis.values[String(player.seat)] : undefined;
     if (typeof value === "number") total += value;
-    stacks += player.stack || 0;
+    // One stack per player on the whole screen: the one his seat card shows.
+    const seat = seatOf(view, player.seat);
+    const stack = seat && typeof seat.stack === "number" ? seat.stack : player.stack;
+    stacks += stack || 0;
+    const share = shareOf(stack, tournament);
     return el("tr", { data: { seat: player.seat } },
-      el("th", { class: "icm-name", text: nameOf(player.seat), attrs: { scope: "row" } }),
-      el("td", { class: "icm-stack", text: chips(player.stack) }),
-      el("td", { class: "icm-share", text: shareText(player.share) }),
+      el("th", { attrs: { scope: "row" } }, nameBox("icm-name", player.seat)),
+      el("td", { class: "icm-stack", text: chips(stack),
+        data: { stackSeat: player.seat, chips: stack } }),
+      el("td", { class: "icm-share", text: share === null ? "" : shareText(share) }),
       el("td", { class: "icm-value", text: typeof value === "number"
         ? money(value, currency) : "—" }),
       el("td", { class: "icm-of-prizes", text: typeof value === "number" && atStake > 0
         ? shareText(value / atStake) : "" }));
   });
   $("icm-rows").replaceChildren(...rows);
-  setText($("icm-chips"), chips(stacks));
+  const pot = chipsInPlay(view);
+  $("icm-pot-row").hidden = pot <= 0;
+  setText($("icm-pot"), chips(pot));
+  setText($("icm-pot-share"), pot > 0 ? shareText(shareOf(pot, tournament) ?? 0) : "");
+  setText($("icm-chips"), chips(field.total_chips ?? stacks + pot));
   setText($("icm-total"), money(total, currency));
   setText($("icm-prizes"), atStake > 0 ? `prizes still to win ${money(atStake, currency)}` : "");
 }
+
+// ---------------------------------------------------------------- all-in
 
 function signedMoney(delta, currency) {
   const rounded = Math.round(delta);
@@ -323,14 +582,13 @@ export function outcomeText(outcome, name) {
   return parts.join("; ");
 }
 
-const MAX_OUTCOMES = 8;
-
+/** Draws the all-in section; returns a function that lists at most n outcomes (for fitting). */
 function renderAllin(tournament) {
   const allin = tournament ? tournament.allin : null;
   const section = $("allin");
   section.hidden = !allin;
   document.documentElement.dataset.allin = allin ? "1" : "";
-  if (!allin) return;
+  if (!allin) return null;
   const currency = currencyOf(tournament);
   const seats = Array.isArray(allin.seats) ? allin.seats : [];
   const at = (key, index) => (Array.isArray(allin[key]) ? allin[key][index] : null);
@@ -341,7 +599,7 @@ function renderAllin(tournament) {
       : null;
     return el("tr", { class: change === null ? "" : change > 0.5 ? "gain" : change < -0.5
       ? "loss" : "", data: { seat } },
-      el("th", { text: nameOf(seat), attrs: { scope: "row" } }),
+      el("th", { attrs: { scope: "row" } }, nameBox("allin-name", seat)),
       el("td", { class: "chip-equity", text: percent(at("chip_equity", i)) }),
       el("td", { class: "equity-before", text: money(before, currency) }),
       el("td", { class: "equity-after", text: money(after, currency) }),
@@ -350,23 +608,26 @@ function renderAllin(tournament) {
   }));
   const outcomes = (Array.isArray(allin.outcomes) ? allin.outcomes : [])
     .slice().sort((a, b) => b.probability - a.probability);
-  const shownOutcomes = outcomes.slice(0, MAX_OUTCOMES);
-  const items = shownOutcomes.map((outcome) => el("li", { class: "outcome" },
-    el("span", { class: "outcome-probability", text: percent(outcome.probability) }),
-    el("span", { class: "outcome-text", text: outcomeText(outcome, nameOf) }),
-    el("span", { class: "outcome-equity", text: seats.map((seat, i) => {
-      const value = Array.isArray(outcome.equity) ? outcome.equity[i] : null;
-      return `${nameOf(seat)} ${money(value, currency)}`;
-    }).join(" · ") })));
-  const rest = outcomes.slice(MAX_OUTCOMES);
-  if (rest.length) {
-    const chance = rest.reduce((sum, outcome) => sum + outcome.probability, 0);
-    items.push(el("li", { class: "outcome more muted",
-      text: `${rest.length} more outcome${rest.length === 1 ? "" : "s"} (${percent(chance)})` }));
-  }
-  $("allin-outcomes").replaceChildren(...items);
+  const listOutcomes = (limit) => {
+    const items = outcomes.slice(0, limit).map((outcome) => el("li", { class: "outcome" },
+      el("span", { class: "outcome-probability", text: percent(outcome.probability) }),
+      el("span", { class: "outcome-text", text: outcomeText(outcome, spokenName) }),
+      el("span", { class: "outcome-equity", text: seats.map((seat, i) => {
+        const value = Array.isArray(outcome.equity) ? outcome.equity[i] : null;
+        return `${spokenName(seat)} ${money(value, currency)}`;
+      }).join(" · ") })));
+    const rest = outcomes.slice(limit);
+    if (rest.length) {
+      const chance = rest.reduce((sum, outcome) => sum + outcome.probability, 0);
+      items.push(el("li", { class: "outcome more muted",
+        text: `${rest.length} more outcome${rest.length === 1 ? "" : "s"} (${percent(chance)})` }));
+    }
+    $("allin-outcomes").replaceChildren(...items);
+  };
+  listOutcomes(MAX_OUTCOMES);
   setText($("allin-boards"), typeof allin.boards === "number"
     ? `Every remaining board counted: ${chips(allin.boards)}` : "");
+  return { listOutcomes, count: Math.min(MAX_OUTCOMES, outcomes.length) };
 }
 
 function renderTicker(tournament) {
@@ -389,6 +650,67 @@ function renderLevelClock() {
   setText($("level-clock"), remaining === null ? "" : `${clockText(remaining)} left`);
 }
 
+// ---------------------------------------------------------------- fitting the screen
+
+function overflows(node) {
+  return node.scrollHeight > node.clientHeight + 1 || node.scrollWidth > node.clientWidth + 1;
+}
+
+/** True when a table cell under `root` is too narrow for its figure. */
+function cellsCut(root) {
+  return [...root.querySelectorAll("td, th")].some((cell) => cell.offsetParent !== null
+    && !cell.querySelector(".fit-name") && isCut(cell));
+}
+
+/** Scale a panel's type (--fit) down from 1 until `fits()` (or `min`); true if it fits. */
+function scaleToFit(panel, fits, min = 0.6) {
+  let fit = 1;
+  panel.style.setProperty("--fit", "1");
+  while (!fits() && fit > min + 1e-9) {
+    fit = Math.max(min, fit - 0.05);
+    panel.style.setProperty("--fit", fit.toFixed(2));
+  }
+  return fits();
+}
+
+function playerGrid(count) {
+  const grid = $("players");
+  const cols = count <= 1 ? 1 : count <= 4 ? 2 : count <= 9 ? 3 : 4;
+  grid.style.setProperty("--cols", String(cols));
+  grid.style.setProperty("--rows", String(Math.max(1, Math.ceil(count / cols))));
+}
+
+let allinFit = null;
+
+/** After every render: the screen fits its viewport (docs/pages.md). */
+export function fitScreen() {
+  const grid = $("players");
+  const cards = () => [...grid.children];
+  const cardsFit = () => cards().every((card) => !overflows(card));
+  for (const level of [0, 1, 2]) {
+    toggle(grid, "compact-1", level === 1);
+    toggle(grid, "compact-2", level === 2);
+    if (scaleToFit(grid, cardsFit)) break;
+  }
+  const left = $("left");
+  if (!scaleToFit(left, () => !overflows(left) && !cellsCut(left)) && allinFit) {
+    for (let n = allinFit.count - 1; n >= 1 && overflows(left); n -= 1) allinFit.listOutcomes(n);
+  }
+  const right = $("right");
+  const history = right.querySelector(".history");
+  scaleToFit(right, () => !overflows(right) && !cellsCut(right)
+    && history.clientHeight >= 40);
+  trimHistory();
+  fitNames();
+  for (const node of document.querySelectorAll(".ticker-text, .table-name")) {
+    if (isCut(node)) fitText(node, [node.textContent]);
+  }
+}
+
+// ---------------------------------------------------------------- render
+
+const renderListeners = new Set();
+
 /** The one render function: first paint and every update. */
 export function render(view) {
   shown.view = view;
@@ -397,24 +719,98 @@ export function render(view) {
   renderBoard(view);
   renderHistory(view);
   const seated = (view.seats || []).filter((seat) => seat.name !== null);
+  playerGrid(seated.length);
   players.sync(seated, (seat) => seat.seat, updatePlayer);
+  renderBooth(view);
   const tournament = tournamentOf(view);
   renderTicker(tournament);
-  renderStakes(tournament);
-  renderAllin(tournament);
+  renderStakes(view, tournament);
+  allinFit = renderAllin(tournament);
+  fitScreen();
+  for (const listener of renderListeners) listener(view);
+}
+
+// ---------------------------------------------------------------- channels
+
+const params = pageParams({ channel: "delayed" });
+let channel = null;
+let refusalAsked = null;
+
+function authHeaders() {
+  return params.token ? { Authorization: `Bearer ${params.token}` } : {};
+}
+
+/** The channels this page's token opens (GET /api/channels), or null when unreachable. */
+async function channelList() {
+  try {
+    const response = await fetch("/api/channels", { headers: authHeaders() });
+    if (!response.ok) return null;
+    return (await response.json()).channels;
+  } catch (error) {
+    return null;
+  }
+}
+
+async function fillChannelPicker() {
+  const list = await channelList();
+  const select = $("channel-select");
+  const open = (list || []).filter((c) => c.opens && c.name !== "operator");
+  if (!open.some((c) => c.name === channel.channel)) {
+    open.push({ name: channel.channel, delay: null });
+  }
+  select.replaceChildren(...open.map((c) => el("option", { attrs: { value: c.name },
+    text: typeof c.delay === "number" ? `${c.name} (${behindText(c.delay).toLowerCase()})`
+      : c.name })));
+  select.value = channel.channel;
 }
 
 function showConnection(status) {
   const node = $("connection");
-  setText(node, CONNECTION_TEXT[status] || "");
   node.dataset.status = status;
+  if (status !== "offline") {
+    refusalAsked = null;
+    setText(node, CONNECTION_TEXT[status] || "");
+    return;
+  }
+  setText(node, CONNECTION_TEXT.offline);
+  // The socket closed: the server is away, or it refuses this channel. Ask which, once.
+  if (refusalAsked === channel) return;
+  refusalAsked = channel;
+  const asked = channel;
+  channelList().then((list) => {
+    if (asked !== channel || channel.status !== "offline") return;
+    const entry = list ? list.find((c) => c.name === asked.channel) : null;
+    if (!list) return; // unreachable indeed
+    const reason = entry ? entry.refused : { message: `there is no channel ${asked.channel}` };
+    setText(node, reason ? `Channel ${asked.channel} refused: ${reason.message}`
+      : "Reconnecting…");
+    node.dataset.status = reason ? "refused" : "offline";
+  });
 }
 
-loadFonts();
-const params = pageParams({ channel: "delayed" });
-const channel = connectChannel({ channel: params.channel, page: "commentary",
-  token: params.token });
-channel.subscribe(render);
+/** Show channel `name` (the header's Channel list): the URL follows, so a reload keeps it. */
+export function switchTo(name) {
+  if (channel) channel.stop();
+  const url = new URL(location.href);
+  url.searchParams.set("channel", name);
+  history.replaceState(null, "", url);
+  channel = connectChannel({ channel: name, page: "commentary", token: params.token });
+  channel.subscribe(render);
+  channel.onStatus(showConnection);
+  return channel;
+}
+
+loadFonts().then(() => { if (shown.view) fitScreen(); });
+switchTo(params.channel);
+fillChannelPicker();
+$("channel-select").addEventListener("change", (event) => {
+  if (event.target.value !== channel.channel) switchTo(event.target.value);
+});
+window.addEventListener("resize", () => { if (shown.view) fitScreen(); });
 setInterval(renderLevelClock, 1000);
-channel.onStatus(showConnection);
-window.feltcast = { channel, render };
+window.feltcast = {
+  get channel() { return channel; },
+  render, fitScreen, switchTo,
+  /** Tests: call listener(view) after every render and fitting pass. */
+  onRender(listener) { renderListeners.add(listener); },
+};

@@ -131,3 +131,42 @@ export function showOnAir(view) {
   const hidden = Boolean(view && view.graphics && view.graphics.hidden);
   document.documentElement.classList.toggle("graphics-hidden", hidden);
 }
+
+/**
+ * The forms of a name, longest first, by the rule the booth reads (docs/pages.md): the full
+ * name, the first name as an initial ("L. Claire Moreau"), first initial and surname
+ * ("L. Moreau"), the surname alone ("Moreau").
+ */
+export function nameForms(full) {
+  const name = String(full || "").trim();
+  const words = name.split(/\s+/).filter(Boolean);
+  if (words.length < 2) return [name];
+  const initial = `${words[0][0]}.`;
+  const forms = [name, `${initial} ${words.slice(1).join(" ")}`,
+    `${initial} ${words[words.length - 1]}`, words[words.length - 1]];
+  return forms.filter((form, index) => forms.indexOf(form) === index);
+}
+
+/** True when `node`'s content is wider than its box (it would be cut or spill). */
+export function isCut(node) {
+  return node.scrollWidth > node.clientWidth;
+}
+
+/**
+ * Show the longest of `forms` that fits `node`'s width (a one-line box), then, if none does,
+ * the shortest in smaller type (down to `minScale` through the CSS variable --text-fit). The
+ * first form is the element's tooltip. Returns the form shown.
+ */
+export function fitText(node, forms, { minScale = 0.6 } = {}) {
+  node.title = forms[0] || "";
+  node.style.removeProperty("--text-fit");
+  for (const form of forms) {
+    setText(node, form);
+    if (!isCut(node)) return form;
+  }
+  for (let scale = 0.9; scale >= minScale - 1e-9; scale -= 0.05) {
+    node.style.setProperty("--text-fit", scale.toFixed(2));
+    if (!isCut(node)) break;
+  }
+  return forms[forms.length - 1];
+}

@@ -181,6 +181,7 @@ class Harness:
         app.router.add_get("/ws/{channel}", self._websocket)
         app.router.add_post("/api/commands", self._command)
         app.router.add_get("/api/log", self._log)
+        app.router.add_get("/api/channels", self._channels)
         app.router.add_static("/static/", self.static_dir)
         return app
 
@@ -243,6 +244,14 @@ class Harness:
         finally:
             state.sockets.discard(ws)
         return ws
+
+    async def _channels(self, request: web.Request) -> web.Response:
+        """The channels the harness has a view for, each open (the real service's answer
+        is tested against the service itself)."""
+        return web.json_response({"channels": [
+            {"name": name, "delay": (state.view or {}).get("channel", {}).get("delay", 0),
+             "opens": True, "refused": None}
+            for name, state in sorted(self.channels.items()) if state.view is not None]})
 
     async def _log(self, request: web.Request) -> web.Response:
         wanted = self.operator_token

@@ -31,7 +31,7 @@ def test_defaults_to_the_delayed_channel_and_shows_everything(
     (hello,) = harness.hellos_on("delayed")
     assert hello.message["page"] == "commentary"
     # Delay and "as of" time (local time of the view's as_of).
-    expect(page.locator("#delay")).to_have_text("Delay 30 s")
+    expect(page.locator("#delay")).to_have_text("30 s behind live")
     as_of = page.evaluate(
         f"new Date({view['channel']['as_of']} * 1000)"
         ".toLocaleTimeString('en-GB', {hour12: false})")

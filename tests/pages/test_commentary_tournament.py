@@ -125,7 +125,8 @@ def test_what_is_at_stake(browser: Browser, service: Service, artifacts: Path) -
         # An identity set by the operator reaches the commentators on this channel's delay.
         assert service.command("set_player", seat=9, name="Lena Fischer",
                        display_name="Lena", country="DE")["ok"]
-        expect(page.locator("#icm-rows tr[data-seat='9'] th")).to_have_text("Lena")
+        # Name boxes show the full name (shortened only when it does not fit: docs/pages.md).
+        expect(page.locator("#icm-rows tr[data-seat='9'] th")).to_have_text("Lena Fischer")
         expect(page.locator(".player[data-seat='9'] .flag img")).to_have_attribute(
             "src", "/static/flags/de.svg")
         page.wait_for_timeout(300)
@@ -180,7 +181,7 @@ def test_all_in_outcomes_by_channel(browser: Browser, service: Service,
         expect(secure.locator("#allin")).to_be_visible()
         rows = secure.locator("#allin-players tr")
         expect(rows).to_have_count(4)
-        names = {1: "Ashton Griffin", 4: "Rast", 7: "Yuki Tanaka", 9: "Lena"}
+        names = {1: "Ashton Griffin", 4: "Rast", 7: "Yuki Tanaka", 9: "Lena Fischer"}
         for index, seat in enumerate(allin["seats"]):
             row = secure.locator(f"#allin-players tr[data-seat='{seat}']")
             expect(row.locator("th")).to_have_text(names[seat])
@@ -274,8 +275,13 @@ def test_patches_above_the_money_without_prizes_and_many_outcomes(
     # Seven left, nine paid (the fixture's payouts name no remaining: the field's is used).
     expect(page.locator("#pay-jump")).to_have_text(
         "Next out finishes 7th: €5,000 · 6th pays €6,000 (+€1,000)")
-    expect(page.locator(".player[data-seat='4'] .stats")).to_have_text(
-        "12 hands · VPIP 25% · PFR 17% · WTSD 50%")  # unknown 3-bet and AF left out
+    # Twelve hands: VPIP and PFR with their sample, greyed; no 3-bet, AF or WTSD yet.
+    stats = page.locator(".player[data-seat='4'] .stats")
+    expect(stats).to_have_text("VPIP 25% · PFR 17% of 12 hands")
+    expect(stats).to_have_class(re.compile(r"\bsmall-sample\b"))
+    harness.push_patch("delayed", {"tournament": {"stats": {"4": {"hands": 40}}}})
+    expect(stats).to_have_text("VPIP 25% · PFR 17% · WTSD 50% of 40 hands")  # unknown ones out
+    expect(stats).not_to_have_class(re.compile(r"\bsmall-sample\b"))
     expect(page.locator(".player[data-seat='4'] .flag img")).to_have_attribute(
         "src", "/static/flags/se.svg")
     expect(page.locator("#ticker-text")).to_have_text("Hand 41: Rast wins 4,800 with two pair")
