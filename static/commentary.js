@@ -71,7 +71,7 @@ function currencyOf(tournament) {
 
 /** What one round of blinds and antes costs at this level (the M denominator), or null. */
 export function roundCost(view) {
-  const level = view && view.table ? view.table.level : null;
+  const level = view && view.table ? levelOf(view) : null;
   if (!level || !level.big_blind) return null;
   const dealt = (view.seats || []).filter((s) => s.name !== null && !s.sitting_out
     && (s.stack > 0 || s.bet > 0 || (Array.isArray(s.cards) && s.cards.length))).length;
@@ -111,7 +111,8 @@ function renderBooth(view) {
   booth.hidden = !toAct || !opponents.length || !STREETS.slice(0, 4).includes(street);
   if (booth.hidden) return;
   const cost = roundCost(view);
-  const bb = view.table.level ? view.table.level.big_blind : 0;
+  const level = levelOf(view);
+  const bb = level ? level.big_blind : 0;
   const nameNode = $("booth-name");
   nameNode.dataset.fullName = fullName(toAct.seat);
   nameNode.classList.add("fit-name");
@@ -333,12 +334,27 @@ export function behindText(delay) {
   return `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ""} behind live`;
 }
 
+/** The table's level; before this channel has shown a hand, the tournament clock's. */
+function levelOf(view) {
+  const level = view.table.level;
+  if (level && typeof level.number === "number" && typeof level.big_blind === "number") {
+    return level;
+  }
+  const tournament = tournamentOf(view);
+  const clock = tournament ? tournament.clock : null;
+  if (clock && typeof clock.level === "number" && typeof clock.big_blind === "number") {
+    return { number: clock.level, small_blind: clock.small_blind, big_blind: clock.big_blind,
+      ante: clock.ante, ante_mode: view.table.level ? view.table.level.ante_mode : null };
+  }
+  return null;
+}
+
 function renderHeader(view) {
   const table = view.table;
   setText($("table-name"), table.name);
   setText($("hand-number"), table.hand_number ? `Hand ${table.hand_number}` : "");
   setText($("street"), STREET_LABELS[table.street] || "Between hands");
-  const level = table.level;
+  const level = levelOf(view);
   setText($("level"), level ? `Level ${level.number}` : "");
   setText($("blinds"), level ? `${chips(level.small_blind)} / ${chips(level.big_blind)}` : "");
   setText($("ante"), level && level.ante
@@ -656,10 +672,14 @@ function overflows(node) {
   return node.scrollHeight > node.clientHeight + 1 || node.scrollWidth > node.clientWidth + 1;
 }
 
-/** True when a table cell under `root` is too narrow for its figure. */
-function cellsCut(root) {
-  return [...root.querySelectorAll("td, th")].some((cell) => cell.offsetParent !== null
-    && !cell.querySelector(".fit-name") && isCut(cell));
+/** True when something under `root` is too small for its content (names aside: fitNames
+ * fits them afterwards). */
+function somethingCut(root) {
+  for (const node of root.querySelectorAll("*")) {
+    if (node.offsetParent === null || node.closest(".fit-name")) continue;
+    if (node.clientWidth > 0 && node.scrollWidth > node.clientWidth + 1) return true;
+  }
+  return false;
 }
 
 /** Scale a panel's type (--fit) down from 1 until `fits()` (or `min`); true if it fits. */
@@ -686,19 +706,19 @@ let allinFit = null;
 export function fitScreen() {
   const grid = $("players");
   const cards = () => [...grid.children];
-  const cardsFit = () => cards().every((card) => !overflows(card));
+  const cardsFit = () => cards().every((card) => !overflows(card)) && !somethingCut(grid);
   for (const level of [0, 1, 2]) {
     toggle(grid, "compact-1", level === 1);
     toggle(grid, "compact-2", level === 2);
     if (scaleToFit(grid, cardsFit)) break;
   }
   const left = $("left");
-  if (!scaleToFit(left, () => !overflows(left) && !cellsCut(left)) && allinFit) {
+  if (!scaleToFit(left, () => !overflows(left) && !somethingCut(left)) && allinFit) {
     for (let n = allinFit.count - 1; n >= 1 && overflows(left); n -= 1) allinFit.listOutcomes(n);
   }
   const right = $("right");
   const history = right.querySelector(".history");
-  scaleToFit(right, () => !overflows(right) && !cellsCut(right)
+  scaleToFit(right, () => !overflows(right) && !somethingCut(right)
     && history.clientHeight >= 40);
   trimHistory();
   fitNames();
@@ -781,7 +801,8 @@ function showConnection(status) {
     if (asked !== channel || channel.status !== "offline") return;
     const entry = list ? list.find((c) => c.name === asked.channel) : null;
     if (!list) return; // unreachable indeed
-    const reason = entry ? entry.refused : { message: `there is no channel ${asked.channel}` };
+    const reason = entry ? entry.refused : { message: `there is no channel '${asked.channel}'`
+      + ` (channels: ${list.map((c) => c.name).join(", ")})` };
     setText(node, reason ? `Channel ${asked.channel} refused: ${reason.message}`
       : "Reconnecting…");
     node.dataset.status = reason ? "refused" : "offline";

@@ -1,0 +1,229 @@
+"""The commentators' screen in a real booth (issue 21), in Debian's Chromium.
+
+A demo tournament plays on ``feltcast demo`` while the commentary screen is open at the three
+sizes a booth uses. After every render (each snapshot and patch the page applies) the page
+itself is checked: no scrollbar, no element outside the viewport, no text cut (an element's
+content wider than its box, or taller where it clips), no "null"/"undefined"/"NaN", and one
+stack per player on the whole screen: every figure marked as a player's stack is the stack of
+his seat in that very view. Then the Channel list and a refused channel, on ``feltcast
+serve``.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.overlay.test_cli_start import Running
+from tests.pages.conftest import Probe
+from tests.pages.service import ROOT, Service, running_service
+
+SIZES = ((1366, 768), (1920, 1080), (2560, 1440))
+MIN_HANDS = 8
+"""Hands the screens see at least (levels change every few)."""
+PARTS = ("stack figures", "stacks of the decision", "SPR", "outs with odds", "M",
+         "story lines", "statistics", "bust-out", "ICM during a hand")
+"""What a booth needs, each of which must have been on every screen while it was checked."""
+
+# Installed in the page: checks the screen after every render and keeps what went wrong.
+CHECK = r"""() => {
+  window.booth = {checks: 0, problems: [], seen: {}};
+  const where = (node) => node.tagName.toLowerCase() + (node.id ? "#" + node.id : "")
+    + (typeof node.className === "string" && node.className
+      ? "." + node.className.trim().split(/\s+/).join(".") : "");
+  const note = (view, text) => {
+    if (window.booth.problems.length < 40) {
+      window.booth.problems.push(`hand ${view.table.hand_number} ${view.table.street}: ${text}`);
+    }
+  };
+  const seen = (key) => { window.booth.seen[key] = (window.booth.seen[key] || 0) + 1; };
+  window.feltcast.onRender((view) => {
+    window.booth.checks += 1;
+    const root = document.documentElement;
+    if (root.scrollHeight > innerHeight || root.scrollWidth > innerWidth) {
+      note(view, `the page scrolls: ${root.scrollWidth}x${root.scrollHeight}`);
+    }
+    for (const node of document.body.querySelectorAll("*")) {
+      if (node.offsetParent === null && node !== document.body) continue;  // not shown
+      const box = node.getBoundingClientRect();
+      if (!box.width && !box.height) continue;
+      if (box.left < -0.5 || box.top < -0.5 || box.right > innerWidth + 0.5
+          || box.bottom > innerHeight + 0.5) {
+        note(view, `${where(node)} outside the viewport`);
+      }
+      if (node.clientWidth > 0 && node.scrollWidth > node.clientWidth + 1) {
+        note(view, `${where(node)} cut: ${node.scrollWidth} > ${node.clientWidth} px`
+          + ` "${node.textContent.slice(0, 40)}"`);
+      }
+      const style = getComputedStyle(node);
+      if (style.overflowY !== "visible" && node.clientHeight > 0
+          && node.scrollHeight > node.clientHeight + 1) {
+        note(view, `${where(node)} clipped: ${node.scrollHeight} > ${node.clientHeight} px`);
+      }
+      if (style.overflowY === "auto" || style.overflowY === "scroll") {
+        note(view, `${where(node)} can scroll`);
+      }
+    }
+    const text = document.body.innerText;
+    for (const bad of ["null", "undefined", "NaN", "[object Object]"]) {
+      if (!text.includes(bad)) continue;
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      while (walker.nextNode()) {
+        const found = walker.currentNode;
+        if (found.textContent.includes(bad) && found.parentElement.offsetParent !== null) {
+          note(view, `"${bad}" shown in ${where(found.parentElement)}: "${found.textContent}"`);
+        }
+      }
+    }
+    // One stack per player per moment: every stack figure is his seat's stack in this view.
+    const stacks = new Map((view.seats || []).filter((s) => s.name !== null)
+      .map((s) => [String(s.seat), s.stack]));
+    for (const node of document.querySelectorAll("[data-stack-seat]")) {
+      if (node.offsetParent === null) continue;
+      const seat = node.dataset.stackSeat;
+      if (Number(node.dataset.chips) !== stacks.get(seat)
+          || node.textContent !== stacks.get(seat).toLocaleString("en-US")) {
+        note(view, `seat ${seat}: ${where(node)} shows ${node.textContent}, `
+          + `the seat has ${stacks.get(seat)}`);
+      }
+      seen("stack figures");
+    }
+    const shown = (selector) => [...document.querySelectorAll(selector)]
+      .filter((n) => n.offsetParent !== null && n.textContent.trim());
+    if (shown("#booth-rows tr").length) seen("stacks of the decision");
+    if (shown("#booth-rows .booth-spr").length) seen("SPR");
+    if (shown(".outs-odds").some((n) => / by the river$| on the river$/.test(n.textContent))) {
+      seen("outs with odds");
+    }
+    if (shown(".player .m").length) seen("M");
+    if (shown(".player .story").length) seen("story lines");
+    if (shown(".player .stats").length) seen("statistics");
+    if (shown("#allin").length) seen("all-in");
+    if (shown(".player.busted").length) seen("bust-out");
+    if (shown("#icm-pot-row").length) seen("ICM during a hand");
+  });
+}"""
+
+
+def start_demo(data: Path) -> Running:
+    return Running(subprocess.Popen(
+        [sys.executable, "-m", "overlay", "demo", "--port", "0", "--speed", "16", "--delay",
+         "2", "--seed", "11", "--data", str(data)],
+        cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
+
+
+def open_screen(browser: Browser, url: str, probe: Probe, size: tuple[int, int]) -> Page:
+    # Reduced motion: the cards' deal-in animation would put a card's box above its panel for
+    # a third of a second; the layout is what is checked.
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]},
+                                  reduced_motion="reduce")
+    page = context.new_page()
+    page.on("console", lambda m: probe.console_errors.append(m.text)
+            if m.type == "error" else None)
+    page.on("pageerror", lambda error: probe.page_errors.append(str(error)))
+    page.on("request", lambda r: probe.requests.append(r.url))
+    page.goto(url)
+    expect(page.locator("html")).to_have_attribute("data-connection", "live", timeout=30000)
+    page.evaluate(CHECK)
+    return page
+
+
+def test_the_screen_fits_every_booth_size_through_a_demo_tournament(
+        browser: Browser, tmp_path: Path, artifacts: Path) -> None:
+    probe = Probe()
+    demo = start_demo(tmp_path / "demo")
+    pages: list[Page] = []
+    try:
+        line = demo.until(r"commentary +http://127\.0\.0\.1:\d+/commentary", timeout=120)
+        found = re.search(r"(http://127\.0\.0\.1:\d+/commentary\S*)", line)
+        assert found is not None
+        pages = [open_screen(browser, found[1], probe, size) for size in SIZES]
+        # Watch until every part a booth needs has come up on every screen (bust-outs and
+        # all-ins come when the cards say so), or a problem shows, or the deadline.
+        deadline = time.monotonic() + 600
+        while True:
+            booths: list[dict[str, Any]] = [page.evaluate("window.booth") for page in pages]
+            hands = [page.evaluate("window.feltcast.channel.view.table.hand_number || 0")
+                     for page in pages]
+            done = all(all(b["seen"].get(part) for part in PARTS) for b in booths)
+            if (done and min(hands) >= MIN_HANDS) or any(b["problems"] for b in booths) \
+                    or time.monotonic() > deadline:
+                break
+            pages[0].wait_for_timeout(1000)
+        for page, (width, height) in zip(pages, SIZES, strict=True):
+            page.screenshot(path=str(artifacts / f"commentary-booth-{width}x{height}.png"))
+        assert [b["problems"] for b in booths] == [[]] * len(SIZES)
+        for booth, (width, height) in zip(booths, SIZES, strict=True):
+            assert booth["checks"] >= 100, booth["checks"]
+            # What a booth needs came up and was checked with everything else.
+            missing = [part for part in PARTS if not booth["seen"].get(part)]
+            assert missing == [], (width, height, missing, booth["seen"], hands)
+    finally:
+        for page in pages:
+            page.context.close()
+        demo.stop()
+    assert probe.page_errors == []
+    assert probe.unexpected_console_errors() == []
+    assert probe.foreign_requests() == []
+
+
+# --- channels --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Service]:
+    with running_service(tmp_path_factory.mktemp("booth"), 3.0) as running:
+        yield running
+
+
+def test_the_channel_list_offers_what_the_token_opens(browser: Browser,
+                                                      service: Service) -> None:
+    probe = Probe()
+    page = open_screen(browser, f"{service.base}/commentary?token={service.secure}", probe,
+                       (1920, 1080))
+    try:
+        select = page.locator("#channel-select")
+        options = select.locator("option")
+        # venue, delayed and secure; never the operator's channel or a disabled one.
+        expect(options).to_have_count(3)
+        assert sorted(options.evaluate_all("ns => ns.map(n => n.value)")) == [
+            "delayed", "secure", "venue"]
+        expect(select).to_have_value("delayed")
+        expect(page.locator("#delay")).to_have_text("3 s behind live")
+        select.select_option("secure")
+        expect(page.locator("#delay")).to_have_text("Live")
+        assert "channel=secure" in page.url  # a reload keeps the choice
+        expect(page.locator("html")).to_have_attribute("data-connection", "live")
+        assert page.evaluate("window.feltcast.channel.channel") == "secure"
+    finally:
+        page.context.close()
+    assert probe.page_errors == [] and probe.unexpected_console_errors() == []
+
+
+def test_a_refused_channel_is_named_with_its_reason(browser: Browser, tmp_path: Path) -> None:
+    # Its own service: the page's retries with a wrong token count against 127.0.0.1.
+    probe = Probe(allow_websocket_errors=True)
+    with running_service(tmp_path / "refused", 3.0) as service:
+        context = browser.new_context(viewport={"width": 1366, "height": 768})
+        page = context.new_page()
+        page.on("pageerror", lambda error: probe.page_errors.append(str(error)))
+        try:
+            page.goto(f"{service.base}/commentary?channel=secure&token=not-the-token")
+            expect(page.locator("#connection")).to_have_text(
+                "Channel secure refused: that token does not open the secure channel",
+                timeout=30000)
+            page.goto(f"{service.base}/commentary?channel=delayd")
+            expect(page.locator("#connection")).to_have_text(re.compile(
+                r"^Channel delayd refused: there is no channel 'delayd' \(channels: .*\)$"),
+                timeout=30000)
+        finally:
+            context.close()
+    assert probe.page_errors == []
