@@ -241,11 +241,10 @@ class TournamentView:
         news = _HandNews()
         if hand.is_over:
             events = hand.effective_events
-            try:
+            # Statistics are commentary: a hand they cannot read never stops a view.
+            with suppress(FeltcastError, ValueError):
                 news = _HandNews(hand_stats(events), hand_stories(events),
                                  ticker_line(events, out) or None)
-            except (FeltcastError, ValueError):
-                pass  # statistics are commentary: a hand they cannot read never stops a view
         state.current = (key, news)
         return news
 

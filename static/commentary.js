@@ -107,7 +107,9 @@ function renderBooth(view) {
   const toAct = seats.find((s) => s.to_act);
   const street = view.table.street;
   const booth = $("booth");
-  const opponents = toAct ? seats.filter((s) => s !== toAct && inHand(s)) : [];
+  // Opponents who can still put chips in: an all-in player's stack is settled.
+  const opponents = toAct ? seats.filter((s) => s !== toAct && inHand(s)
+    && (s.stack > 0 || s.bet > 0)) : [];
   booth.hidden = !toAct || !opponents.length || !STREETS.slice(0, 4).includes(street);
   if (booth.hidden) return;
   const cost = roundCost(view);

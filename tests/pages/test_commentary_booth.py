@@ -24,7 +24,9 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.overlay.test_cli_start import Running
 from tests.pages.conftest import Probe
+from tests.pages.harness import Harness
 from tests.pages.service import ROOT, Service, running_service
+from tests.pages.tournament_views import tournament_view
 
 SIZES = ((1366, 768), (1920, 1080), (2560, 1440))
 MIN_HANDS = 8
@@ -227,3 +229,87 @@ def test_a_refused_channel_is_named_with_its_reason(browser: Browser, tmp_path: 
         finally:
             context.close()
     assert probe.page_errors == []
+
+
+# --- a crowded screen, from the harness's fixture views ---------------------------------------
+
+
+def crowded_view() -> dict[str, Any]:
+    """Nine players with long names, thirty actions, long story lines, an all-in's ten
+    outcomes: more than a 1366x768 screen holds at full size."""
+    view = tournament_view("delayed")
+    names = {1: "Ashton Alexander Griffin-Whitmore", 2: "Kalidou Sow", 3: "Mira Lindqvist",
+             4: "Rast Andersson", 5: "Maximiliano Konstantinopoulos", 6: "Daniel Ortega",
+             7: "Yuki Tanaka", 8: "Lena Fischer", 9: "Diego Ferreira da Silva"}
+    seats = view["seats"]
+    seats[4].update(name="Maximiliano Konstantinopoulos", stack=51000, stack_bb=6.4,
+                    folded=True, cards=["2c", "2d"], last_action="Fold")
+    seats.append({**seats[5], "seat": 9, "name": names[9], "stack": 61000})
+    seats[0]["outs"] = {**seats[0]["outs"], "next_card": 0.14, "by_river": 0.2631}
+    tournament = view["tournament"]
+    tournament["players"] = [{"seat": s["seat"], "name": names[s["seat"]],
+                              "display_name": names[s["seat"]].split()[0], "country": "DE",
+                              "photo": None, "stack": s["stack"] + s["bet"], "share": 0.1,
+                              "rank": i + 1, "prize_so_far": 0}
+                             for i, s in enumerate(seats) if s["name"]]
+    tournament["field"]["total_chips"] = sum(s["stack"] + s["bet"] for s in seats) + 702000
+    tournament["icm"] = {str(p["seat"]): 10000.0 for p in tournament["players"]}
+    story = {"biggest_won": {"hand": 12, "chips": 1840000},
+             "biggest_lost": {"hand": 30, "chips": 921000}, "lead_taken": 3, "lead_hand": 51,
+             "knocked_out": [{"name": "Olga Petrova", "hand": 41},
+                             {"name": "Tom Brenner", "hand": 30}],
+             "doubled": [{"hand": 7, "through": "Maximiliano Konstantinopoulos"}]}
+    seated = [str(p["seat"]) for p in tournament["players"]]
+    stats = {"hands": 48, "vpip": 0.25, "pfr": 0.2, "three_bet": 0.08, "af": 2.5, "wtsd": 0.3}
+    tournament["stories"] = {seat: story for seat in seated}
+    tournament["stats"] = {seat: stats for seat in seated}
+    actions = view["table"]["actions"]
+    for n in range(30):
+        actions.append({"seat": 4, "name": "Rast", "street": "flop", "verb": "bet",
+                        "amount": 1000 + n, "text": f"Rast bets {1000 + n:,}"})
+    outcomes = [{"probability": p, "stacks": [1, 1], "winners": [4], "busted": [1],
+                 "doubled": [4], "split": False, "equity": [0.0, 1000.0 * i]}
+                for i, p in enumerate([0.3, 0.2, 0.1, 0.1, 0.1, 0.05, 0.05, 0.04, 0.03, 0.03])]
+    tournament["allin"] = {"seats": [1, 4], "chip_equity": [0.25, 0.75],
+                           "expected_stacks": [1, 2], "equity_before": [9000.0, 12000.0],
+                           "expected_equity": [8000.0, 13000.5], "boards": 990,
+                           "outcomes": outcomes}
+    return view
+
+
+def test_a_crowded_screen_is_fitted_not_cut(page: Page, harness: Harness,
+                                            artifacts: Path) -> None:
+    page.set_viewport_size({"width": 1366, "height": 768})
+    harness.set_view("delayed", crowded_view())
+    page.goto(f"{harness.base}/commentary")
+    expect(page.locator("html")).to_have_attribute("data-revision", "1")
+    page.evaluate(CHECK)
+    page.evaluate("window.feltcast.render(window.feltcast.channel.view)")
+    booth = page.evaluate("window.booth")
+    page.screenshot(path=str(artifacts / "commentary-crowded-1366x768.png"))
+    assert booth["problems"] == [] and booth["checks"] == 1
+    # The action log keeps its newest lines.
+    expect(page.locator("#history li").last).to_have_text("Rast bets 1,029")
+    expect(page.locator(".history-earlier")).to_have_text(re.compile(r"^\d+ earlier actions$"))
+    # A long name is shortened by the rule, the full name its tooltip.
+    name = page.locator(".player[data-seat='1'] .name")
+    expect(name).to_have_attribute("title", "Ashton Alexander Griffin-Whitmore")
+    assert name.inner_text() in ("A. Alexander Griffin-Whitmore", "A. Griffin-Whitmore",
+                                 "Griffin-Whitmore")
+    # Stacks of the decision: Ashton (734,000 behind) against Rast (954,000 and a 24,000 bet).
+    expect(page.locator("#booth-numbers")).to_have_text("734,000 behind · 91.8 BB · M 36.7")
+    rast = page.locator("#booth-rows tr[data-seat='4']")
+    expect(rast.locator(".booth-effective")).to_have_text("734,000")
+    expect(rast.locator(".booth-bb")).to_have_text("91.8 BB")
+    expect(rast.locator(".booth-spr")).to_have_text("1.0")  # 734,000 over the 702,000 pot
+    # Yuki is all-in for less: nothing more to decide against him.
+    expect(page.locator("#booth-rows tr")).to_have_count(1)
+    expect(page.locator(".player[data-seat='1'] .outs-odds")).to_have_text(
+        "14.0% next card · 26.3% by the river")
+    # The ICM table says what it shows: a hand is running.
+    expect(page.locator("#icm-caption")).to_have_text(
+        "Stacks now · prize equity expected once this all-in is decided (every outcome weighed)")
+    outcomes = page.locator("#allin-outcomes .outcome:not(.more)")
+    assert 1 <= outcomes.count() <= 8
+    expect(page.locator("#allin-outcomes .outcome.more")).to_have_text(
+        re.compile(r"^\d+ more outcomes \(\d+\.\d%\)$"))
