@@ -102,16 +102,17 @@ function potBeforeBets(view) {
   return pots.reduce((sum, pot) => sum + pot.amount, 0);
 }
 
+/** The stacks of the decision; returns how many rows of other pairs it drew (for fitting). */
 function renderBooth(view) {
   const seats = (view.seats || []).filter((s) => s.name !== null);
   const toAct = seats.find((s) => s.to_act);
   const street = view.table.street;
   const booth = $("booth");
-  // Opponents who can still put chips in: an all-in player's stack is settled.
-  const opponents = toAct ? seats.filter((s) => s !== toAct && inHand(s)
-    && (s.stack > 0 || s.bet > 0)) : [];
+  // Players who can still put chips in: an all-in player's stack is settled.
+  const live = seats.filter((s) => inHand(s) && (s.stack > 0 || s.bet > 0));
+  const opponents = toAct ? live.filter((s) => s !== toAct) : [];
   booth.hidden = !toAct || !opponents.length || !STREETS.slice(0, 4).includes(street);
-  if (booth.hidden) return;
+  if (booth.hidden) return 0;
   const cost = roundCost(view);
   const level = levelOf(view);
   const bb = level ? level.big_blind : 0;
@@ -127,14 +128,27 @@ function renderBooth(view) {
   const pot = potBeforeBets(view);
   const spr = street !== "preflop" && pot > 0;
   $("booth-spr-head").hidden = !spr;
-  $("booth-rows").replaceChildren(...opponents.map((other) => {
-    const effective = effectiveStack(toAct, other);
-    return el("tr", { data: { seat: other.seat } },
-      el("th", { attrs: { scope: "row" } }, nameBox("booth-opponent", other.seat)),
+  const row = (a, b, who, data) => {
+    const effective = effectiveStack(a, b);
+    return el("tr", { class: data.pair ? "pair" : "", data },
+      el("th", { attrs: { scope: "row" } }, ...who),
       el("td", { class: "booth-effective", text: chips(effective) }),
       el("td", { class: "booth-bb", text: bb ? bigBlinds(effective / bb) : "" }),
       spr ? el("td", { class: "booth-spr", text: (effective / pot).toFixed(1) }) : null);
+  };
+  // The player to act against each opponent, then every other live pair (two names).
+  const rows = opponents.map((other) => row(toAct, other,
+    [nameBox("booth-opponent", other.seat)], { seat: other.seat }));
+  const others = [];
+  opponents.forEach((a, i) => opponents.slice(i + 1).forEach((b) => {
+    others.push(row(a, b, [nameBox("booth-pair", a.seat), nameBox("booth-pair", b.seat)],
+      { pair: `${a.seat}-${b.seat}` }));
   }));
+  const head = others.length ? el("tr", { class: "pairs-head pair" },
+    el("th", { attrs: { scope: "rowgroup", colspan: spr ? "4" : "3" }, text: "Other pairs" }))
+    : null;
+  $("booth-rows").replaceChildren(...rows, ...(head ? [head] : []), ...others);
+  return others.length;
 }
 
 // ---------------------------------------------------------------- players
@@ -703,6 +717,7 @@ function playerGrid(count) {
 }
 
 let allinFit = null;
+let boothPairs = 0;
 
 /** After every render: the screen fits its viewport (docs/pages.md). */
 export function fitScreen() {
@@ -715,8 +730,20 @@ export function fitScreen() {
     if (scaleToFit(grid, cardsFit)) break;
   }
   const left = $("left");
-  if (!scaleToFit(left, () => !overflows(left) && !somethingCut(left)) && allinFit) {
-    for (let n = allinFit.count - 1; n >= 1 && overflows(left); n -= 1) allinFit.listOutcomes(n);
+  const leftFits = () => !overflows(left) && !somethingCut(left);
+  if (!scaleToFit(left, leftFits)) {
+    // Short of room: the pairs without the player to act go first (newest pair first), then
+    // all-in outcomes (summed in the last line).
+    const pairs = [...document.querySelectorAll("#booth-rows tr.pair")].reverse();
+    for (const pair of pairs.slice(0, boothPairs)) {
+      if (leftFits()) break;
+      pair.remove();
+    }
+    const head = document.querySelector("#booth-rows tr.pairs-head");
+    if (head && !document.querySelector("#booth-rows tr.pair:not(.pairs-head)")) head.remove();
+    for (let n = allinFit ? allinFit.count - 1 : 0; n >= 1 && !leftFits(); n -= 1) {
+      allinFit.listOutcomes(n);
+    }
   }
   const right = $("right");
   const history = right.querySelector(".history");
@@ -743,7 +770,7 @@ export function render(view) {
   const seated = (view.seats || []).filter((seat) => seat.name !== null);
   playerGrid(seated.length);
   players.sync(seated, (seat) => seat.seat, updatePlayer);
-  renderBooth(view);
+  boothPairs = renderBooth(view);
   const tournament = tournamentOf(view);
   renderTicker(tournament);
   renderStakes(view, tournament);

@@ -313,3 +313,29 @@ def test_a_crowded_screen_is_fitted_not_cut(page: Page, harness: Harness,
     assert 1 <= outcomes.count() <= 8
     expect(page.locator("#allin-outcomes .outcome.more")).to_have_text(
         re.compile(r"^\d+ more outcomes \(\d+\.\d%\)$"))
+
+
+def test_every_live_pair_has_its_effective_stack(page: Page, harness: Harness) -> None:
+    view = tournament_view("delayed")
+    daniel = view["seats"][5]
+    daniel.update(folded=False, last_action=None, equity=None)  # seat 6 still in, 88,000
+    harness.set_view("delayed", view)
+    page.goto(f"{harness.base}/commentary")
+    expect(page.locator("html")).to_have_attribute("data-revision", "1")
+    rows = page.locator("#booth-rows tr")
+    # Ashton to act against Rast and Daniel (Yuki is all in), then the pair without him.
+    expect(rows).to_have_count(4)
+    expect(rows.nth(0).locator(".booth-effective")).to_have_text("734,000")
+    expect(rows.nth(1).locator(".booth-effective")).to_have_text("88,000")
+    expect(rows.nth(2)).to_have_text("Other pairs")
+    pair = page.locator("#booth-rows tr[data-pair='4-6']")
+    expect(pair.locator(".fit-name").first).to_have_attribute("title", "Rast Andersson")
+    assert pair.locator(".fit-name").evaluate_all("ns => ns.map(n => n.title)") == [
+        "Rast Andersson", "Daniel Ortega"]
+    expect(pair.locator(".booth-effective")).to_have_text("88,000")
+    expect(pair.locator(".booth-bb")).to_have_text("11.0 BB")
+    expect(pair.locator(".booth-spr")).to_have_text("0.1")  # 88,000 over the 702,000 pot
+    # Pre-flop there is no SPR column (it is a post-flop figure).
+    harness.push_patch("delayed", {"table": {"street": "preflop", "board": []}})
+    expect(page.locator("#booth-spr-head")).to_be_hidden()
+    expect(page.locator("#booth-rows .booth-spr")).to_have_count(0)
