@@ -4,7 +4,7 @@
 // pass so that the whole screen shows without scrolling and nothing is cut (docs/pages.md).
 import { connectChannel, pageParams } from "./js/channel.js";
 import { cardElement, syncCards } from "./js/cards.js";
-import { KeyedList, bigBlinds, chips, clockText, el, fitText, isCut, levelRemaining,
+import { KeyedList, bigBlinds, chips, clockText, el, fitText, fitTexts, isCut, levelRemaining,
   loadFonts, nameForms, percent, setText, timeOfDay, toggle } from "./js/dom.js";
 import { flagElement, levelRemaining as tournamentRemaining, money, ordinal, shareText,
   syncFlag, tournamentOf, wallNow } from "./js/tournament.js";
@@ -17,6 +17,8 @@ const CONNECTION_TEXT = { connecting: "Connecting…", live: "", resyncing: "Res
   offline: "Server unreachable — showing the last known state" };
 /** Statistics over fewer hands than this are greyed: a sample too small to mean much. */
 export const STATS_SAMPLE = 20;
+/** The stacks of the decision list every other pair while at most this many are in. */
+export const PAIRS_UP_TO = 4;
 /** The most all-in outcomes listed (the rest are summed in one line). */
 const MAX_OUTCOMES = 8;
 
@@ -57,10 +59,9 @@ function nameBox(className, seat) {
 }
 
 function fitNames(root = document) {
-  for (const node of root.querySelectorAll(".fit-name")) {
-    if (node.offsetParent === null) continue; // not shown
-    fitText(node, nameForms(node.dataset.fullName));
-  }
+  fitTexts([...root.querySelectorAll(".fit-name")]
+    .filter((node) => node.offsetParent !== null) // shown
+    .map((node) => [node, nameForms(node.dataset.fullName)]));
 }
 
 function currencyOf(tournament) {
@@ -140,7 +141,8 @@ function renderBooth(view) {
   const rows = opponents.map((other) => row(toAct, other,
     [nameBox("booth-opponent", other.seat)], { seat: other.seat }));
   const others = [];
-  opponents.forEach((a, i) => opponents.slice(i + 1).forEach((b) => {
+  // Other pairs matter once few are left in: with at most PAIRS_UP_TO players in the hand.
+  if (live.length <= PAIRS_UP_TO) opponents.forEach((a, i) => opponents.slice(i + 1).forEach((b) => {
     others.push(row(a, b, [nameBox("booth-pair", a.seat), nameBox("booth-pair", b.seat)],
       { pair: `${a.seat}-${b.seat}` }));
   }));
@@ -445,17 +447,32 @@ function renderHistory(view) {
 /** The action log keeps its newest lines: the oldest go into "N earlier actions". */
 function trimHistory() {
   const list = $("history");
+  const items = [...list.children];
+  if (list.scrollHeight <= list.clientHeight + 1 || items.length <= 2) {
+    list.dataset.shown = String(list.querySelectorAll(".history-action").length);
+    return;
+  }
+  // Measured once: keep the newest lines that fit below the "earlier" note (one line).
+  const top = list.getBoundingClientRect().top;
+  const room = list.clientHeight;
+  const bottom = items[items.length - 1].getBoundingClientRect().bottom - top;
+  const line = items[items.length - 1].getBoundingClientRect().height * 1.3;
+  let start = 0;
+  while (start < items.length - 2
+    && bottom - (items[start].getBoundingClientRect().top - top) + line > room) start += 1;
+  const note = el("li", { class: "history-earlier" });
   let earlier = 0;
-  let note = null;
-  while (list.scrollHeight > list.clientHeight + 1) {
-    const first = [...list.children].find((item) => item !== note);
-    if (!first || list.children.length <= 2) break;
-    if (first.classList.contains("history-action")) earlier += 1;
-    first.remove();
-    if (!note) {
-      note = el("li", { class: "history-earlier" });
-      list.prepend(note);
-    }
+  const drop = (item) => {
+    if (item.classList.contains("history-action")) earlier += 1;
+    item.remove();
+  };
+  items.slice(0, start).forEach(drop);
+  list.prepend(note);
+  setText(note, `${earlier} earlier action${earlier === 1 ? "" : "s"}`);
+  // Rounding: one more line out while it still does not fit.
+  for (let item = note.nextElementSibling; item && list.children.length > 2
+    && list.scrollHeight > list.clientHeight + 1; item = note.nextElementSibling) {
+    drop(item);
     setText(note, `${earlier} earlier action${earlier === 1 ? "" : "s"}`);
   }
   list.dataset.shown = String(list.querySelectorAll(".history-action").length);
@@ -698,15 +715,23 @@ function somethingCut(root) {
   return false;
 }
 
-/** Scale a panel's type (--fit) down from 1 until `fits()` (or `min`); true if it fits. */
+/** Scale a panel's type (--fit) to the largest value from `min` to 1 at which `fits()`
+ * (a binary search: five layouts at most); true if it fits. */
 function scaleToFit(panel, fits, min = 0.6) {
-  let fit = 1;
-  panel.style.setProperty("--fit", "1");
-  while (!fits() && fit > min + 1e-9) {
-    fit = Math.max(min, fit - 0.05);
-    panel.style.setProperty("--fit", fit.toFixed(2));
+  const set = (value) => panel.style.setProperty("--fit", value.toFixed(3));
+  set(1);
+  if (fits()) return true;
+  set(min);
+  if (!fits()) return false;
+  let lo = min;
+  let hi = 1;
+  for (let step = 0; step < 4; step += 1) {
+    const mid = (lo + hi) / 2;
+    set(mid);
+    if (fits()) lo = mid; else hi = mid;
   }
-  return fits();
+  set(lo);
+  return true;
 }
 
 function playerGrid(count) {
@@ -719,19 +744,35 @@ function playerGrid(count) {
 let allinFit = null;
 let boothPairs = 0;
 
-/** After every render: the screen fits its viewport (docs/pages.md). */
-export function fitScreen() {
+let fitKey = null;
+
+/**
+ * After every render: the screen fits its viewport (docs/pages.md). The fitting search (a few
+ * layouts per panel) runs when the layout's shape changes (a new hand or street, players
+ * joining or leaving, an all-in, the window's size, the fonts) or when a panel no longer fits
+ * at its current scale; otherwise one layout confirms the current scales.
+ */
+export function fitScreen({ force = false } = {}) {
+  const view = shown.view;
+  const tournament = tournamentOf(view);
+  const key = [view.table.hand_number, view.table.street, (view.seats || []).filter(
+    (s) => s.name !== null).length, Boolean(tournament && tournament.allin), innerWidth,
+  innerHeight].join("|");
+  const search = force || key !== fitKey;
+  fitKey = key;
   const grid = $("players");
-  const cards = () => [...grid.children];
-  const cardsFit = () => cards().every((card) => !overflows(card)) && !somethingCut(grid);
-  for (const level of [0, 1, 2]) {
-    toggle(grid, "compact-1", level === 1);
-    toggle(grid, "compact-2", level === 2);
-    if (scaleToFit(grid, cardsFit)) break;
+  const cardsFit = () => [...grid.children].every((card) => !overflows(card))
+    && !somethingCut(grid);
+  if (search || !cardsFit()) {
+    for (const level of [0, 1, 2]) {
+      toggle(grid, "compact-1", level === 1);
+      toggle(grid, "compact-2", level === 2);
+      if (scaleToFit(grid, cardsFit)) break;
+    }
   }
   const left = $("left");
   const leftFits = () => !overflows(left) && !somethingCut(left);
-  if (!scaleToFit(left, leftFits)) {
+  if ((search || !leftFits()) && !scaleToFit(left, leftFits)) {
     // Short of room: the pairs without the player to act go first (newest pair first), then
     // all-in outcomes (summed in the last line).
     const pairs = [...document.querySelectorAll("#booth-rows tr.pair")].reverse();
@@ -747,8 +788,9 @@ export function fitScreen() {
   }
   const right = $("right");
   const history = right.querySelector(".history");
-  scaleToFit(right, () => !overflows(right) && !somethingCut(right)
-    && history.clientHeight >= 40);
+  const rightFits = () => !overflows(right) && !somethingCut(right)
+    && history.clientHeight >= 40;
+  if (search || !rightFits()) scaleToFit(right, rightFits);
   trimHistory();
   fitNames();
   for (const node of document.querySelectorAll(".ticker-text, .table-name")) {
@@ -850,13 +892,13 @@ export function switchTo(name) {
   return channel;
 }
 
-loadFonts().then(() => { if (shown.view) fitScreen(); });
+loadFonts().then(() => { if (shown.view) fitScreen({ force: true }); });
 switchTo(params.channel);
 fillChannelPicker();
 $("channel-select").addEventListener("change", (event) => {
   if (event.target.value !== channel.channel) switchTo(event.target.value);
 });
-window.addEventListener("resize", () => { if (shown.view) fitScreen(); });
+window.addEventListener("resize", () => { if (shown.view) fitScreen({ force: true }); });
 setInterval(renderLevelClock, 1000);
 window.feltcast = {
   get channel() { return channel; },

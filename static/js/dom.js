@@ -152,21 +152,48 @@ export function isCut(node) {
   return node.scrollWidth > node.clientWidth;
 }
 
+let measuring = null;
+
+/** The width of `text` in CSS px in `font` (a computed CSS font shorthand). */
+export function textWidth(text, font) {
+  measuring = measuring || document.createElement("canvas").getContext("2d");
+  measuring.font = font;
+  return measuring.measureText(text).width;
+}
+
 /**
- * Show the longest of `forms` that fits `node`'s width (a one-line box), then, if none does,
- * the shortest in smaller type (down to `minScale` through the CSS variable --text-fit). The
- * first form is the element's tooltip. Returns the form shown.
+ * Fit one-line boxes whose width does not depend on their text (a flex item with a basis, a
+ * fixed-layout table cell): each shows the longest of its `forms` that fits, else the
+ * shortest in smaller type (down to `minScale`, through the CSS variable --text-fit). The
+ * first form is the box's tooltip. All boxes are measured in one layout pass (the text is
+ * measured on a canvas in the box's own font), then written: `items` is [[node, forms]].
  */
-export function fitText(node, forms, { minScale = 0.6 } = {}) {
-  node.title = forms[0] || "";
-  node.style.removeProperty("--text-fit");
-  for (const form of forms) {
-    setText(node, form);
-    if (!isCut(node)) return form;
-  }
-  for (let scale = 0.9; scale >= minScale - 1e-9; scale -= 0.05) {
+export function fitTexts(items, { minScale = 0.6 } = {}) {
+  for (const [node] of items) node.style.removeProperty("--text-fit");
+  const boxes = items.map(([node, forms]) => {
+    const style = getComputedStyle(node);
+    const room = node.clientWidth - parseFloat(style.paddingLeft || "0")
+      - parseFloat(style.paddingRight || "0") - 1;
+    // Not style.font: with font-variant-numeric set that shorthand serialises to "".
+    const font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    return { node, forms, room, font };
+  });
+  for (const { node, forms, room, font } of boxes) {
+    node.title = forms[0] || "";
+    const fitting = forms.find((form) => textWidth(form, font) <= room);
+    if (fitting !== undefined) {
+      setText(node, fitting);
+      continue;
+    }
+    const last = forms[forms.length - 1] || "";
+    setText(node, last);
+    const width = textWidth(last, font);
+    const scale = Math.max(minScale, Math.floor((room / width) * 100) / 100);
     node.style.setProperty("--text-fit", scale.toFixed(2));
-    if (!isCut(node)) break;
   }
-  return forms[forms.length - 1];
+}
+
+/** fitTexts for one box. */
+export function fitText(node, forms, options = {}) {
+  fitTexts([[node, forms]], options);
 }
