@@ -6,8 +6,8 @@ import { connectChannel, pageParams } from "./js/channel.js";
 import { cardElement, syncCards } from "./js/cards.js";
 import { KeyedList, bigBlinds, chips, clockText, el, fitText, fitTexts, isCut, levelRemaining,
   loadFonts, nameForms, percent, setText, timeOfDay, toggle } from "./js/dom.js";
-import { flagElement, levelRemaining as tournamentRemaining, money, ordinal, shareText,
-  syncFlag, tournamentOf, wallNow } from "./js/tournament.js";
+import { flagElement, levelOf, levelRemaining as tournamentRemaining, money, ordinal,
+  shareText, syncFlag, tournamentOf, wallNow } from "./js/tournament.js";
 
 const STREETS = ["preflop", "flop", "turn", "river", "showdown"];
 const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
@@ -352,21 +352,6 @@ export function behindText(delay) {
   return `${Math.floor(minutes / 60)} h${minutes % 60 ? ` ${minutes % 60} min` : ""} behind live`;
 }
 
-/** The table's level; before this channel has shown a hand, the tournament clock's. */
-function levelOf(view) {
-  const level = view.table.level;
-  if (level && typeof level.number === "number" && typeof level.big_blind === "number") {
-    return level;
-  }
-  const tournament = tournamentOf(view);
-  const clock = tournament ? tournament.clock : null;
-  if (clock && typeof clock.level === "number" && typeof clock.big_blind === "number") {
-    return { number: clock.level, small_blind: clock.small_blind, big_blind: clock.big_blind,
-      ante: clock.ante, ante_mode: view.table.level ? view.table.level.ante_mode : null };
-  }
-  return null;
-}
-
 function renderHeader(view) {
   const table = view.table;
   setText($("table-name"), table.name);
@@ -382,6 +367,7 @@ function renderHeader(view) {
   setText($("delay"), behindText(info.delay));
   toggle($("delay"), "delayed", delayed);
   setText($("as-of"), timeOfDay(info.as_of));
+  $("as-of").parentElement.hidden = typeof info.as_of !== "number";  // nothing released yet
 }
 
 /** Pot odds for the player to act, from to_call and the pots of the view. */

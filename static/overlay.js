@@ -6,7 +6,7 @@ import { connectChannel, pageParams } from "./js/channel.js";
 import { syncCards } from "./js/cards.js";
 import { KeyedList, bigBlinds, chips, clockText, el, levelRemaining, loadFonts, percent,
   setText, showOnAir, toggle } from "./js/dom.js";
-import { actionClockFinal, actionClockRemaining, anteText, blindsText,
+import { actionClockFinal, actionClockRemaining, anteText, blindsText, levelOf,
   levelRemaining as clockRemaining, tournamentOf, wallNow } from "./js/tournament.js";
 
 const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
@@ -93,10 +93,11 @@ function updateSeat(node, seat, best) {
   q(".equity-fill").style.width = equity === null ? "0%" : `${(equity * 100).toFixed(2)}%`;
 }
 
-function renderEventBar(table) {
+function renderEventBar(view) {
+  const table = view.table;
   setText($("table-name"), table.name);
   setText($("hand-number"), table.hand_number ? `Hand ${table.hand_number}` : "");
-  const level = table.level;
+  const level = levelOf(view);
   setText($("level"), level ? `Level ${level.number}` : "");
   setText($("blinds"), level ? `${chips(level.small_blind)} / ${chips(level.big_blind)}` : "");
   const ante = level && level.ante
@@ -200,7 +201,7 @@ export function render(view) {
   const stage = $("stage");
   stage.classList.remove("empty");
   const best = highlightedCards(view);
-  renderEventBar(view.table);
+  renderEventBar(view);
   renderClockBug(view);
   const seated = (view.seats || []).filter((seat) => seat.name !== null);
   stage.dataset.players = String(seated.length);

@@ -242,3 +242,19 @@ export function numberParam(query, name, fallback, min = 0, max = Infinity) {
   const value = Number(raw);
   return Number.isFinite(value) ? Math.min(max, Math.max(min, value)) : fallback;
 }
+
+/** The level a page shows: the table's (the running hand's, R21); before this channel has
+ * shown a hand (the security delay has not passed yet), the tournament clock's; else null. */
+export function levelOf(view) {
+  const level = view && view.table ? view.table.level : null;
+  if (level && typeof level.number === "number" && typeof level.big_blind === "number") {
+    return level;
+  }
+  const tournament = tournamentOf(view);
+  const clock = tournament ? tournament.clock : null;
+  if (clock && typeof clock.level === "number" && typeof clock.big_blind === "number") {
+    return { number: clock.level, small_blind: clock.small_blind, big_blind: clock.big_blind,
+      ante: clock.ante, ante_mode: level ? level.ante_mode : null };
+  }
+  return null;
+}

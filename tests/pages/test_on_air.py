@@ -1,0 +1,128 @@
+"""Nothing broken on air (issue 19): every page through a whole demo tournament, in Debian's
+Chromium, with its rendered text scanned at every change.
+
+The demo plays with a security delay longer than its first hand, so the delayed pages spend
+their first seconds before the delay has passed; then every street, showdowns, bust-outs, level
+changes and a break; then the service is stopped and started again on the same data and port,
+and the pages reconnect on their own. Every page, on ``delayed`` and on ``venue``, watches its
+own text (a MutationObserver): it must never show "null", "undefined", "NaN",
+"[object Object]" or a label without its value.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Browser, Page, expect
+
+from tests.overlay.test_cli_start import Running
+from tests.pages.conftest import Probe
+from tests.pages.service import ROOT, free_port
+
+PAGES = ("overlay", "commentary", "leaderboard", "lowerthird?seat=1", "lowerthird?seat=7",
+         "elimination", "payouts", "clock")
+CHANNELS = ("delayed", "venue")
+DELAY = 6.0
+"""Longer than the demo's first hand: the delayed pages start before anything is released."""
+
+# Installed in each page: scans the rendered text after every change of the DOM.
+SCAN = r"""() => {
+  window.onAir = {scans: 0, problems: []};
+  const BAD = ["null", "undefined", "NaN", "[object Object]", "Infinity"];
+  // A label without its value, as these pages would show one: blinds with no figures (a
+  // lone "/"), "Level" or "as of" with nothing after it, the commentary's "Pot" alone, "()".
+  const EMPTY = [/^\s*\/\s*$/m, /\bLevel *(\/|$)/m, /\bas of *$/im, /^Pot *$/m, /\( *\)/];
+  let queued = false;
+  const scan = () => {
+    queued = false;
+    window.onAir.scans += 1;
+    const text = document.body ? document.body.innerText : "";
+    const found = BAD.filter((bad) => text.includes(bad))
+      .concat(EMPTY.filter((pattern) => pattern.test(text)).map(String));
+    for (const what of found) {
+      if (window.onAir.problems.length < 20) {
+        window.onAir.problems.push({what, at: Date.now(), text: text.slice(0, 400)});
+      }
+    }
+  };
+  new MutationObserver(() => {
+    if (!queued) { queued = true; queueMicrotask(scan); }
+  }).observe(document.documentElement, {childList: true, subtree: true, characterData: true,
+                                         attributes: true, attributeFilter: ["hidden", "class"]});
+  scan();
+}"""
+
+
+def start_demo(data: Path, port: int) -> Running:
+    return Running(subprocess.Popen(
+        [sys.executable, "-m", "overlay", "demo", "--port", str(port), "--speed", "16",
+         "--delay", str(DELAY), "--seed", "7", "--data", str(data)],
+        cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
+
+
+def stop_demo(demo: Running) -> None:
+    demo.stop(signal.SIGINT)
+    if demo.process.stdout is not None:
+        demo.process.stdout.close()
+
+
+def open_page(browser: Browser, url: str, probe: Probe) -> Page:
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    page = context.new_page()
+    page.on("pageerror", lambda error: probe.page_errors.append(str(error)))
+    page.on("console", lambda m: probe.console_errors.append(m.text)
+            if m.type == "error" else None)
+    page.on("request", lambda r: probe.requests.append(r.url))
+    page.goto(url)
+    page.evaluate(SCAN)
+    return page
+
+
+def test_no_page_ever_shows_a_broken_value(browser: Browser, tmp_path: Path) -> None:
+    probe = Probe(allow_websocket_errors=True)  # the restart: sockets refused for a moment
+    port = free_port()
+    data = tmp_path / "demo"
+    demo = start_demo(data, port)
+    pages: dict[str, Page] = {}
+    try:
+        demo.until(r"^The delayed pages show the table", timeout=120)
+        base = f"http://127.0.0.1:{port}"
+        for channel in CHANNELS:
+            for name in PAGES:
+                joiner = "&" if "?" in name else "?"
+                pages[f"{name} on {channel}"] = open_page(
+                    browser, f"{base}/{name}{joiner}channel={channel}", probe)
+        # Streets, showdowns, bust-outs, level changes and the break (after three levels).
+        demo.until(r"is out in", timeout=300)
+        demo.until(r"Break: play resumes", timeout=300)
+        demo.until(r"^hand \d+: ", timeout=300)
+        # The service goes away and comes back on the same data; the pages reconnect.
+        stop_demo(demo)
+        demo = start_demo(data, port)
+        demo.until(r"^The delayed pages show the table", timeout=120)
+        for page in pages.values():
+            expect(page.locator("html")).to_have_attribute("data-connection", "live",
+                                                           timeout=60000)
+        demo.until(r"^hand \d+: ", timeout=300)
+        demo.until(r"^hand \d+: ", timeout=300)
+        found: dict[str, Any] = {}
+        for label, page in pages.items():
+            seen = page.evaluate("window.onAir")
+            assert seen["scans"] >= 1, label  # the scanner ran (a quiet graphic changes rarely)
+            if seen["problems"]:
+                found[label] = seen["problems"][:3]
+        assert found == {}, "\n".join(f"{label}: {p['what']} in {p['text']!r}"
+                                       for label, problems in found.items() for p in problems)
+    finally:
+        for page in pages.values():
+            page.context.close()
+        stop_demo(demo)
+    assert probe.page_errors == []
+    assert [e for e in probe.unexpected_console_errors()
+            if not re.search(r"Failed to load resource", e)] == []
+    assert probe.foreign_requests() == []
