@@ -23,7 +23,7 @@ from engine.view_text import r8_ruling, undo_label
 __all__ = ["DEVICE_FIELDS", "ClockState", "operator_view", "with_devices"]
 
 #: The operator fields the service provides from its devices and connections.
-DEVICE_FIELDS = ("capture", "decks", "obs", "channels", "pages")
+DEVICE_FIELDS = ("capture", "decks", "obs", "channels", "pages", "refused_pages")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +59,7 @@ def operator_view(hand: Hand | None, legal: LegalActions | None, clock: ClockSta
         "obs": None,
         "channels": [],
         "pages": [],
+        "refused_pages": [],
     }
 
 

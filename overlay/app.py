@@ -328,7 +328,8 @@ def device_report(app: web.Application) -> dict[str, Any]:
         readers.extend(cameras.operator_capture())
         alerts.extend(cameras.alerts())
     alerts.extend(transport_alerts(app[CONFIG_KEY]))
-    return {"channels": channels, "pages": pages.summary(), "obs": obs_view,
+    return {"channels": channels, "pages": pages.summary(),
+            "refused_pages": pages.refused_summary(app[CLOCK_KEY]()), "obs": obs_view,
             "capture": readers, "decks": decks,
             "alerts": [alert.to_view() for alert in alerts]}
 
@@ -480,7 +481,14 @@ def obs_guard_changed(app: web.Application) -> None:
 
 async def websocket_handler(request: web.Request) -> web.WebSocketResponse:
     name = request.match_info["channel"]
-    hub = hub_for(request, name, allow_query_token=True)
+    try:
+        hub = hub_for(request, name, allow_query_token=True)
+    except web.HTTPException as refused:
+        # The page stays blank on air: the console names it and the reason.
+        reason = json.loads(refused.text or "{}").get("error", {}).get("message", refused.reason)
+        request.app[PAGES_KEY].refused(request.query.get("page", ""), name, reason,
+                                       request.remote, request.app[CLOCK_KEY]())
+        raise
     ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=64 * 1024)
     await ws.prepare(request)
     obs_source = is_obs_source(request, name)

@@ -550,7 +550,10 @@ function renderStatus(view) {
         + ` · ${channel.clients}` })));
   $("pages").replaceChildren(...(op.pages || []).map((page) => el("span",
     { class: `chip ${page.current ? "health-ok" : "health-silent"}`,
-      text: `${page.page} on ${page.channel}${page.current ? "" : " (old version: reload)"}` })));
+      text: `${page.page} on ${page.channel}${page.current ? "" : " (old version: reload)"}` })),
+    ...(op.refused_pages || []).map((page) => el("span", { class: "chip health-fault refused",
+      data: { page: page.page, channel: page.channel },
+      text: `${page.page} on ${page.channel} refused (${page.peer}): ${page.reason}` })));
   $("alerts").replaceChildren(...(view.alerts || []).map((alert) => el("li",
     { class: `alert alert-${alert.level}`, text: `${alert.source}: ${alert.message}` })));
 }

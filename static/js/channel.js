@@ -63,6 +63,7 @@ export class Channel {
     const origin = base || `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}`;
     const url = new URL(`/ws/${encodeURIComponent(channel)}`, origin.replace(/^http/, "ws"));
     if (token) url.searchParams.set("token", token);
+    url.searchParams.set("page", page); // a refused page is named in the console by it
     this.url = url.toString();
     this.view = null; // the last good view: kept when the server is gone
     this.revision = null; // revision of this.view

@@ -55,7 +55,7 @@ SEAT_KEYS = {"seat", "name", "stack", "stack_bb", "bet", "position", "to_act", "
 EQUITY_KEYS = {"win", "tie", "equity"}
 OUTS_KEYS = {"cards", "count", "next_card", "by_river"}
 OPERATOR_KEYS = {"between_hands", "legal", "undo", "clock", "cards_needed", "capture", "decks",
-                 "obs", "channels", "pages", "tags", "auto_operator"}
+                 "obs", "channels", "pages", "refused_pages", "tags", "auto_operator"}
 LEGAL_KEYS = {"seat", "name", "fold", "check", "call", "bet", "raise", "all_in", "ruling",
               "presets"}
 UNDO_KEYS = {"available", "label"}

@@ -332,3 +332,37 @@ async def test_device_reports_reach_the_operator_channel_only(client: TestClient
     await console.close()
     store_kinds = [e.kind for e in client.server.app[STORE_KEY].read()]
     assert "devices_reported" in store_kinds  # logged all the same: the operator's view
+
+
+async def test_a_refused_page_is_named_in_the_console_with_its_reason(
+        client: TestClient) -> None:
+    """An OBS source with a wrong token or a misspelt channel stays blank on air: its socket is
+    refused before it opens, and the console lists it with the reason and its address."""
+    assert (await client.get("/ws/secure?token=not-it&page=overlay")).status == 403
+    assert (await client.get("/ws/delayd?page=lowerthird")).status == 404
+    token = client.server.app[TOKENS_KEY].tokens.operator
+    console = await client.ws_connect(f"/ws/operator?token={token}")
+    await console.send_json({"type": "hello", "page": "operator", "version": "x",
+                             "resume": None})
+    view = (await console.receive_json(timeout=5))["view"]
+    while len(view["operator"]["refused_pages"]) < 2:  # the next device report
+        message = await console.receive_json(timeout=5)
+        if message["type"] == "patch":
+            view = apply_merge_patch(view, message["patch"])
+    refused = {(p["page"], p["channel"]): p for p in view["operator"]["refused_pages"]}
+    assert refused[("overlay", "secure")]["reason"] == (
+        "that token does not open the secure channel")
+    assert refused[("overlay", "secure")]["peer"] == "127.0.0.1"
+    assert refused[("lowerthird", "delayd")]["reason"].startswith("there is no channel 'delayd'")
+    # Opened at last (the right token): the refusal is over.
+    secure = client.server.app[TOKENS_KEY].tokens.secure
+    page = await client.ws_connect(f"/ws/secure?token={secure}&page=overlay")
+    await page.send_json({"type": "hello", "page": "overlay", "version": "x", "resume": None})
+    assert (await page.receive_json(timeout=5))["type"] == "snapshot"
+    while ("overlay", "secure") in {(p["page"], p["channel"])
+                                    for p in view["operator"]["refused_pages"]}:
+        message = await console.receive_json(timeout=5)
+        if message["type"] == "patch":
+            view = apply_merge_patch(view, message["patch"])
+    await page.close()
+    await console.close()

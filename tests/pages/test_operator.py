@@ -255,6 +255,9 @@ def test_clock_health_channels_and_live_updates(page: Page, harness: Harness,
         ["venue live · 2", "delayed 30 s · 3", "secure live · 1"])
     expect(page.locator("#alerts li")).to_have_text(["reader:table: Reader 'table' is silent"])
     expect(page.locator("#pages .chip").nth(1)).to_contain_text("old version")
+    # A page its channel refuses (it stays blank on air): named with the reason.
+    expect(page.locator("#pages .chip.refused")).to_have_text(
+        "overlay on secure refused (10.0.0.7): that token does not open the secure channel")
     expect(page.locator("#clock")).to_have_text("—")
     expect(page.locator("#btn-stop-clock")).to_be_disabled()
     harness.push_patch("operator", {"operator": {"clock": {"seat": 1, "phase": "minute",

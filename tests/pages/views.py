@@ -150,6 +150,10 @@ def operator_view() -> View:
             {"page": "overlay", "channel": "delayed", "version": "dev", "current": True},
             {"page": "commentary", "channel": "delayed", "version": "old", "current": False},
         ],
+        "refused_pages": [
+            {"page": "overlay", "channel": "secure", "peer": "10.0.0.7",
+             "reason": "that token does not open the secure channel"},
+        ],
     }
     return view
 
