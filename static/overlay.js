@@ -7,7 +7,7 @@ import { syncCards } from "./js/cards.js";
 import { KeyedList, bigBlinds, chips, clockText, el, levelRemaining, loadFonts, percent,
   setText, showOnAir, toggle } from "./js/dom.js";
 import { actionClockFinal, actionClockRemaining, anteText, blindsText, levelOf,
-  levelRemaining as clockRemaining, tournamentOf, wallNow } from "./js/tournament.js";
+  levelRemaining as clockRemaining, seatName, tournamentOf, wallNow } from "./js/tournament.js";
 
 const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
   showdown: "Showdown", over: "" };
@@ -63,7 +63,7 @@ function updateSeat(node, seat, best) {
     classFor: (code) => (!showdown ? [] : best.has(code) ? ["best"] : ["muted"]),
   });
 
-  setText(q(".name"), seat.name);
+  setText(q(".name"), seatName(shown.view, seat));
   const position = q(".position");
   setText(position, seat.position);
   position.hidden = !seat.position;
@@ -133,7 +133,7 @@ function renderTable(view, best) {
   const banner = $("winner");
   banner.hidden = winners.length === 0;
   if (winners.length) {
-    const names = winners.map((seat) => seat.name).join(" & ");
+    const names = winners.map((seat) => seatName(view, seat)).join(" & ");
     const won = winners.reduce((sum, seat) => sum + (seat.won || 0), 0);
     setText($("winner-name"), `${names} ${winners.length > 1 ? "win" : "wins"} ${chips(won)}`);
     const hand = winners.find((seat) => seat.hand);
@@ -171,7 +171,7 @@ function renderLevelClock() {
     toggle(node, "on-clock", seat && node.dataset.seat === String(seat.seat));
   }
   if (left === null) return;
-  setText($("action-clock-name"), seat ? seat.name : `Seat ${called.seat}`);
+  setText($("action-clock-name"), seat ? seatName(view, seat) : `Seat ${called.seat}`);
   const final = actionClockFinal(called, now);
   setText($("action-clock-time"), final ? String(Math.ceil(left)) : clockText(left));
   toggle(box, "final", final);

@@ -258,3 +258,14 @@ export function levelOf(view) {
   }
   return null;
 }
+
+/**
+ * The one name every graphic shows for the player in `seat`: his display name (set_player,
+ * the CSV import), else his full name, else the table's name of him (docs/pages.md).
+ */
+export function seatName(view, seat) {
+  const tournament = tournamentOf(view);
+  const player = tournament && Array.isArray(tournament.players)
+    ? tournament.players.find((p) => p.seat === seat.seat) : null;
+  return shownName(player) || seat.name || `Seat ${seat.seat}`;
+}

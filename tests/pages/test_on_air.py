@@ -18,14 +18,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, Page, expect
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from tests.overlay.test_cli_start import Running
 from tests.pages.conftest import Probe
 from tests.pages.service import ROOT, free_port
 
-PAGES = ("overlay", "commentary", "leaderboard", "lowerthird?seat=1", "lowerthird?seat=7",
-         "elimination", "payouts", "clock")
+PAGES = ("overlay", "commentary", "leaderboard", "lowerthird?seat=7", "elimination", "payouts",
+         "clock")
 CHANNELS = ("delayed", "venue")
 DELAY = 6.0
 """Longer than the demo's first hand: the delayed pages start before anything is released."""
@@ -71,8 +72,7 @@ def stop_demo(demo: Running) -> None:
         demo.process.stdout.close()
 
 
-def open_page(browser: Browser, url: str, probe: Probe) -> Page:
-    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+def open_page(context: BrowserContext, url: str, probe: Probe) -> Page:
     page = context.new_page()
     page.on("pageerror", lambda error: probe.page_errors.append(str(error)))
     page.on("console", lambda m: probe.console_errors.append(m.text)
@@ -83,12 +83,15 @@ def open_page(browser: Browser, url: str, probe: Probe) -> Page:
     return page
 
 
+@pytest.mark.timeout(480)  # a whole demo tournament and a restart, fourteen pages watching
 def test_no_page_ever_shows_a_broken_value(browser: Browser, tmp_path: Path) -> None:
     probe = Probe(allow_websocket_errors=True)  # the restart: sockets refused for a moment
     port = free_port()
     data = tmp_path / "demo"
     demo = start_demo(data, port)
     pages: dict[str, Page] = {}
+    # One context for all (each page its own tab), at 1280x720 to spare the machine's paint.
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
     try:
         demo.until(r"^The delayed pages show the table", timeout=120)
         base = f"http://127.0.0.1:{port}"
@@ -96,7 +99,7 @@ def test_no_page_ever_shows_a_broken_value(browser: Browser, tmp_path: Path) -> 
             for name in PAGES:
                 joiner = "&" if "?" in name else "?"
                 pages[f"{name} on {channel}"] = open_page(
-                    browser, f"{base}/{name}{joiner}channel={channel}", probe)
+                    context, f"{base}/{name}{joiner}channel={channel}", probe)
         # Streets, showdowns, bust-outs, level changes and the break (after three levels).
         demo.until(r"is out in", timeout=300)
         demo.until(r"Break: play resumes", timeout=300)
@@ -110,6 +113,14 @@ def test_no_page_ever_shows_a_broken_value(browser: Browser, tmp_path: Path) -> 
                                                            timeout=60000)
         demo.until(r"^hand \d+: ", timeout=300)
         demo.until(r"^hand \d+: ", timeout=300)
+        # One display name per player on every graphic: the overlay's seats are named as
+        # the chip counts name them (on the same channel, in play).
+        for channel in CHANNELS:
+            overlay = pages[f"overlay on {channel}"]
+            board = pages[f"leaderboard on {channel}"]
+            seated = set(overlay.locator(".player .name").all_inner_texts())
+            listed = set(board.locator(".name").all_inner_texts())
+            assert seated and seated <= listed, (channel, seated, listed)
         found: dict[str, Any] = {}
         for label, page in pages.items():
             seen = page.evaluate("window.onAir")
@@ -119,8 +130,7 @@ def test_no_page_ever_shows_a_broken_value(browser: Browser, tmp_path: Path) -> 
         assert found == {}, "\n".join(f"{label}: {p['what']} in {p['text']!r}"
                                        for label, problems in found.items() for p in problems)
     finally:
-        for page in pages.values():
-            page.context.close()
+        context.close()
         stop_demo(demo)
     assert probe.page_errors == []
     assert [e for e in probe.unexpected_console_errors()

@@ -496,7 +496,9 @@ def test_overlay_clock_bug_and_action_clock(page: Page, harness: Harness,
     expect(page.locator("#level")).to_have_text("Level 12")  # the hand's level (R21)
     # R12: the clock called on Ashton, counting down, his box marked.
     expect(page.locator("#action-clock")).to_be_visible()
-    expect(page.locator("#action-clock-name")).to_have_text("Ashton Griffin")
+    # One display name per player on every graphic: "Ashton", as the leaderboard says.
+    expect(page.locator("#action-clock-name")).to_have_text("Ashton")
+    expect(page.locator(".player[data-seat='1'] .name")).to_have_text("Ashton")
     expect(page.locator("#action-clock-time")).to_have_text(re.compile(r"^0:(3[3-9]|4[0-3])$"))
     expect(page.locator(".player[data-seat='1']")).to_have_class(re.compile(r"\bon-clock\b"))
     expect(page.locator(".player.on-clock")).to_have_count(1)
