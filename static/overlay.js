@@ -4,8 +4,8 @@
 // goes away it keeps the last graphics: nothing on screen says "disconnected".
 import { connectChannel, pageParams } from "./js/channel.js";
 import { syncCards } from "./js/cards.js";
-import { KeyedList, bigBlinds, chips, clockText, el, levelRemaining, loadFonts, percent,
-  setText, showOnAir, toggle } from "./js/dom.js";
+import { KeyedList, bigBlinds, chips, clockText, el, fitTexts, levelRemaining, loadFonts,
+  percent, setText, showOnAir, toggle } from "./js/dom.js";
 import { actionClockFinal, actionClockRemaining, anteText, blindsText, levelOf,
   levelRemaining as clockRemaining, seatName, tournamentOf, wallNow } from "./js/tournament.js";
 
@@ -31,6 +31,37 @@ function createSeat() {
       el("span", { class: "bb" })),
     el("div", { class: "equity" }, el("span", { class: "equity-value" })),
     el("div", { class: "equity-bar" }, equityFill));
+}
+
+/** A player whose last chips went in this hand: out of the tournament once it is over. */
+function busted(seat, view) {
+  return seat.stack === 0 && !seat.bet && !seat.winner && view.table.street === "over";
+}
+
+/** What an all-in player is all in for: his stack at the start of the hand (the tournament's
+ * standing is of the hand's start), else his all-in in the hand's actions, else his bet this
+ * street; null when none is known. */
+function allInFor(view, seat) {
+  const tournament = tournamentOf(view);
+  const player = tournament && Array.isArray(tournament.players)
+    ? tournament.players.find((p) => p.seat === seat.seat) : null;
+  if (player && player.stack > 0) return player.stack;
+  const actions = Array.isArray(view.table.actions) ? view.table.actions : [];
+  const shove = actions.filter((a) => a.seat === seat.seat && a.verb === "all_in"
+    && typeof a.amount === "number").pop();
+  if (shove) return shove.amount;
+  return seat.bet > 0 ? seat.bet : null;
+}
+
+/** Broadcast convention: from this many players, only those still in the hand are shown
+ * (each leaves as he folds), everyone between hands; ?all=1 always shows everyone. */
+export const IN_HAND_FROM = 5;
+
+function shownSeats(view, seated) {
+  const street = view.table.street;
+  const running = street && street !== "over";
+  if (params.all || !running || seated.length < IN_HAND_FROM) return seated;
+  return seated.filter((seat) => !seat.folded);
 }
 
 /** Winners' best five cards, for highlighting at showdown. */
@@ -81,11 +112,23 @@ function updateSeat(node, seat, best) {
   actionNode.hidden = !action;
   actionNode.dataset.verb = (action || "").split(" ")[0].toLowerCase();
   const hand = q(".hand");
-  setText(hand, seat.folded ? "" : seat.hand);
-  hand.hidden = seat.folded || !seat.hand;
+  const handName = seat.folded ? "" : seat.hand || "";
+  hand.hidden = !handName;
+  hand.dataset.forms = JSON.stringify(handName ? [handName, handName.split(",")[0]] : [""]);
 
-  setText(q(".chips"), seat.all_in && seat.stack === 0 ? "ALL IN" : chips(seat.stack));
-  setText(q(".bb"), seat.all_in && seat.stack === 0 ? "" : bigBlinds(seat.stack_bb));
+  // All in: the amount he is all in for stays, "ALL IN" under it. Out of the tournament
+  // (his last chips lost at the end of the hand): "Eliminated", no "0 / 0.0 BB".
+  const out = busted(seat, shown.view);
+  toggle(node, "busted", out);
+  if (out) {
+    setText(actionNode, "Eliminated");
+    actionNode.hidden = false;
+    actionNode.dataset.verb = "eliminated";
+  }
+  const allIn = seat.all_in && seat.stack === 0;
+  const stake = allIn ? allInFor(shown.view, seat) : null;
+  setText(q(".chips"), out ? "" : !allIn ? chips(seat.stack) : stake ? chips(stake) : "ALL IN");
+  setText(q(".bb"), out ? "" : allIn ? (stake ? "ALL IN" : "") : bigBlinds(seat.stack_bb));
 
   const equity = seat.equity && !seat.folded ? seat.equity.equity : null;
   toggle(node, "has-equity", equity !== null);
@@ -110,8 +153,9 @@ function renderTable(view, best) {
   const table = view.table;
   const board = Array.isArray(table.board) ? table.board : [];
   const showdown = best.size > 0;
+  // The board appears with the flop: no empty slots before it.
   syncCards($("board"), board, {
-    slots: table.street && table.street !== "over" ? 5 : board.length,
+    slots: board.length && table.street && table.street !== "over" ? 5 : board.length,
     classFor: (code) => (!showdown ? [] : best.has(code) ? ["best"] : ["muted"]),
   });
   setText($("street"), STREET_LABELS[table.street] || "");
@@ -207,7 +251,12 @@ export function render(view) {
   stage.dataset.players = String(seated.length);
   // A channel that knows no equity (venue) gets narrower boxes, without an empty column.
   toggle(stage, "no-equity", !seated.some((seat) => seat.equity && !seat.folded));
-  players.sync(seated, (seat) => seat.seat, (node, seat) => updateSeat(node, seat, best));
+  const inHand = shownSeats(view, seated);
+  stage.dataset.shown = String(inHand.length);
+  players.sync(inHand, (seat) => seat.seat, (node, seat) => updateSeat(node, seat, best));
+  // Hand names are fitted, never cut: the name, then its first part, then smaller type.
+  fitTexts([...$("players").querySelectorAll(".hand:not([hidden])")]
+    .map((node) => [node, JSON.parse(node.dataset.forms || "[\"\"]")]));
   renderTable(view, best);
   stage.dataset.street = view.table.street || "";
   stage.dataset.channel = view.channel ? view.channel.name : "";
@@ -215,7 +264,8 @@ export function render(view) {
 }
 
 loadFonts();
-const params = pageParams({ channel: "delayed" });
+const params = { ...pageParams({ channel: "delayed" }),
+  all: new URLSearchParams(location.search).get("all") === "1" };
 const channel = connectChannel({ channel: params.channel, page: "overlay", token: params.token });
 channel.subscribe(render);
 setInterval(renderLevelClock, 250);

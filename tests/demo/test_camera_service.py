@@ -235,7 +235,7 @@ async def test_a_missing_video_file_is_retried_until_it_appears(tmp_path: Path) 
         await rig.ok("next_hand")
         await rig.until(lambda: all(rig.hand.hole_cards(s) and None not in
                                     rig.hand.hole_cards(s) for s in (1, 4, 7)),
-                        timeout=40, what="hole cards after the file appeared")
+                        timeout=90, what="hole cards after the file appeared")
         view = await rig.until_view("operator", lambda v: not rig.alerts(v, "camera_offline"),
                                     what="the offline alert cleared")  # reported each second
         entry = camera_entry(view)

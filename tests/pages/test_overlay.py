@@ -20,7 +20,9 @@ from tests.pages.views import flop_view, showdown_view, ten_handed_preflop_view
 
 
 def open_overlay(page: Page, harness: Harness, channel: str, view: dict[str, Any],
-                 revision: int = 1, query: str = "") -> None:
+                 revision: int = 1, query: str = "&all=1") -> None:
+    """``&all=1``: these tests look at every player's box, folded ones included (by default the
+    overlay shows only the players still in the hand: test_only_the_players_in_the_hand)."""
     harness.set_view(channel, view, revision)
     page.goto(f"{harness.base}/overlay?channel={channel}{query}")
     expect(page.locator("html")).to_have_attribute("data-revision", str(revision))
@@ -65,7 +67,9 @@ def test_renders_every_part_of_the_fixture_view(page: Page, harness: Harness) ->
         expect(seat_box(page, folded).locator(".action")).to_have_text("Fold")
     yuki = seat_box(page, 7)
     expect(yuki).to_have_class("player all-in has-equity")
-    expect(yuki.locator(".chips")).to_have_text("ALL IN")
+    # All in: the amount stays, "ALL IN" under it.
+    expect(yuki.locator(".chips")).to_have_text("206,000")
+    expect(yuki.locator(".bb")).to_have_text("ALL IN")
     expect(yuki.locator(".action")).to_have_text("All-in 206,000")
     # Board: three cards and two empty places; pot = pots + bets in front (726,000).
     assert card_codes(page, "#board .card") == ["Qs", "9s", "8c", None, None]
@@ -307,7 +311,7 @@ def test_ten_handed_table_fits_the_stage(page: Page, harness: Harness, artifacts
     # A long name is cut with an ellipsis inside its box, never spilling over the stack.
     name = seat_box(page, 5).locator(".name")
     assert name.evaluate("n => n.scrollWidth > n.clientWidth")
-    assert card_codes(page, "#board .card") == [None] * 5
+    assert card_codes(page, "#board .card") == []  # pre-flop: the board comes with the flop
     expect(page.locator("#street")).to_have_text("Pre-flop")
     expect(page.locator("#pot-total")).to_have_text("20,000")
     page.screenshot(path=str(artifacts / "overlay-secure-ten-handed.png"), omit_background=True)
@@ -330,10 +334,13 @@ def test_between_hands_the_board_panel_fades_and_no_cards_show(page: Page,
     for action in page.locator(".player .action").all():
         expect(action).to_be_hidden()
     expect(page.locator("#level-clock")).to_have_text("")
-    # The next hand starts: the panel comes back with five empty places.
+    # The next hand starts: the panel comes back; the board appears with the flop, its five
+    # places then (no empty places before it).
     harness.push_patch("delayed", {"table": {"street": "preflop", "hand_number": 58}})
     expect(page.locator("#table")).to_have_class("table-panel")
-    expect(page.locator("#board .card.slot")).to_have_count(5)
+    expect(page.locator("#board .card")).to_have_count(0)
+    harness.push_patch("delayed", {"table": {"street": "flop", "board": ["Qs", "9s", "8c"]}})
+    expect(page.locator("#board .card.slot")).to_have_count(2)
 
 
 def test_a_hand_won_before_the_flop_shows_no_empty_board(page: Page, harness: Harness) -> None:
@@ -363,3 +370,19 @@ def test_level_clock_counts_on_the_servers_time_not_the_last_event(page: Page,
     harness.push_patch("secure", {"table": {"hand_number": 58}},
                        events=[{"kind": "action_taken", "seat": 1, "time": time.time() + 100}])
     expect(page.locator("#level-clock")).to_have_text(re.compile(r"^10:5[234]$"))
+
+
+def test_only_the_players_in_the_hand_are_shown(page: Page, harness: Harness) -> None:
+    """Broadcast convention: from five players only those still in the hand, each leaving as
+    he folds; everyone between hands; the board appears with the flop."""
+    view = flop_view("delayed")
+    open_overlay(page, harness, "delayed", view, query="")
+    expect(page.locator(".player .name")).to_have_text(["Ashton Griffin", "Rast", "Yuki Tanaka"])
+    harness.push_patch("delayed", {"seats": [{**s, "folded": True} if s["seat"] == 1 else s
+                                             for s in view["seats"]]})
+    expect(page.locator(".player .name")).to_have_text(["Rast", "Yuki Tanaka"])  # Ashton folds
+    harness.push_patch("delayed", {"table": {"street": None, "board": [], "pots": []},
+                                   "seats": [{**s, "folded": False} for s in view["seats"]]})
+    expect(page.locator(".player")).to_have_count(7)  # between hands: everyone
+    harness.push_patch("delayed", {"table": {"street": "preflop"}})
+    expect(page.locator("#board .card")).to_have_count(0)  # no empty places before the flop
