@@ -157,12 +157,18 @@ class Soak:
         self.process.wait(timeout=60)
         self.kills += 1
 
-    def rss(self) -> int:
+    def rss(self) -> int | None:
+        """The service's resident memory in KiB; None when it is gone (the crash task may
+        kill it between the view and this read)."""
         assert self.process is not None
-        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+        try:
+            status = Path(f"/proc/{self.process.pid}/status").read_text()
+        except (FileNotFoundError, ProcessLookupError):
+            return None
+        for line in status.splitlines():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
-        return 0
+        return None
 
     async def command(self, session: aiohttp.ClientSession, kind: str,
                       **fields: Any) -> tuple[int, dict[str, Any]]:
@@ -235,8 +241,9 @@ class Soak:
         played = 0
         while played < hands or self.kills < min_kills:
             view = await self.operator_view(session)
-            if self.commands % 25 == 0:
-                self.memory.append((self.commands, self.rss(), self._revision))
+            rss = self.rss() if self.commands % 25 == 0 else None
+            if rss is not None:
+                self.memory.append((self.commands, rss, self._revision))
             operator = view["operator"]
             table = view["table"]
             if operator.get("between_hands"):

@@ -259,10 +259,16 @@ class PresenceTracker:
         by_zone: dict[Zone, list[tuple[float, str, Card | None, str]]] = {}
         burn: dict[str, int] = {}
         owner: dict[Card, str] = {}
+        # A tag read on a burn antenna is a burn card from that read on (R19): it is never named
+        # again, not even by a zone it has not been released from yet (debouncing lags).
+        burnt = {uid for uid, seen in self._sightings.items()
+                 if any(self._zones[k].kind is ZoneKind.BURN for k in seen)}
         for uid, (key, since) in sorted(self._placed.items(), key=lambda item: item[1][1]):
             zone = self._zones[key]
             if zone.kind is ZoneKind.BURN:
                 burn[key[0]] = burn.get(key[0], 0) + 1  # R19: counted, never looked up
+                continue
+            if uid in burnt:
                 continue
             card = self._cards.get(uid)
             if card is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from capture.rfid.antenna_map import AntennaMap
@@ -139,6 +139,9 @@ def test_burn_cards_never_leave_the_tracker() -> None:
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(FULL_DECK[:8]), st.integers(1, 13),
                           st.integers(1, 6)), max_size=25))
+# Found by CI on 2026-12-02: 2c moved from seat 1 to the burn antenna was still named, by a
+# "too many cards" fault at seat 1 (its seat sighting not released yet).
+@example([(Card("2c"), 1, 1), (Card("2h"), 1, 1), (Card("2c"), 13, 1), (Card("2d"), 1, 3)])
 def test_no_event_names_a_card_because_of_the_burn_antenna(
         moves: list[tuple[Card, int, int]]) -> None:
     # R19 as an invariant: every card an event names was put on that event's (non-burn)
