@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from engine.events import (
     ActionKind,
@@ -39,6 +39,13 @@ from engine.events import (
 from engine.hand import Hand
 
 __all__ = ["PlayerStats", "hand_stats", "merge_stats", "session_stats", "ticker_line"]
+
+
+class _Adds(Protocol):
+    def __add__(self: S, other: S, /) -> S: ...
+
+
+S = TypeVar("S", bound=_Adds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,9 +167,9 @@ def session_stats(hands: Iterable[Sequence[Event]]) -> dict[str, PlayerStats]:
     return out
 
 
-def merge_stats(stats: Mapping[str, PlayerStats], more: Mapping[str, PlayerStats],
-                ) -> dict[str, PlayerStats]:
-    """``stats`` with ``more`` added, per player name (a new dict; the inputs are kept)."""
+def merge_stats(stats: Mapping[str, S], more: Mapping[str, S]) -> dict[str, S]:
+    """``stats`` with ``more`` added, per player name (a new dict; the inputs are kept). Any
+    per-player value that adds up works: :class:`PlayerStats`, ``engine.stories.PlayerStory``."""
     out = dict(stats)
     for name, counts in more.items():
         before = out.get(name)

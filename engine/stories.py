@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.events import Event, HandEnded, HandStarted, HandVoided, PotAwarded
+from engine.stats import merge_stats
 
 __all__ = ["PlayerStory", "hand_stories", "merge_stories"]
 
@@ -131,8 +132,4 @@ def hand_stories(events: Sequence[Event]) -> dict[str, PlayerStory]:
 def merge_stories(stories: Mapping[str, PlayerStory], more: Mapping[str, PlayerStory],
                   ) -> dict[str, PlayerStory]:
     """``stories`` with ``more`` added, per player name (a new dict; the inputs are kept)."""
-    out = dict(stories)
-    for name, story in more.items():
-        before = out.get(name)
-        out[name] = story if before is None else before + story
-    return out
+    return merge_stats(stories, more)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import logging
 import time
 import uuid
@@ -77,6 +76,7 @@ from overlay.tasks import cancel_and_wait
 from overlay.tournament_desk import tournament_config
 from overlay.web_errors import (
     error_middleware,
+    error_of,
     error_payload,
     json_error,
     quiet_garbage_http,
@@ -485,8 +485,8 @@ async def websocket_handler(request: web.Request) -> web.WebSocketResponse:
         hub = hub_for(request, name, allow_query_token=True)
     except web.HTTPException as refused:
         # The page stays blank on air: the console names it and the reason.
-        reason = json.loads(refused.text or "{}").get("error", {}).get("message", refused.reason)
-        request.app[PAGES_KEY].refused(request.query.get("page", ""), name, reason,
+        request.app[PAGES_KEY].refused(request.query.get("page", ""), name,
+                                       error_of(refused)["message"],
                                        request.remote, request.app[CLOCK_KEY]())
         raise
     ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=64 * 1024)
@@ -653,14 +653,11 @@ async def api_channels(request: web.Request) -> web.Response:
     out = []
     for spec in channel_specs(request.app[CONFIG_KEY]).values():
         refusal, obs = channel_refusal(request, spec.name, token, roles)
-        reason = None
-        if refusal is not None:
-            reason = json.loads(refusal.text or "{}").get("error")
         out.append({"name": spec.name, "filter": str(spec.filter), "delay": spec.delay,
                     "enabled": spec.enabled, "requires_token": spec.requires_token,
                     "audience": spec.audience,
                     "opens": refusal is None and (not obs or obs_guard_holds(request.app)),
-                    "refused": reason})
+                    "refused": None if refusal is None else error_of(refusal)})
     return web.json_response({"channels": out})
 
 

@@ -8,6 +8,7 @@ message.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -81,6 +82,17 @@ def json_error(status: int, code: str, message: str) -> web.HTTPException:
         text=web.json_response({"error": {"code": code, "message": message}}).text,
         content_type="application/json",
     )
+
+
+def error_of(exception: web.HTTPException) -> dict[str, str]:
+    """The standard JSON error (``{"code", "message"}``) an HTTP exception carries, or one
+    made of its status for one that carries none."""
+    try:
+        error = json.loads(exception.text or "")["error"]
+    except (ValueError, KeyError, TypeError):
+        return {"code": str(exception.status), "message": exception.reason}
+    return error if isinstance(error, dict) else {"code": str(exception.status),
+                                                    "message": exception.reason}
 
 
 def too_many_requests(retry_after: float) -> web.HTTPException:

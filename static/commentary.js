@@ -6,8 +6,9 @@ import { connectChannel, pageParams } from "./js/channel.js";
 import { cardElement, syncCards } from "./js/cards.js";
 import { KeyedList, bigBlinds, chips, clockText, el, fitText, fitTexts, isCut, levelRemaining,
   loadFonts, nameForms, percent, setText, timeOfDay, toggle } from "./js/dom.js";
-import { flagElement, levelOf, levelRemaining as tournamentRemaining, money, ordinal,
-  shareText, syncFlag, tournamentOf, wallNow } from "./js/tournament.js";
+import { flagElement, isBusted, levelOf, levelRemaining as tournamentRemaining, money,
+  ordinal, playerAt, seatName, shareText, syncFlag, tournamentOf, wallNow }
+  from "./js/tournament.js";
 
 const STREETS = ["preflop", "flop", "turn", "river", "showdown"];
 const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
@@ -27,30 +28,21 @@ const shown = { view: null };
 
 // ---------------------------------------------------------------- names
 
-/** The tournament's player in `seat` (identity, stack, share, rank), or null. */
-function tournamentPlayer(seat) {
-  const tournament = tournamentOf(shown.view);
-  return tournament && Array.isArray(tournament.players)
-    ? tournament.players.find((p) => p.seat === seat) || null : null;
-}
-
 function seatOf(view, seat) {
   return view ? (view.seats || []).find((s) => s.seat === seat) || null : null;
 }
 
 /** The player's full name (his identity's, else the table's), for the fitted name boxes. */
 function fullName(seat) {
-  const player = tournamentPlayer(seat);
+  const player = playerAt(shown.view, seat);
   if (player && player.name) return player.name;
   const found = seatOf(shown.view, seat);
   return found && found.name ? found.name : `Seat ${seat}`;
 }
 
-/** The name in running text (outcomes, pots): the display name, else the full name. */
+/** The name in running text (outcomes, pots): the graphics' one display name (seatName). */
 function spokenName(seat) {
-  const player = tournamentPlayer(seat);
-  if (player && player.display_name) return player.display_name;
-  return fullName(seat);
+  return seatName(shown.view, seatOf(shown.view, seat) || { seat, name: null });
 }
 
 /** A one-line name box: the longest form of the player's name that fits (docs/pages.md). */
@@ -72,7 +64,7 @@ function currencyOf(tournament) {
 
 /** What one round of blinds and antes costs at this level (the M denominator), or null. */
 export function roundCost(view) {
-  const level = view && view.table ? levelOf(view) : null;
+  const level = levelOf(view);
   if (!level || !level.big_blind) return null;
   const dealt = (view.seats || []).filter((s) => s.name !== null && !s.sitting_out
     && (s.stack > 0 || s.bet > 0 || (Array.isArray(s.cards) && s.cards.length))).length;
@@ -119,7 +111,6 @@ function renderBooth(view) {
   const bb = level ? level.big_blind : 0;
   const nameNode = $("booth-name");
   nameNode.dataset.fullName = fullName(toAct.seat);
-  nameNode.classList.add("fit-name");
   setText(nameNode, fullName(toAct.seat));
   const numbers = $("booth-numbers");
   numbers.replaceChildren(
@@ -188,14 +179,8 @@ function createPlayer(seat) {
     el("div", { class: "story" }));
 }
 
-/** A player whose last chips went in this hand: out of the tournament once it is over. */
-function busted(seat, view) {
-  return seat.stack === 0 && !seat.bet && view && view.table.street === "over"
-    && !seat.winner;
-}
-
 function stateText(seat) {
-  if (busted(seat, shown.view)) return "Busted";
+  if (isBusted(seat, shown.view)) return "Busted";
   if (seat.winner) return seat.won ? `Wins ${chips(seat.won)}` : "Winner";
   if (seat.folded) return "Folded";
   if (seat.all_in) return "All-in";
@@ -218,7 +203,7 @@ function updatePlayer(node, seat) {
   const q = (selector) => node.querySelector(selector);
   const view = shown.view;
   node.dataset.seat = String(seat.seat);
-  const out = busted(seat, view);
+  const out = isBusted(seat, view);
   for (const [name, on] of [["to-act", seat.to_act], ["folded", seat.folded],
     ["all-in", seat.all_in], ["winner", seat.winner], ["away", seat.sitting_out],
     ["busted", out]]) {
@@ -322,7 +307,7 @@ export function storyLines(story) {
 
 function updateTournamentLines(node, seat) {
   const tournament = tournamentOf(shown.view);
-  const player = tournamentPlayer(seat.seat);
+  const player = playerAt(shown.view, seat.seat);
   syncFlag(node.querySelector(".flag"), player ? player.country : null);
   const icm = tournament && tournament.icm ? tournament.icm[String(seat.seat)] : undefined;
   const share = seat.stack > 0 ? shareOf(seat.stack, tournament) : null;
@@ -336,7 +321,6 @@ function updateTournamentLines(node, seat) {
   toggle(statsNode, "small-sample", line.small);
   const story = tournament && tournament.stories ? tournament.stories[String(seat.seat)] : null;
   const storyNode = node.querySelector(".story");
-  storyNode.dataset.lines = JSON.stringify(storyLines(story));
   setText(storyNode, storyLines(story).join(" · "));
 }
 
@@ -533,7 +517,6 @@ function renderStakes(view, tournament) {
   const leader = $("field-leader");
   if (typeof field.chip_leader === "number") {
     leader.dataset.fullName = fullName(field.chip_leader);
-    leader.classList.add("fit-name");
     setText(leader, fullName(field.chip_leader));
   } else {
     setText(leader, "");

@@ -6,8 +6,9 @@ import { connectChannel, pageParams } from "./js/channel.js";
 import { syncCards } from "./js/cards.js";
 import { KeyedList, bigBlinds, chips, clockText, el, fitTexts, levelRemaining, loadFonts,
   percent, setText, showOnAir, toggle } from "./js/dom.js";
-import { actionClockFinal, actionClockRemaining, anteText, blindsText, levelOf,
-  levelRemaining as clockRemaining, seatName, tournamentOf, wallNow } from "./js/tournament.js";
+import { actionClockFinal, actionClockRemaining, anteText, blindsText, isBusted, levelOf,
+  levelRemaining as clockRemaining, playerAt, seatName, tournamentOf, wallNow }
+  from "./js/tournament.js";
 
 const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
   showdown: "Showdown", over: "" };
@@ -33,18 +34,11 @@ function createSeat() {
     el("div", { class: "equity-bar" }, equityFill));
 }
 
-/** A player whose last chips went in this hand: out of the tournament once it is over. */
-function busted(seat, view) {
-  return seat.stack === 0 && !seat.bet && !seat.winner && view.table.street === "over";
-}
-
 /** What an all-in player is all in for: his stack at the start of the hand (the tournament's
  * standing is of the hand's start), else his all-in in the hand's actions, else his bet this
  * street; null when none is known. */
 function allInFor(view, seat) {
-  const tournament = tournamentOf(view);
-  const player = tournament && Array.isArray(tournament.players)
-    ? tournament.players.find((p) => p.seat === seat.seat) : null;
+  const player = playerAt(view, seat.seat);
   if (player && player.stack > 0) return player.stack;
   const actions = Array.isArray(view.table.actions) ? view.table.actions : [];
   const shove = actions.filter((a) => a.seat === seat.seat && a.verb === "all_in"
@@ -114,11 +108,11 @@ function updateSeat(node, seat, best) {
   const hand = q(".hand");
   const handName = seat.folded ? "" : seat.hand || "";
   hand.hidden = !handName;
-  hand.dataset.forms = JSON.stringify(handName ? [handName, handName.split(",")[0]] : [""]);
+  hand.dataset.hand = handName;
 
   // All in: the amount he is all in for stays, "ALL IN" under it. Out of the tournament
   // (his last chips lost at the end of the hand): "Eliminated", no "0 / 0.0 BB".
-  const out = busted(seat, shown.view);
+  const out = isBusted(seat, shown.view);
   toggle(node, "busted", out);
   if (out) {
     setText(actionNode, "Eliminated");
@@ -256,7 +250,7 @@ export function render(view) {
   players.sync(inHand, (seat) => seat.seat, (node, seat) => updateSeat(node, seat, best));
   // Hand names are fitted, never cut: the name, then its first part, then smaller type.
   fitTexts([...$("players").querySelectorAll(".hand:not([hidden])")]
-    .map((node) => [node, JSON.parse(node.dataset.forms || "[\"\"]")]));
+    .map((node) => [node, [node.dataset.hand, node.dataset.hand.split(",")[0]]]));
   renderTable(view, best);
   stage.dataset.street = view.table.street || "";
   stage.dataset.channel = view.channel ? view.channel.name : "";

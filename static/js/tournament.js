@@ -259,13 +259,23 @@ export function levelOf(view) {
   return null;
 }
 
+/** The tournament's player in `seat` (a seat number): identity, stack, share, rank; or null. */
+export function playerAt(view, seat) {
+  const tournament = tournamentOf(view);
+  return tournament && Array.isArray(tournament.players)
+    ? tournament.players.find((p) => p.seat === seat) || null : null;
+}
+
 /**
  * The one name every graphic shows for the player in `seat`: his display name (set_player,
  * the CSV import), else his full name, else the table's name of him (docs/pages.md).
  */
 export function seatName(view, seat) {
-  const tournament = tournamentOf(view);
-  const player = tournament && Array.isArray(tournament.players)
-    ? tournament.players.find((p) => p.seat === seat.seat) : null;
-  return shownName(player) || seat.name || `Seat ${seat.seat}`;
+  return shownName(playerAt(view, seat.seat)) || seat.name || `Seat ${seat.seat}`;
+}
+
+/** A player whose last chips went in this hand: out of the tournament once it is over. */
+export function isBusted(seat, view) {
+  return seat.stack === 0 && !seat.bet && !seat.winner && Boolean(view)
+    && view.table.street === "over";
 }

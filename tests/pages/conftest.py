@@ -65,6 +65,15 @@ class Probe:
         return foreign
 
 
+def watch(page: Page, probe: Probe) -> Page:
+    """Record what ``page`` does into ``probe``: console errors, page errors, requests."""
+    page.on("console", lambda m: probe.console_errors.append(m.text)
+            if m.type == "error" else None)
+    page.on("pageerror", lambda error: probe.page_errors.append(str(error)))
+    page.on("request", lambda r: probe.requests.append(r.url))
+    return page
+
+
 def _skip_reason() -> str | None:
     if not CHROMIUM.exists():
         return "Debian's chromium is not installed: `make system-deps` installs it"

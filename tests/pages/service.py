@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import ssl
 import subprocess
@@ -15,9 +16,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from overlay.auth import SHARED_ROLES, rotate_tokens
+
+if TYPE_CHECKING:
+    from tests.overlay.test_cli_start import Running
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -150,3 +154,20 @@ def running_service(root: Path, delay: float, *, extra_config: str = "",
             process.kill()
             process.wait()
         log.close()
+
+
+def start_demo(data: Path, *, speed: float, delay: float, seed: int, port: int = 0) -> Running:
+    """``feltcast demo`` as a subprocess on 127.0.0.1, its printed lines read as they come."""
+    from tests.overlay.test_cli_start import Running  # it imports this module: not at the top
+
+    return Running(subprocess.Popen(
+        [sys.executable, "-m", "overlay", "demo", "--port", str(port), "--speed", str(speed),
+         "--delay", str(delay), "--seed", str(seed), "--data", str(data)],
+        cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
+
+
+def stop_demo(demo: Running, signum: int = signal.SIGTERM) -> None:
+    """Stop it and close its output pipe (an open pipe is a ResourceWarning later)."""
+    demo.stop(signum)
+    if demo.process.stdout is not None:
+        demo.process.stdout.close()

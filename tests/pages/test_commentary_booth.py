@@ -12,8 +12,6 @@ serve``.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,10 +21,9 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import Error as PlaywrightError
 
-from tests.overlay.test_cli_start import Running
-from tests.pages.conftest import Probe
+from tests.pages.conftest import Probe, watch
 from tests.pages.harness import Harness
-from tests.pages.service import ROOT, Service, running_service
+from tests.pages.service import Service, running_service, start_demo, stop_demo
 from tests.pages.tournament_views import tournament_view
 
 SIZES = ((1366, 768), (1920, 1080), (2560, 1440))
@@ -127,23 +124,12 @@ CHECK = r"""() => {
 }"""
 
 
-def start_demo(data: Path) -> Running:
-    return Running(subprocess.Popen(
-        [sys.executable, "-m", "overlay", "demo", "--port", "0", "--speed", "24", "--delay",
-         "2", "--seed", "11", "--data", str(data)],
-        cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
-
-
 def open_screen(browser: Browser, url: str, probe: Probe, size: tuple[int, int]) -> Page:
     # Reduced motion: the cards' deal-in animation would put a card's box above its panel for
     # a third of a second; the layout is what is checked.
     context = browser.new_context(viewport={"width": size[0], "height": size[1]},
                                   reduced_motion="reduce")
-    page = context.new_page()
-    page.on("console", lambda m: probe.console_errors.append(m.text)
-            if m.type == "error" else None)
-    page.on("pageerror", lambda error: probe.page_errors.append(str(error)))
-    page.on("request", lambda r: probe.requests.append(r.url))
+    page = watch(context.new_page(), probe)
     page.goto(url)
     expect(page.locator("html")).to_have_attribute("data-connection", "live", timeout=30000)
     page.evaluate(CHECK)
@@ -163,7 +149,7 @@ def keep_screenshot(page: Page, path: Path) -> None:
 def test_the_screen_fits_every_booth_size_through_a_demo_tournament(
         browser: Browser, tmp_path: Path, artifacts: Path) -> None:
     probe = Probe()
-    demo = start_demo(tmp_path / "demo")
+    demo = start_demo(tmp_path / "demo", speed=24, delay=2, seed=11)
     pages: list[Page] = []
     try:
         line = demo.until(r"commentary +http://127\.0\.0\.1:\d+/commentary", timeout=120)
@@ -194,9 +180,7 @@ def test_the_screen_fits_every_booth_size_through_a_demo_tournament(
     finally:
         for page in pages:
             page.context.close()
-        demo.stop()
-        if demo.process.stdout is not None:
-            demo.process.stdout.close()
+        stop_demo(demo)
     assert probe.page_errors == []
     assert probe.unexpected_console_errors() == []
     assert probe.foreign_requests() == []

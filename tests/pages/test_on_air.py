@@ -13,17 +13,14 @@ from __future__ import annotations
 
 import re
 import signal
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.overlay.test_cli_start import Running
-from tests.pages.conftest import Probe
-from tests.pages.service import ROOT, free_port
+from tests.pages.conftest import Probe, watch
+from tests.pages.service import free_port, start_demo, stop_demo
 
 PAGES = ("overlay", "commentary", "leaderboard", "lowerthird?seat=7", "elimination", "payouts",
          "clock")
@@ -59,25 +56,8 @@ SCAN = r"""() => {
 }"""
 
 
-def start_demo(data: Path, port: int) -> Running:
-    return Running(subprocess.Popen(
-        [sys.executable, "-m", "overlay", "demo", "--port", str(port), "--speed", "16",
-         "--delay", str(DELAY), "--seed", "7", "--data", str(data)],
-        cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
-
-
-def stop_demo(demo: Running) -> None:
-    demo.stop(signal.SIGINT)
-    if demo.process.stdout is not None:
-        demo.process.stdout.close()
-
-
 def open_page(context: BrowserContext, url: str, probe: Probe) -> Page:
-    page = context.new_page()
-    page.on("pageerror", lambda error: probe.page_errors.append(str(error)))
-    page.on("console", lambda m: probe.console_errors.append(m.text)
-            if m.type == "error" else None)
-    page.on("request", lambda r: probe.requests.append(r.url))
+    page = watch(context.new_page(), probe)
     page.goto(url)
     page.evaluate(SCAN)
     return page
@@ -88,7 +68,7 @@ def test_no_page_ever_shows_a_broken_value(browser: Browser, tmp_path: Path) -> 
     probe = Probe(allow_websocket_errors=True)  # the restart: sockets refused for a moment
     port = free_port()
     data = tmp_path / "demo"
-    demo = start_demo(data, port)
+    demo = start_demo(data, speed=16, delay=DELAY, seed=7, port=port)
     pages: dict[str, Page] = {}
     # One context for all (each page its own tab), at 1280x720 to spare the machine's paint.
     context = browser.new_context(viewport={"width": 1280, "height": 720})
@@ -105,8 +85,8 @@ def test_no_page_ever_shows_a_broken_value(browser: Browser, tmp_path: Path) -> 
         demo.until(r"Break: play resumes", timeout=300)
         demo.until(r"^hand \d+: ", timeout=300)
         # The service goes away and comes back on the same data; the pages reconnect.
-        stop_demo(demo)
-        demo = start_demo(data, port)
+        stop_demo(demo, signal.SIGINT)
+        demo = start_demo(data, speed=16, delay=DELAY, seed=7, port=port)
         demo.until(r"^The delayed pages show the table", timeout=120)
         for page in pages.values():
             expect(page.locator("html")).to_have_attribute("data-connection", "live",
@@ -131,7 +111,7 @@ def test_no_page_ever_shows_a_broken_value(browser: Browser, tmp_path: Path) -> 
                                        for label, problems in found.items() for p in problems)
     finally:
         context.close()
-        stop_demo(demo)
+        stop_demo(demo, signal.SIGINT)
     assert probe.page_errors == []
     assert [e for e in probe.unexpected_console_errors()
             if not re.search(r"Failed to load resource", e)] == []

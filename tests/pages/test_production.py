@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,9 +15,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.overlay.test_cli_start import Running
 from tests.pages.conftest import Probe
-from tests.pages.service import ROOT, Service, running_service
+from tests.pages.service import Service, running_service, start_demo
 
 DELAY = 4.0
 """The delayed channel's security delay (seconds)."""
@@ -136,14 +133,6 @@ def test_a_hand_is_tagged_from_the_console_and_no_audience_sees_it(
 # --- the demo's automatic operator --------------------------------------------------------
 
 
-def start_demo(data: Path) -> Running:
-    """``feltcast demo`` as a subprocess, its printed lines read as they come."""
-    return Running(subprocess.Popen(
-        [sys.executable, "-m", "overlay", "demo", "--port", "0", "--speed", "8", "--delay", "2",
-         "--seed", "5", "--data", str(data)],
-        cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
-
-
 def entries_after(base: str, token: str, after: int) -> list[dict[str, Any]]:
     """The log's entries after ``after`` (``GET /api/log``, page by page)."""
     out: list[dict[str, Any]] = []
@@ -161,7 +150,7 @@ def entries_after(base: str, token: str, after: int) -> list[dict[str, Any]]:
 def test_the_demo_is_paused_and_resumed_from_the_console(browser: Browser,
                                                          tmp_path: Path) -> None:
     probe = Probe(allow_rejections=True)
-    demo = start_demo(tmp_path / "demo")
+    demo = start_demo(tmp_path / "demo", speed=8, delay=2, seed=5)
     try:
         pattern = r"operator console +(http://127\.0\.0\.1:\d+/operator\?token=\S+)"
         found = re.search(pattern, demo.until(pattern, timeout=120))
