@@ -47,6 +47,8 @@ from overlay.device_tokens import DeviceBook, create_device, list_devices, revok
 from overlay.devices.camera_bridge import camera_ctx
 from overlay.devices.capture_bridge import capture_ctx
 from overlay.devices.deck_desk import is_deck_command
+from overlay.graphics.desk import GraphicsDesk
+from overlay.graphics.web import add_graphics_routes, theme_link
 from overlay.hub import ChannelHub, TableLog
 from overlay.keys import (
     ASSET_VERSION_KEY,
@@ -57,6 +59,7 @@ from overlay.keys import (
     CONFIG_KEY,
     DEVICE_SOCKETS_KEY,
     DEVICES_KEY,
+    GRAPHICS_KEY,
     HUBS_KEY,
     LOG_KEY,
     OBS_KEY,
@@ -134,6 +137,7 @@ def create_app(config: Config, *, clock: Callable[[], float] = time.time,
     app[OBS_SOCKETS_KEY] = {}
     app[THROTTLE_KEY] = TokenThrottle()
     app[DEVICE_SOCKETS_KEY] = {}
+    app[GRAPHICS_KEY] = GraphicsDesk(config.graphics, config.data_dir)
     app.cleanup_ctx.append(quiet_garbage_http)
     app.cleanup_ctx.append(store_ctx)
     app.cleanup_ctx.append(device_tokens_ctx)
@@ -161,6 +165,7 @@ def create_app(config: Config, *, clock: Callable[[], float] = time.time,
         web.delete("/api/devices/{name}", api_device_revoke),
     ])
     add_player_routes(app)  # identity: photos, CSV import, /media/players/
+    add_graphics_routes(app)  # the look on air: themes, logo, sponsors
     return app
 
 
@@ -391,6 +396,7 @@ def page_handler(page: str, static_dir: Path) -> Callable[[web.Request], Any]:
         version = request.app[ASSET_VERSION_KEY]
         html = html.replace('name="feltcast-version" content="dev"',
                             f'name="feltcast-version" content="{version}"')
+        html = theme_link(request, html)
         return web.Response(text=html, content_type="text/html",
                             headers={"Cache-Control": "no-cache"})
 
@@ -529,6 +535,8 @@ async def websocket_handler(request: web.Request) -> web.WebSocketResponse:
             subscription = hub.subscribe(  # OBS switches views: never resumes, a snapshot
                 resume_from=resume if isinstance(resume, int) and not obs_source else None,
                 log_id=log_id if isinstance(log_id, str) else None)
+            if "look" in data:  # a page following the look: now (unless shown), every change
+                request.app[GRAPHICS_KEY].attach(subscription, shown=data["look"])
             writer = asyncio.create_task(_forward(subscription, ws))
     finally:  # first what needs no waiting: aiohttp may cancel this handler meanwhile
         pages.disconnect(handle)

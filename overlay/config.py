@@ -35,6 +35,7 @@ from capture.rfid.antenna_map import STANDARD_ANTENNAS
 from engine.channels import ChannelSpec, channels_from_config
 from engine.errors import ConfigError
 from overlay.devices.camera_config import CameraConfigSection, parse_cameras
+from overlay.graphics.config import GraphicsConfig, default_graphics, parse_graphics
 
 T = TypeVar("T")
 
@@ -144,6 +145,8 @@ class Config:
     cameras: tuple[CameraConfigSection, ...] = ()
     obs: ObsConfigSection = ObsConfigSection()
     tournament: TournamentConfigSection = TournamentConfigSection()
+    graphics: GraphicsConfig = field(default_factory=default_graphics)
+    """The look on air (``[graphics]``, ``docs/graphics.md``)."""
     database_url: str = ""
     data_dir: Path = Path("data")
     checkpoint_every: int = 1000
@@ -505,7 +508,7 @@ def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Con
     :raises ConfigError: naming the first bad key.
     """
     _reject_unknown(raw, "", {"server", "table", "players", "delay", "channels", "capture",
-                              "obs", "database", "data_dir", "tournament"})
+                              "obs", "database", "data_dir", "tournament", "graphics"})
     table = _parse_table(raw)
     players = _parse_players(raw, table)
     delay_section = _section(raw, "delay")
@@ -534,6 +537,7 @@ def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Con
         cameras=parse_cameras(_section(raw, "capture"), seats=table.seats, base_dir=base_dir),
         obs=_parse_obs(raw),
         tournament=_parse_tournament(raw, table, len(players)),
+        graphics=parse_graphics(_section(raw, "graphics"), base_dir=base_dir),
         database_url=url,
         data_dir=data_dir,
         checkpoint_every=checkpoint_every,
@@ -609,6 +613,7 @@ def config_to_raw(config: Config) -> dict[str, Any]:
                     "cameras": [_camera_raw(c) for c in config.cameras]},
         "obs": _obs_raw(config.obs),
         "tournament": _tournament_raw(config.tournament),
+        "graphics": config.graphics.to_raw(),
     }
     raw["database"] = {"checkpoint_every": config.checkpoint_every}
     if config.database_url:

@@ -59,6 +59,7 @@ from capture.simulator import (
 from engine.cards import FULL_DECK, Card
 from engine.errors import InvalidInputError
 from overlay.app import channel_specs, create_app
+from overlay.assets import static_dir
 from overlay.auth import SHARED_ROLES, Tokens, rotate_tokens
 from overlay.config import Config, parse_config
 from overlay.startup import address_lines, bound_port, listen_socket, page_addresses
@@ -151,6 +152,10 @@ class Timing:
         return seconds / self.speed
 
 
+SAMPLES = static_dir() / "samples"
+"""A sample logo and two sponsors (drawn for the demo) that the demo's graphics show."""
+
+
 def demo_config(data_dir: Path, reader_path: str, options: DemoOptions) -> Config:
     return parse_config({
         "server": {"host": options.host, "port": options.port},
@@ -171,6 +176,9 @@ def demo_config(data_dir: Path, reader_path: str, options: DemoOptions) -> Confi
             "antennas": {**{str(s): f"seat{s}" for s in range(1, 10)},
                          str(BOARD_ANTENNA): "board", str(MUCK_ANTENNA): "muck",
                          str(BURN_ANTENNA): "burn"}}]},
+        "graphics": {"logo": str(SAMPLES / "logo.svg"),  # the show's branding (ours)
+                     "sponsors": [str(SAMPLES / "sponsor-a.svg"), str(SAMPLES / "sponsor-b.svg")],
+                     "sponsor_period": 12},
         "data_dir": str(data_dir),
     })
 

@@ -144,6 +144,14 @@ class ChannelMessage:
         self.revision: int = data["revision"]
 
     @classmethod
+    def out_of_band(cls, data: dict[str, Any]) -> ChannelMessage:
+        """A message outside the channel's revisions (the look on air,
+        :meth:`Subscription.notice`): its revision is -1 and its JSON has none."""
+        message = cls({**data, "revision": -1})
+        message._data = data
+        return message
+
+    @classmethod
     def from_text(cls, text: str, kind: str, revision: int) -> ChannelMessage:
         """A message known by its JSON text (a checkpoint's history): parsed only if read."""
         message = cls.__new__(cls)
@@ -224,6 +232,7 @@ class Subscription:
         self._maxsize = max(1, maxsize)
         self._waiter: asyncio.Future[None] | None = None
         self._skip_through = -1
+        self._notice: ChannelMessage | None = None
         self.closed = False
 
     def _push(self, message: object) -> None:
@@ -243,7 +252,17 @@ class Subscription:
             if not waiter.done():
                 waiter.set_result(None)
 
+    def notice(self, message: ChannelMessage) -> None:
+        """Send ``message`` (out of band: :meth:`ChannelMessage.out_of_band`) before anything
+        still queued; a notice not yet sent is replaced (only the newest one matters)."""
+        if not self.closed:
+            self._notice = message
+            self._wake()
+
     def _next(self) -> ChannelMessage | None:
+        if self._notice is not None:
+            notice, self._notice = self._notice, None
+            return notice
         while self._items:
             item = self._items.popleft()
             if item is _RESYNC:

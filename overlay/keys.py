@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from overlay.devices.camera_bridge import CameraService
     from overlay.devices.capture_bridge import CaptureBridge
     from overlay.devices.obs.control import ObsControl
+    from overlay.graphics.desk import GraphicsDesk
     from overlay.hub import ChannelHub, TableLog
     from overlay.pages import PageRegistry
     from overlay.store import EventStore
@@ -44,6 +45,8 @@ OBS_SOCKETS_KEY: web.AppKey[dict[web.WebSocketResponse, bool]] = web.AppKey("obs
 """OBS's browser sources on guarded channels, each with whether it was given the full view."""
 PAGES_KEY: web.AppKey[PageRegistry] = web.AppKey("pages")
 ASSET_VERSION_KEY: web.AppKey[str] = web.AppKey("asset_version")
+GRAPHICS_KEY: web.AppKey[GraphicsDesk] = web.AppKey("graphics")
+"""The look on air: themes, logo, sponsors (``overlay/graphics``)."""
 CAPTURE_KEY: web.AppKey[CaptureBridge] = web.AppKey("capture_bridge")
 """The RFID capture pipeline and its bridge to the table (``[[readers]]``)."""
 CAMERAS_KEY: web.AppKey[CameraService] = web.AppKey("cameras")

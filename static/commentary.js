@@ -3,6 +3,7 @@
 // One render(view) for first paint and every update (docs/view-model.md), then one fitting
 // pass so that the whole screen shows without scrolling and nothing is cut (docs/pages.md).
 import { connectChannel, pageParams } from "./js/channel.js";
+import { followTheme } from "./js/graphics.js";
 import { cardElement, syncCards } from "./js/cards.js";
 import { KeyedList, bigBlinds, chips, clockText, el, fitText, fitTexts, isCut, levelRemaining,
   loadFonts, nameForms, percent, setText, timeOfDay, toggle } from "./js/dom.js";
@@ -858,6 +859,7 @@ export function switchTo(name) {
   channel = connectChannel({ channel: name, page: "commentary", token: params.token });
   channel.subscribe(render);
   channel.onStatus(showConnection);
+  followTheme(channel, { onChange: () => { if (shown.view) fitScreen({ force: true }); } });
   return channel;
 }
 

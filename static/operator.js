@@ -6,6 +6,7 @@ import { Channel, pageParams } from "./js/channel.js";
 import { cardElement, isCardCode } from "./js/cards.js";
 import { renderDecks, wireDecks } from "./js/decks.js";
 import { renderDevices, wireDevices } from "./js/devices.js";
+import { renderGraphics, wireGraphics } from "./js/graphics-panel.js";
 import { Keypad } from "./js/keypad.js";
 import { renderTournament, tickTournamentClock, wireTournament }
   from "./js/operator-tournament.js";
@@ -677,6 +678,7 @@ export function render(view, meta = {}) {
   renderDecks(op, state.busy, sendCommand);
   renderTournament(view, state.busy);
   renderDevices(state.busy);
+  renderGraphics(state.busy);
 }
 
 // ---------------------------------------------------------------- wiring
@@ -729,7 +731,7 @@ function onKey(event) {
   }
   if (sheet) return; // the seat sheet and the key list keep their own keys
   // The tournament and devices panels' buttons keep their own Enter (never a raise).
-  if (target instanceof Element && target.closest("#tournament, #devices, #decks")) return;
+  if (target instanceof Element && target.closest("#tournament, #devices, #decks, #graphics")) return;
   const legal = state.view && state.view.operator && state.view.operator.legal;
   const digit = /^Digit([1-8])$/.exec(event.code);
   if (event.shiftKey && digit) {
@@ -822,6 +824,7 @@ function wire() {
   wireDecks(sendCommand);
   wireTournament({ send: sendCommand, upload: sendUpload, channel: () => state.channel });
   wireDevices(sendRequest);
+  wireGraphics(sendRequest);
   setInterval(() => { renderClock(); tickTournamentClock(); }, 250);
 }
 

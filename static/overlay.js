@@ -4,8 +4,9 @@
 // goes away it keeps the last graphics: nothing on screen says "disconnected".
 import { connectChannel, pageParams } from "./js/channel.js";
 import { syncCards } from "./js/cards.js";
-import { KeyedList, bigBlinds, chips, clockText, el, fitTexts, levelRemaining, loadFonts,
-  percent, setText, showOnAir, toggle } from "./js/dom.js";
+import { followTheme } from "./js/graphics.js";
+import { KeyedList, bigBlinds, chips, clockText, el, fitStage, fitTexts, levelRemaining,
+  loadFonts, percent, setText, showOnAir, toggle } from "./js/dom.js";
 import { actionClockFinal, actionClockRemaining, anteText, blindsText, isBusted, levelOf,
   levelRemaining as clockRemaining, playerAt, seatName, tournamentOf, wallNow }
   from "./js/tournament.js";
@@ -50,6 +51,9 @@ function allInFor(view, seat) {
 /** Broadcast convention: from this many players, only those still in the hand are shown
  * (each leaves as he folds), everyone between hands; ?all=1 always shows everyone. */
 export const IN_HAND_FROM = 5;
+/** From this many boxes on screen they are compact (smaller, hole cards still 7 % of the
+ * frame's height), so a ten-handed table fits the stage. */
+export const CROWDED_FROM = 10;
 
 function shownSeats(view, seated) {
   const street = view.table.street;
@@ -247,6 +251,7 @@ export function render(view) {
   toggle(stage, "no-equity", !seated.some((seat) => seat.equity && !seat.folded));
   const inHand = shownSeats(view, seated);
   stage.dataset.shown = String(inHand.length);
+  toggle(stage, "crowded", inHand.length > CROWDED_FROM - 1); // ten boxes: a compact column
   players.sync(inHand, (seat) => seat.seat, (node, seat) => updateSeat(node, seat, best));
   // Hand names are fitted, never cut: the name, then its first part, then smaller type.
   fitTexts([...$("players").querySelectorAll(".hand:not([hidden])")]
@@ -258,9 +263,11 @@ export function render(view) {
 }
 
 loadFonts();
+fitStage();
 const params = { ...pageParams({ channel: "delayed" }),
   all: new URLSearchParams(location.search).get("all") === "1" };
 const channel = connectChannel({ channel: params.channel, page: "overlay", token: params.token });
 channel.subscribe(render);
+followTheme(channel, { onChange: () => { if (channel.view) render(channel.view); } });
 setInterval(renderLevelClock, 250);
 window.feltcast = { channel, render };

@@ -10,6 +10,12 @@
 //   const channel = connectChannel({channel: "delayed", page: "overlay"});
 //   channel.subscribe(render);          // render(view, {revision, events, status})
 //   channel.onStatus((status) => ...);  // "connecting" | "live" | "resyncing" | "offline"
+//   channel.onTheme((theme) => ...);    // the look on air (js/graphics.js, docs/graphics.md)
+//
+// Besides the view's snapshot and patches the server sends {"type": "theme", "theme": {...}}
+// (the hello's `look` asks for it: the look last shown, null at first) when the page does not
+// show the look on air yet and whenever the producer changes it: outside the channel's
+// revisions (it carries nothing of the table), so it never counts as a gap.
 
 const STATUSES = new Set(["connecting", "live", "resyncing", "offline"]);
 
@@ -71,6 +77,7 @@ export class Channel {
     this.receivedAt = null; // performance-free wall time (ms) when this.view arrived
     this.status = "connecting";
     this.lastError = null; // the last {"type": "error"} the server sent
+    this.theme = null; // the last {"type": "theme"} the server sent: the look on air
     this._clockSamples = []; // server minus local clock (s), one per event time seen
     this._socket = null;
     this._attempt = 0;
@@ -80,6 +87,7 @@ export class Channel {
     this._renderers = new Set();
     this._statusListeners = new Set();
     this._errorListeners = new Set();
+    this._themeListeners = new Set();
   }
 
   /** Call render(view, meta) now (if a view is known) and on every change; returns unsubscribe. */
@@ -100,6 +108,13 @@ export class Channel {
   onError(listener) {
     this._errorListeners.add(listener);
     return () => this._errorListeners.delete(listener);
+  }
+
+  /** Call listener(theme) now (if known) and whenever the look on air changes. */
+  onTheme(listener) {
+    this._themeListeners.add(listener);
+    if (this.theme !== null) listener(this.theme);
+    return () => this._themeListeners.delete(listener);
   }
 
   start() {
@@ -146,6 +161,7 @@ export class Channel {
         version: this.version,
         resume: this.revision,
         log_id: this.revision === null ? null : this.logId,
+        look: this.theme ? this.theme.look : null, // follow the look on air (docs/graphics.md)
       }));
     });
     socket.addEventListener("message", (event) => {
@@ -231,6 +247,15 @@ export class Channel {
     } else if (message.type === "error") {
       this.lastError = message.error || null;
       for (const listener of this._errorListeners) listener(this.lastError);
+    } else if (message.type === "theme" && message.theme && typeof message.theme === "object") {
+      this.theme = message.theme;
+      for (const listener of this._themeListeners) {
+        try {
+          listener(this.theme);
+        } catch (error) {
+          console.error("theme listener failed:", error);
+        }
+      }
     }
   }
 

@@ -118,8 +118,42 @@ export class KeyedList {
  */
 export function loadFonts(weights = [400, 600, 700, 800]) {
   if (!document.fonts || !document.fonts.load) return Promise.resolve();
-  return Promise.all(weights.map((weight) => document.fonts.load(`${weight} 16px Inter`)))
+  // The theme's family (its --font, first name), else the bundled Inter.
+  const font = getComputedStyle(document.documentElement).getPropertyValue("--font");
+  const family = (font.split(",")[0] || "").trim() || "Inter";
+  return Promise.all(weights.map((weight) => document.fonts.load(`${weight} 16px ${family}`)))
     .catch(() => {});
+}
+
+/** The stage every on-air page draws on: landscape, and the vertical one of a portrait
+ * browser source (phone-first platforms). */
+export const STAGES = { landscape: { width: 1920, height: 1080 },
+  portrait: { width: 1080, height: 1920 } };
+
+/**
+ * Scale the page's fixed stage to the browser source, whatever its size (1280x720, 1920x1080,
+ * 3840x2160: the same picture, never cut), centred if the shape differs. A portrait source
+ * (taller than wide) gets the 1080x1920 stage, which each page's CSS arranges on its own
+ * (`html.portrait`). Returns the function that fits it again (called on every resize).
+ */
+export function fitStage(stage = document.getElementById("stage")) {
+  const root = document.documentElement;
+  function fit() {
+    const width = window.innerWidth;
+    const height = window.innerHeight;
+    if (!stage || !width || !height) return;
+    const portrait = height > width;
+    const base = portrait ? STAGES.portrait : STAGES.landscape;
+    root.classList.toggle("portrait", portrait);
+    const scale = Math.min(width / base.width, height / base.height);
+    const left = (width - base.width * scale) / 2;
+    const top = (height - base.height * scale) / 2;
+    stage.style.transform = `translate(${left}px, ${top}px) scale(${scale})`;
+    root.dataset.stageScale = String(Math.round(scale * 10000) / 10000);
+  }
+  fit();
+  window.addEventListener("resize", fit);
+  return fit;
 }
 
 /**

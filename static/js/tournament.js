@@ -3,8 +3,9 @@
 // boilerplate every graphic page repeats. The view's "tournament" object is described in
 // docs/view-model.md; anything unknown is null and is shown as nothing, never as 0.
 import { connectChannel, pageParams } from "./channel.js";
-import { bigBlinds, chips, clockText, el, loadFonts, percent, setText, showOnAir, toggle }
-  from "./dom.js";
+import { followTheme } from "./graphics.js";
+import { bigBlinds, chips, clockText, el, fitStage, loadFonts, percent, setText, showOnAir,
+  toggle } from "./dom.js";
 
 export { chips, clockText };
 
@@ -215,12 +216,14 @@ export function everyTick(tick, intervalMs = 200) {
  */
 export function startGraphic(page, render) {
   loadFonts();
+  fitStage();
   const params = pageParams({ channel: "delayed" });
   const channel = connectChannel({ channel: params.channel, page, token: params.token });
   channel.subscribe((view) => {
     showOnAir(view);
     render(view);
   });
+  followTheme(channel, { onChange: () => { if (channel.view) render(channel.view); } });
   window.feltcast = { channel, render, params };
   return { channel, params };
 }

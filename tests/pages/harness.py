@@ -23,7 +23,11 @@ from typing import Any, TypeVar
 
 from aiohttp import WSMsgType, web
 
+from overlay.graphics.config import default_graphics
+from overlay.graphics.desk import GraphicsDesk
+from overlay.graphics.web import media, theme_css, theme_link
 from overlay.hub import apply_merge_patch as merge_patch
+from overlay.keys import GRAPHICS_KEY
 
 STATIC = Path(__file__).resolve().parents[2] / "static"
 PAGES = ("overlay", "commentary", "operator")
@@ -69,6 +73,7 @@ class Harness:
         self.operator_token: str | None = None
         """When set, ``GET /api/log`` refuses other tokens with 401 (as the service does)."""
         self.channels: dict[str, ChannelState] = {}
+        self.graphics = GraphicsDesk(default_graphics())
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._runner: web.AppRunner | None = None
@@ -183,6 +188,11 @@ class Harness:
         app.router.add_get("/api/log", self._log)
         app.router.add_get("/api/channels", self._channels)
         app.router.add_static("/static/", self.static_dir)
+        # The look on air, served by the service's own code (the dark theme, no logo).
+        app[GRAPHICS_KEY] = self.graphics
+        app.router.add_get("/graphics/theme.css", theme_css)
+        app.router.add_get("/graphics/theme/{name}.css", theme_css)
+        app.router.add_get("/graphics/media/{file}", media)
         return app
 
     async def _start_site(self) -> None:
@@ -207,8 +217,9 @@ class Harness:
         response: web.StreamResponse = await handler(request)
         return response
 
-    async def _page(self, request: web.Request) -> web.FileResponse:
-        return web.FileResponse(self.static_dir / f"{request.path.strip('/')}.html")
+    async def _page(self, request: web.Request) -> web.Response:
+        html = (self.static_dir / f"{request.path.strip('/')}.html").read_text()
+        return web.Response(text=theme_link(request, html), content_type="text/html")
 
     async def _websocket(self, request: web.Request) -> web.WebSocketResponse:
         channel = request.match_info["channel"]

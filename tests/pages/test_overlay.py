@@ -98,7 +98,7 @@ def test_hello_names_page_version_token_and_no_resume(page: Page, harness: Harne
     open_overlay(page, harness, "secure", flop_view("secure"), query="&token=s3cret")
     (hello,) = harness.hellos_on("secure")
     assert hello.message == {"type": "hello", "page": "overlay", "version": "dev",
-                             "resume": None, "log_id": None}
+                             "resume": None, "log_id": None, "look": None}
     assert hello.token == "s3cret"
 
 

@@ -654,7 +654,8 @@ def test_graphics_load_only_local_modules_and_styles() -> None:
         assert 'name="feltcast-version" content="dev"' in html  # the service stamps it
         sources = re.findall(r'(?:src|href)="([^"]+)"', html)
         assert f"/static/{name}.js" in sources and "/static/css/graphics.css" in sources
-        for source in sources:
+        assert sources[-2:] == ["/graphics/theme.css", f"/static/{name}.js"]  # theme last
+        for source in sources[:-2]:
             assert source.startswith("/static/"), (name, source)
             assert (static / source.removeprefix("/static/")).is_file(), (name, source)
 

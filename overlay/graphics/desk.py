@@ -1,0 +1,261 @@
+"""What is on air: :class:`GraphicsDesk` holds the themes, the show's logo and sponsors, and the
+producer's choice among them; every connected page is told of each change.
+
+The choice (theme, logo on or off, which sponsors, their period) is made in the console's
+Graphics panel (``PUT /api/graphics``) and kept in ``<data_dir>/graphics.json``, so a restart
+keeps the look on air. Only checked themes are ever offered (:func:`load_theme`): a theme folder
+edited into a broken state is refused by :meth:`GraphicsDesk.reload` with the file and the key,
+and the pages keep the last good look.
+
+Pages learn the look from their channel socket: :meth:`GraphicsDesk.attach` gives a
+subscription the current look at once (an out-of-band ``{"type": "theme"}`` message,
+:meth:`overlay.hub.Subscription.notice`) and every later one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import weakref
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from engine.errors import InvalidInputError
+from overlay.graphics.config import GraphicsConfig
+from overlay.graphics.themes import Media, Theme, load_theme
+from overlay.hub import ChannelMessage, Subscription
+
+__all__ = ["Choice", "GraphicsDesk"]
+
+_log = logging.getLogger(__name__)
+
+STATE_FILE = "graphics.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """The producer's choice (``graphics.json``)."""
+
+    theme: str
+    logo: bool = True
+    sponsors: tuple[str, ...] | None = None
+    """The ids of the sponsors shown, in order; ``None``: all of them."""
+    sponsor_period: float | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"theme": self.theme, "logo": self.logo,
+                "sponsors": None if self.sponsors is None else list(self.sponsors),
+                "sponsor_period": self.sponsor_period}
+
+
+_CHOICE_KEYS = frozenset({"theme", "logo", "sponsors", "sponsor_period"})
+
+
+class GraphicsDesk:
+    """The look on air (see the module docstring)."""
+
+    def __init__(self, config: GraphicsConfig, data_dir: Path | None = None) -> None:
+        self._config = config
+        self._themes: dict[str, Theme] = {t.name: t for t in (*config.themes, config.theme)}
+        self._path = data_dir / STATE_FILE if data_dir is not None else None
+        self._choice = self._saved() or Choice(config.theme.name)
+        self._message: ChannelMessage | None = None
+        self._attached: weakref.WeakSet[Subscription] = weakref.WeakSet()
+
+    # --- reading -------------------------------------------------------------------------
+
+    @property
+    def choice(self) -> Choice:
+        return self._choice
+
+    @property
+    def themes(self) -> Mapping[str, Theme]:
+        return self._themes
+
+    def theme(self, name: str | None = None) -> Theme:
+        """The theme on air, or the one named ``name``.
+
+        :raises InvalidInputError: for a name no theme has, listing those there are.
+        """
+        key = self._choice.theme if name is None else name
+        try:
+            return self._themes[key]
+        except KeyError:
+            raise InvalidInputError(f"there is no theme {key!r} (themes: "
+                                    f"{', '.join(sorted(self._themes))})") from None
+
+    def _sponsor_pool(self, theme: Theme) -> tuple[Media, ...]:
+        return self._config.sponsors or theme.sponsors
+
+    def _logo(self, theme: Theme) -> Media | None:
+        return self._config.logo or theme.logo
+
+    def state(self) -> dict[str, Any]:
+        """The look on air as the pages get it (``docs/graphics.md``)."""
+        theme = self.theme()
+        logo = self._logo(theme) if self._choice.logo else None
+        pool = {media.digest: media for media in self._sponsor_pool(theme)}
+        order = list(pool) if self._choice.sponsors is None else \
+            [key for key in self._choice.sponsors if key in pool]
+        period = self._choice.sponsor_period or self._config.sponsor_period \
+            or theme.sponsor_period
+        state = {"name": theme.name, "title": theme.title or theme.name,
+                 "css": theme.css_url, "logo": logo.url if logo else None,
+                 "sponsors": [pool[key].url for key in order], "sponsor_period": period}
+        digest = hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:16]
+        return {"look": digest, **state}
+
+    def panel(self) -> dict[str, Any]:
+        """What the console's Graphics panel shows: the look on air, the choice, the options."""
+        theme = self.theme()
+        logo = self._logo(theme)
+        return {"on_air": self.state(), "choice": self._choice.to_json(),
+                "themes": [t.summary() for t in sorted(self._themes.values(),
+                                                      key=lambda t: t.name)],
+                "logo": {"url": logo.url, "name": logo.name} if logo else None,
+                "sponsors": [{"id": m.digest, "url": m.url, "name": m.name}
+                             for m in self._sponsor_pool(theme)]}
+
+    def media(self, file_name: str) -> Media | None:
+        """A font, logo or sponsor of any offered theme (or of the show) by its served name."""
+        for theme in self._themes.values():
+            found = theme.media().get(file_name)
+            if found is not None:
+                return found
+        for media in (self._config.logo, *self._config.sponsors):
+            if media is not None and media.file_name == file_name:
+                return media
+        return None
+
+    def message(self) -> ChannelMessage:
+        """The ``{"type": "theme"}`` message of the look on air (made once per change)."""
+        if self._message is None:
+            self._message = ChannelMessage.out_of_band({"type": "theme", "theme": self.state()})
+        return self._message
+
+    # --- pages ---------------------------------------------------------------------------
+
+    def attach(self, subscription: Subscription, *, shown: object = None) -> None:
+        """Tell ``subscription`` of every change of the look, and of the look now unless
+        ``shown`` (what the page's hello says it shows) is already it."""
+        self._attached.add(subscription)
+        if shown != self.state()["look"]:
+            subscription.notice(self.message())
+
+    @property
+    def attached(self) -> int:
+        return sum(1 for sub in self._attached if not sub.closed)
+
+    def _changed(self) -> None:
+        self._message = None
+        message = self.message()
+        for subscription in list(self._attached):
+            if not subscription.closed:
+                subscription.notice(message)
+
+    # --- changing ------------------------------------------------------------------------
+
+    def choose(self, changes: Mapping[str, Any]) -> Choice:
+        """Apply the Graphics panel's ``changes`` (any of theme, logo, sponsors,
+        sponsor_period); all or nothing. Returns the new choice (:meth:`save` keeps it).
+
+        :raises InvalidInputError: naming the key and what is expected.
+        """
+        unknown = set(changes) - _CHOICE_KEYS
+        if unknown:
+            raise InvalidInputError(f"unknown graphics setting {sorted(unknown)[0]!r} "
+                                    f"(settings: {', '.join(sorted(_CHOICE_KEYS))})")
+        choice = self._choice
+        if "theme" in changes:
+            name = changes["theme"]
+            if not isinstance(name, str):
+                raise InvalidInputError("theme: expected a theme's name")
+            choice = replace(choice, theme=self.theme(name).name)
+        if "logo" in changes:
+            if not isinstance(changes["logo"], bool):
+                raise InvalidInputError("logo: expected true (shown) or false (hidden)")
+            choice = replace(choice, logo=changes["logo"])
+        if "sponsors" in changes:
+            choice = replace(choice, sponsors=self._sponsor_ids(changes["sponsors"],
+                                                                self.theme(choice.theme)))
+        if "sponsor_period" in changes:
+            period = changes["sponsor_period"]
+            if period is not None and (isinstance(period, bool)
+                                       or not isinstance(period, int | float)
+                                       or not 3 <= period <= 600):
+                raise InvalidInputError("sponsor_period: expected seconds from 3 to 600, or "
+                                        "null for the theme's")
+            choice = replace(choice, sponsor_period=None if period is None else float(period))
+        if choice != self._choice:
+            self._choice = choice
+            self._changed()
+        return choice
+
+    def _sponsor_ids(self, value: Any, theme: Theme) -> tuple[str, ...] | None:
+        if value is None:
+            return None
+        known = {media.digest for media in self._sponsor_pool(theme)}
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise InvalidInputError("sponsors: expected a list of sponsor ids, or null for all")
+        missing = [v for v in value if v not in known]
+        if missing:
+            raise InvalidInputError(f"sponsors: no sponsor has the id {missing[0]!r} (ids: "
+                                    f"{', '.join(sorted(known)) or 'none'})")
+        return tuple(dict.fromkeys(value))
+
+    def read_themes(self) -> dict[str, Theme]:
+        """Every offered theme read again from its folder (after the producer edited one);
+        blocking file reads, for a worker thread. :meth:`use_themes` puts them on air.
+
+        :raises ThemeError: for the first broken one.
+        """
+        return {name: load_theme(theme.folder, name=name) for name, theme in self._themes.items()}
+
+    def use_themes(self, fresh: Mapping[str, Theme]) -> list[str]:
+        """Offer ``fresh`` (from :meth:`read_themes`); the pages follow if the theme on air
+        changed. Returns the names of the themes that changed."""
+        changed = [name for name, theme in fresh.items() if theme != self._themes.get(name)]
+        self._themes = dict(fresh)
+        if self._choice.theme in changed:
+            self._changed()
+        return changed
+
+    def reload(self) -> list[str]:
+        """:meth:`read_themes` then :meth:`use_themes`: all or nothing."""
+        return self.use_themes(self.read_themes())
+
+    # --- keeping the choice --------------------------------------------------------------
+
+    def _saved(self) -> Choice | None:
+        if self._path is None or not self._path.is_file():
+            return None
+        try:
+            raw = json.loads(self._path.read_text(encoding="utf-8"))
+            saved = Choice(theme=str(raw["theme"]), logo=bool(raw.get("logo", True)),
+                           sponsors=None if raw.get("sponsors") is None
+                           else tuple(str(s) for s in raw["sponsors"]),
+                           sponsor_period=raw.get("sponsor_period"))
+        except (OSError, ValueError, KeyError, TypeError) as error:
+            _log.warning("%s is unreadable (%s): the configured look goes on air", self._path,
+                         error)
+            return None
+        if saved.theme not in self._themes:
+            _log.warning("the saved theme %r is no longer offered: %r goes on air",
+                         saved.theme, self._config.theme.name)
+            return None
+        return saved
+
+    def save(self) -> None:
+        """Write the choice (atomically: a crash leaves the old file or the new)."""
+        if self._path is None:
+            return
+        self._path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self._path.with_suffix(".json.tmp")
+        temporary.write_text(json.dumps(self._choice.to_json(), indent=2) + "\n",
+                             encoding="utf-8")
+        os.replace(temporary, self._path)
+

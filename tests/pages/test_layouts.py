@@ -1,0 +1,170 @@
+"""Every on-air page in every bundled theme at every browser-source size, in Debian's Chromium
+(issue 19, docs/graphics.md): the stage scaled to 1280x720, 1920x1080 and 3840x2160 and
+arranged for a vertical 1080x1920 source; nothing outside the frame; no text cut; hole cards
+at least 7 % of the frame's height; every text at least 4.5:1 against its panel, computed from
+the computed styles. A screenshot of each is kept as a test artifact."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from overlay.graphics.config import bundled_themes
+from tests.pages.conftest import Probe, watch
+from tests.pages.harness import Harness
+from tests.pages.test_tournament_pages import GraphicsHarness
+from tests.pages.tournament_views import tournament_view
+from tests.pages.views import flop_view, showdown_view
+
+SIZES = {"720p": (1280, 720), "1080p": (1920, 1080), "2160p": (3840, 2160),
+         "vertical": (1080, 1920)}
+THEMES = [theme.name for theme in bundled_themes()]
+
+
+def overlay_view() -> dict[str, Any]:
+    view = flop_view()
+    view["tournament"] = tournament_view()["tournament"]
+    return view
+
+
+# page, query, view
+PAGES: list[tuple[str, str, Any]] = [
+    ("overlay", "&all=1", overlay_view),
+    ("overlay", "&all=1", showdown_view),
+    ("leaderboard", "", tournament_view),
+    ("lowerthird", "&seat=4", tournament_view),
+    ("payouts", "", tournament_view),
+    ("clock", "", tournament_view),
+]
+
+# Inspects the page as drawn: what lies outside the frame, what text is cut, which text lacks
+# contrast against what is behind it (the panel; where the page is transparent, the camera
+# picture, taken as black, white and grey in turn), and the hole cards' height.
+INSPECT = r"""() => {
+  const W = innerWidth, H = innerHeight;
+  const parse = (text) => {
+    const m = /rgba?\(([^)]+)\)/.exec(text || "");
+    if (!m) return null;
+    const p = m[1].split(",").map((x) => parseFloat(x));
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  const colours = (text) => (String(text || "").match(/rgba?\([^)]+\)/g) || []).map(parse);
+  const lum = ([r, g, b]) => {
+    const c = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * c(r) + 0.7152 * c(g) + 0.0722 * c(b);
+  };
+  const over = ([r, g, b, a], [R, G, B]) => [r * a + R * (1 - a), g * a + G * (1 - a),
+    b * a + B * (1 - a)];
+  const ratio = (x, y) => { const [l, d] = [lum(x), lum(y)].sort((p, q) => q - p);
+    return (l + 0.05) / (d + 0.05); };
+  const opacity = (node) => { let o = 1;
+    for (let n = node; n && n.nodeType === 1; n = n.parentElement) {
+      o *= parseFloat(getComputedStyle(n).opacity); }
+    return o; };
+  // What is behind `node`: every background from the nearest opaque one up to the node,
+  // composited (each colour of a gradient in turn), over `backdrop` if none is opaque.
+  const papers = (node, backdrop) => {
+    const layers = [];
+    for (let n = node; n && n.nodeType === 1; n = n.parentElement) {
+      const cs = getComputedStyle(n);
+      const found = [parse(cs.backgroundColor), ...colours(cs.backgroundImage)]
+        .filter((c) => c && c[3] > 0.02);
+      if (found.length) layers.push(found);
+      if (found.length && found.every((c) => c[3] >= 0.99)) break;
+    }
+    let result = [backdrop];
+    for (const layer of layers.reverse()) {
+      result = result.flatMap((paper) => layer.map((c) => over(c, paper))).slice(0, 32);
+    }
+    return result;
+  };
+  const outside = [], cut = [], contrast = [];
+  const stage = document.getElementById("stage");
+  for (const node of stage.querySelectorAll("*")) {
+    const cs = getComputedStyle(node);
+    if (cs.visibility === "hidden" || cs.display === "none") continue;
+    const r = node.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1 || opacity(node) < 0.05) continue;
+    const label = `${node.tagName.toLowerCase()}.${[...node.classList].join(".")}#${node.id}`;
+    if (r.left < -1 || r.top < -1 || r.right > W + 1 || r.bottom > H + 1) {
+      outside.push(`${label} ${Math.round(r.left)},${Math.round(r.top)} `
+        + `${Math.round(r.right)},${Math.round(r.bottom)}`);
+    }
+    const text = [...node.childNodes].filter((c) => c.nodeType === 3)
+      .map((c) => c.textContent.trim()).join("");
+    if (!text) continue;
+    if (node.scrollWidth > node.clientWidth + 1 && cs.overflowX !== "visible") {
+      cut.push(`${label} "${text}" ${node.scrollWidth} > ${node.clientWidth}`);
+    }
+    // Folded, away and busted players are dimmed on purpose (the broadcast convention).
+    if (node.closest(".folded, .away, .busted, .card")) continue;
+    const ink = parse(cs.color);
+    if (!ink || ink[3] < 0.05) continue;
+    const alpha = opacity(node);
+    for (const backdrop of [[0, 0, 0], [255, 255, 255], [128, 128, 128]]) {
+      for (const paper of papers(node, backdrop)) {
+        const value = ratio(over([ink[0], ink[1], ink[2], ink[3] * alpha], paper), paper);
+        if (value < 4.5) {
+          contrast.push(`${label} "${text}" ${value.toFixed(2)} over ${backdrop}`);
+          break;
+        }
+      }
+    }
+  }
+  const holes = [...stage.querySelectorAll(".player .hole .card")]
+    .map((c) => c.getBoundingClientRect().height);
+  return {outside, cut: [...new Set(cut)], contrast: [...new Set(contrast)].slice(0, 12),
+          holes, scale: Number(document.documentElement.dataset.stageScale),
+          portrait: document.documentElement.classList.contains("portrait")};
+}"""
+
+
+@pytest.fixture(scope="module")
+def harness() -> Iterator[Harness]:
+    server = GraphicsHarness()
+    server.start()
+    yield server
+    server.close()
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@pytest.mark.timeout(400)
+def test_every_page_fits_every_size_in_every_theme_and_stays_legible(
+        browser: Browser, harness: Harness, artifacts: Path, theme: str) -> None:
+    probe = Probe()
+    problems: list[str] = []
+    for size, (width, height) in SIZES.items():
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page: Page = watch(context.new_page(), probe)
+        try:
+            for index, (name, query, make) in enumerate(PAGES):
+                harness.reset()
+                harness.set_view("delayed", make(), 1)
+                page.goto(f"{harness.base}/{name}?channel=delayed&theme={theme}{query}")
+                expect(page.locator("html")).to_have_attribute("data-revision", "1")
+                page.evaluate("document.fonts.ready")
+                page.wait_for_timeout(900)  # the entrance animations
+                found = page.evaluate(INSPECT)
+                where = f"{theme} {size} {name}#{index}"
+                portrait = height > width
+                base = (1080, 1920) if portrait else (1920, 1080)
+                assert found["portrait"] == portrait, where
+                assert abs(found["scale"] - min(width / base[0], height / base[1])) < 1e-3
+                problems += [f"{where}: outside the frame: {o}" for o in found["outside"]]
+                problems += [f"{where}: cut: {c}" for c in found["cut"]]
+                if size == "1080p":
+                    problems += [f"{where}: contrast {c}" for c in found["contrast"]]
+                if name == "overlay" and not portrait:
+                    assert found["holes"], where
+                    assert min(found["holes"]) >= 0.07 * height - 0.5, (where, found["holes"])
+                page.screenshot(path=str(artifacts / f"layout-{theme}-{size}-{name}-{index}.png"))
+        finally:
+            context.close()
+    (artifacts / f"layout-problems-{theme}.txt").write_text("\n".join(problems) + "\n")
+    assert problems == []
+    assert probe.page_errors == [] and probe.unexpected_console_errors() == []
+    assert probe.foreign_requests() == []

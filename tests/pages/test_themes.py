@@ -1,0 +1,165 @@
+"""Themes on air, in Debian's Chromium (issue 19, docs/graphics.md): the demo's pages change
+their look when the producer does, without a reload; the logo and the sponsors follow; a
+rehearsal page keeps its ``?theme=``; a stylesheet that does not load leaves the last good look.
+Screenshots of each theme are kept as test artifacts."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from overlay.graphics.config import bundled_themes
+from tests.pages.conftest import Probe, watch
+from tests.pages.harness import Harness
+from tests.pages.service import free_port, start_demo, stop_demo
+from tests.pages.views import flop_view
+
+PAGES = ("overlay", "leaderboard", "clock", "lowerthird?seat=1", "payouts", "elimination",
+         "commentary")
+THEMES = {theme.name: theme for theme in bundled_themes()}
+# What the page's root says the theme's panel colour is, and the type of a player's name.
+PANEL = {"dark": "rgba(11, 15, 25, 0.94)", "classic": THEMES["classic"].colors["panel"],
+         "contrast": THEMES["contrast"].colors["panel"]}
+
+
+def until(check: Callable[[], Any], what: str, timeout: float = 60) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def look_of(page: Page) -> dict[str, Any]:
+    result: dict[str, Any] = page.evaluate("""() => {
+      const root = document.documentElement;
+      const logo = document.querySelector('[data-graphics="logo"]');
+      const sponsor = document.querySelector('[data-graphics="sponsor"]');
+      const img = (slot) => slot && slot.querySelector("img");
+      return {
+        theme: root.dataset.theme || "", look: root.dataset.look || "",
+        panel: getComputedStyle(root).getPropertyValue("--panel").trim(),
+        font: getComputedStyle(document.body).fontFamily,
+        same: window.__sameDocument === true,
+        logo: logo ? !logo.hidden && Boolean(img(logo)) && img(logo).complete
+          && img(logo).naturalWidth > 0 : null,
+        sponsor: sponsor && !sponsor.hidden && img(sponsor) ? sponsor.dataset.sponsor : null,
+      };
+    }""")
+    return result
+
+
+def put(base: str, token: str, changes: dict[str, Any]) -> dict[str, Any]:
+    request = urllib.request.Request(f"{base}/api/graphics", method="PUT",
+                                     data=json.dumps(changes).encode(), headers={
+                                         "Authorization": f"Bearer {token}",
+                                         "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        answer: dict[str, Any] = json.loads(response.read())
+        return answer
+
+
+@pytest.mark.timeout(400)
+def test_a_change_of_look_reaches_every_page_on_air_without_a_reload(
+        browser: Browser, tmp_path: Path, artifacts: Path) -> None:
+    probe = Probe()
+    port = free_port()
+    demo = start_demo(tmp_path / "demo", speed=8, delay=1, seed=5, port=port)
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    try:
+        line = demo.until(r"^  operator console ", timeout=120)
+        token = re.search(r"token=(\S+)", line).group(1)  # type: ignore[union-attr]
+        base = f"http://127.0.0.1:{port}"
+        pages: dict[str, Page] = {}
+        for name in (*PAGES, "overlay?theme=contrast"):
+            joiner = "&" if "?" in name else "?"
+            page = watch(context.new_page(), probe)
+            page.goto(f"{base}/{name}{joiner}channel=venue")
+            page.evaluate("window.__sameDocument = true")  # gone if the page reloads
+            pages[name] = page
+        overlay, pinned = pages["overlay"], pages["overlay?theme=contrast"]
+        for name, page in pages.items():
+            until(lambda p=page: look_of(p)["look"], f"{name} to apply the look on air")
+        start = look_of(overlay)
+        assert start["theme"] == "dark" and start["panel"] == PANEL["dark"]
+        until(lambda: look_of(overlay)["logo"], "the demo's logo on the overlay")
+        until(lambda: look_of(overlay)["sponsor"] is not None, "a sponsor on the overlay")
+        until(lambda: overlay.locator("#players .player").count() > 0, "a hand on the overlay")
+        assert look_of(pinned)["theme"] == "contrast"
+        assert look_of(pinned)["panel"] == PANEL["contrast"]
+        overlay.screenshot(path=str(artifacts / "theme-dark-overlay.png"))
+
+        for theme in ("classic", "contrast", "dark"):
+            answer = put(base, token, {"theme": theme})
+            assert answer["on_air"]["name"] == theme
+            for name, page in pages.items():
+                if name == "overlay?theme=contrast":
+                    continue
+                until(lambda p=page, t=theme: look_of(p)["theme"] == t
+                      and look_of(p)["panel"] == PANEL[t], f"{name} in {theme}")
+            for name, page in pages.items():
+                assert look_of(page)["same"], f"{name} was reloaded"
+            if theme == "classic":
+                assert look_of(overlay)["font"].startswith('"DejaVu Sans Condensed"')
+                assert overlay.evaluate(
+                    """() => document.fonts.check('700 27px "DejaVu Sans Condensed"')""")
+            overlay.screenshot(path=str(artifacts / f"theme-{theme}-overlay.png"))
+            pages["leaderboard"].screenshot(path=str(artifacts / f"theme-{theme}-leaderboard.png"))
+            assert look_of(pinned)["theme"] == "contrast"  # the rehearsal page keeps its own
+            assert look_of(pinned)["panel"] == PANEL["contrast"]
+
+        put(base, token, {"logo": False})
+        until(lambda: look_of(overlay)["logo"] is False, "the logo to leave the overlay")
+        until(lambda: look_of(pages["leaderboard"])["logo"] is False, "the leaderboard's logo")
+        shown = look_of(overlay)["sponsor"]
+        put(base, token, {"sponsor_period": 3})
+        until(lambda: look_of(overlay)["sponsor"] not in (None, shown), "the next sponsor",
+              timeout=30)
+        sponsors = put(base, token, {"sponsors": []})["on_air"]["sponsors"]
+        assert sponsors == []
+        until(lambda: look_of(overlay)["sponsor"] is None, "the sponsors to leave the overlay")
+        for name, page in pages.items():
+            assert look_of(page)["same"], f"{name} was reloaded"
+    finally:
+        context.close()
+        stop_demo(demo)
+    assert probe.page_errors == []
+    assert probe.unexpected_console_errors() == []
+    assert probe.foreign_requests() == []
+
+
+def test_a_stylesheet_that_does_not_load_leaves_the_last_good_look(
+        page: Page, harness: Harness, probe: Probe) -> None:
+    harness.set_view("delayed", flop_view())
+    page.goto(f"{harness.base}/overlay?all=1")
+    page.evaluate("window.__sameDocument = true")
+    assert look_of(page)["panel"] == PANEL["dark"]
+    classic = harness.graphics.themes["classic"]
+    broken = {"look": "broken", "name": "neon", "title": "Neon",
+              "css": "/graphics/theme/neon.css", "logo": None, "sponsors": [],
+              "sponsor_period": 20}
+    harness.push_raw("delayed", {"type": "theme", "theme": broken})
+    # (look_of calls into the page: Playwright delivers its console messages meanwhile)
+    until(lambda: look_of(page) and any("did not load" in text for text in probe.console_errors),
+          "the page to give up on the stylesheet")
+    assert look_of(page)["panel"] == PANEL["dark"] and look_of(page)["theme"] != "neon"
+    assert page.locator("link#feltcast-theme").count() == 1
+    probe.console_errors[:] = [text for text in probe.console_errors
+                               if "did not load" not in text and "404" not in text]
+    good = {**broken, "look": "good", "name": "classic", "css": classic.css_url}
+    harness.push_raw("delayed", {"type": "theme", "theme": good})
+    until(lambda: look_of(page)["panel"] == PANEL["classic"], "the good theme")
+    assert look_of(page)["theme"] == "classic" and look_of(page)["same"]
+    assert page.locator("link#feltcast-theme").count() == 1
+    assert page.locator("#players .player").count() > 0  # the view stayed on screen
