@@ -11,9 +11,11 @@ import pytest
 
 from engine.errors import ConfigError
 from overlay.config import parse_config
+from overlay.graphics.themes import load_theme
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+THEME_MANIFEST = "# theme.toml\n"
 TOML_BLOCK = re.compile(r"^```toml\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
@@ -24,11 +26,16 @@ def examples() -> list[tuple[str, str]]:
 
 def test_the_documents_have_examples() -> None:
     names = {name.split("#")[0] for name, _ in examples()}
-    assert {"README.md", "rfid-protocol.md", "tournament.md", "obs.md"} <= names
+    assert {"README.md", "rfid-protocol.md", "tournament.md", "obs.md", "graphics.md"} <= names
+    assert any(block.startswith(THEME_MANIFEST) for _, block in examples())
 
 
 @pytest.mark.parametrize(("name", "block"), examples(), ids=[name for name, _ in examples()])
-def test_every_configuration_example_is_accepted(name: str, block: str) -> None:
+def test_every_configuration_example_is_accepted(name: str, block: str, tmp_path: Path) -> None:
+    if block.startswith(THEME_MANIFEST):  # a theme's manifest (docs/graphics.md), not a config
+        (tmp_path / "theme.toml").write_text(block)
+        load_theme(tmp_path)
+        return
     parse_config(tomllib.loads(block))
 
 

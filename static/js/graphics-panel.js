@@ -11,6 +11,7 @@ const $ = (id) => document.getElementById(id);
 const model = {
   request: null, // the console's API call: (method, path, fields) -> reply, never throws
   open: false, loading: false, loaded: false, busy: false,
+  sending: false, // a change is in flight: the boxes keep what was just ticked
   panel: null, // GET /api/graphics
   message: "", ok: false,
 };
@@ -48,7 +49,10 @@ async function load() {
 
 /** PUT /api/graphics with `changes`; `done` says what happened on air. */
 async function change(changes, done) {
-  const reply = await model.request("PUT", "/api/graphics", changes);
+  model.sending = true;
+  const reply = await model.request("PUT", "/api/graphics", changes).finally(() => {
+    model.sending = false;
+  });
   if (reply === null) say("Another command is in flight: nothing was sent. Try again.", false);
   else if (reply.ok && accept(reply)) say(done, true);
   else say(refused(reply, "The graphics did not change"), false);
@@ -120,7 +124,7 @@ function currentSponsors() {
 function updateSponsor(row, sponsor) {
   row.dataset.id = sponsor.id;
   const input = row.querySelector("input");
-  input.checked = currentSponsors().includes(sponsor.id);
+  if (!model.sending) input.checked = currentSponsors().includes(sponsor.id);
   input.disabled = model.busy;
   input.setAttribute("aria-label", `sponsor ${sponsor.name}`);
   const img = row.querySelector("img");
@@ -141,7 +145,7 @@ function paint() {
   themes.sync(panel ? panel.themes : [], (t) => t.name, updateTheme);
   const logo = $("graphics-logo");
   logo.disabled = model.busy || !(panel && panel.logo);
-  logo.checked = Boolean(panel && panel.choice.logo && panel.logo);
+  if (!model.sending) logo.checked = Boolean(panel && panel.choice.logo && panel.logo);
   setText($("graphics-logo-name"), panel && panel.logo ? panel.logo.name : "(none)");
   const preview = $("graphics-logo-preview");
   preview.hidden = !(panel && panel.logo);

@@ -18,7 +18,13 @@ from overlay.assets import static_dir
 from overlay.config import config_to_raw, parse_config
 from overlay.graphics.config import bundled_themes, default_graphics, parse_graphics
 from overlay.graphics.desk import GraphicsDesk
-from overlay.graphics.themes import COLOR_TOKENS, ThemeError, load_theme, parse_color
+from overlay.graphics.themes import (
+    COLOR_TOKENS,
+    STYLE_TOKENS,
+    ThemeError,
+    load_theme,
+    parse_color,
+)
 from overlay.hub import ChannelHub, Subscription
 from tests.overlay.test_players import png
 
@@ -105,6 +111,12 @@ PAIRS = [("ink", "panel"), ("ink", "panel-2"), ("ink-dim", "panel"), ("ink-dim",
          ("clubs", "card-face"), ("ink", "screen"), ("ink-dim", "screen"),
          ("equity", "panel"), ("accent", "panel"), ("allin", "panel"), ("win", "panel"),
          ("equity", "panel-2"), ("accent", "panel-2"), ("allin", "panel-2"), ("win", "panel-2")]
+
+
+def test_the_documentation_names_every_token_a_theme_may_set() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "graphics.md").read_text()
+    missing = [token for token in (*COLOR_TOKENS, *STYLE_TOKENS) if f"`{token}`" not in text]
+    assert missing == []
 
 
 def test_the_dark_defaults_in_base_css_are_exactly_the_colour_tokens_a_theme_may_set() -> None:

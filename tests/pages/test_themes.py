@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
+from overlay.assets import static_dir
 from overlay.graphics.config import bundled_themes
 from tests.pages.conftest import Probe, watch
 from tests.pages.harness import Harness
-from tests.pages.service import free_port, start_demo, stop_demo
+from tests.pages.service import free_port, running_service, start_demo, stop_demo
 from tests.pages.views import flop_view
 
 PAGES = ("overlay", "leaderboard", "clock", "lowerthird?seat=1", "payouts", "elimination",
@@ -163,3 +164,79 @@ def test_a_stylesheet_that_does_not_load_leaves_the_last_good_look(
     assert look_of(page)["theme"] == "classic" and look_of(page)["same"]
     assert page.locator("link#feltcast-theme").count() == 1
     assert page.locator("#players .player").count() > 0  # the view stayed on screen
+
+
+def test_the_consoles_graphics_panel_changes_the_look_on_air_and_shows_refusals(
+        browser: Browser, tmp_path: Path, artifacts: Path) -> None:
+    """The producer's path: the Graphics panel of the console, a page on air beside it."""
+    studio = tmp_path / "themes" / "studio"
+    studio.mkdir(parents=True)
+    manifest = studio / "theme.toml"
+    manifest.write_text('[theme]\ntitle = "Studio"\ndescription = "Ours"\n'
+                        '[colors]\naccent = "#00a0ff"\n')
+    samples = static_dir() / "samples"
+    extra = (f'\n[graphics]\ntheme = "{studio}"\nlogo = "{samples / "logo.svg"}"\n'
+             f'sponsors = ["{samples / "sponsor-a.svg"}", "{samples / "sponsor-b.svg"}"]\n')
+    probe = Probe()
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    with running_service(tmp_path / "show", 30.0, extra_config=extra) as service:
+        try:
+            console = watch(context.new_page(), probe)
+            console.goto(f"{service.base}/operator?token={service.operator}")
+            expect(console.locator("html")).to_have_attribute("data-connection", "live")
+            overlay = watch(context.new_page(), probe)
+            overlay.goto(f"{service.base}/overlay?channel=venue")
+            until(lambda: look_of(overlay)["theme"] == "studio" and look_of(overlay)["look"],
+                  "the overlay in the configured theme")
+            overlay.evaluate("window.__sameDocument = true")
+            expect(console.locator("#graphics-body")).to_be_hidden()  # closed until asked for
+            console.click("#btn-graphics-toggle")
+            themes = console.locator("#theme-list .theme-choice")
+            expect(themes).to_have_count(4)
+            expect(console.locator("#theme-list [aria-checked=true] .theme-title")).to_have_text(
+                "Studio · on air")
+            expect(console.locator("#graphics-summary")).to_have_text(
+                "Studio · logo on · 2 sponsors")
+            expect(console.locator("#sponsor-list li")).to_have_count(2)
+            console.screenshot(path=str(artifacts / "console-graphics-panel.png"), full_page=True)
+
+            console.click("#theme-list [data-theme=classic]")
+            expect(console.locator("#graphics-message")).to_have_text("Classic TV is on air")
+            until(lambda: look_of(overlay)["theme"] == "classic", "the overlay in classic")
+            console.uncheck("#graphics-logo")
+            expect(console.locator("#graphics-message")).to_have_text("The logo is off air")
+            until(lambda: look_of(overlay)["logo"] is False, "the logo off the overlay")
+            console.locator("#sponsor-list li input").first.uncheck()
+            expect(console.locator("#graphics-message")).to_have_text("1 sponsor on air")
+            assert len(service.request("/api/graphics")["on_air"]["sponsors"]) == 1
+
+            # Refusals: a period out of range, a theme folder broken on disk.
+            console.fill("#sponsor-period", "1")
+            console.click("#btn-sponsor-period")
+            expect(console.locator("#graphics-message")).to_contain_text("from 3 to 600")
+            expect(console.locator("#graphics-message")).to_have_class("device-message bad")
+            manifest.write_text('[colors]\naccent = "#00a0fg"\n')
+            console.click("#theme-list [data-theme=studio]")
+            expect(console.locator("#graphics-message")).to_have_text("Studio is on air")
+            console.click("#btn-themes-reload")
+            message = console.locator("#graphics-message")
+            expect(message).to_contain_text(str(manifest))
+            expect(message).to_contain_text("'colors.accent'")
+            until(lambda: look_of(overlay)["theme"] == "studio", "the overlay in studio")
+            assert look_of(overlay)["same"]
+            accent = overlay.evaluate(
+                "getComputedStyle(document.documentElement).getPropertyValue('--accent')")
+            assert accent.strip() == "#00a0ff"  # the last good studio stays on air
+            manifest.write_text('[colors]\naccent = "#ff00a0"\n')
+            console.click("#btn-themes-reload")
+            expect(message).to_have_text("Reloaded: studio changed")
+            until(lambda: overlay.evaluate("getComputedStyle(document.documentElement)"
+                                           ".getPropertyValue('--accent')").strip() == "#ff00a0",
+                  "the edited studio on air")
+            assert look_of(overlay)["same"]
+        finally:
+            context.close()
+    # The banner shows each refused change too (as for any command): 422s, expected here.
+    assert probe.page_errors == []
+    assert [e for e in probe.unexpected_console_errors() if "422" not in e] == []
+    assert probe.foreign_requests() == []
