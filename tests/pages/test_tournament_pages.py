@@ -92,7 +92,13 @@ def test_leaderboard_first_paint(page: Page, harness: Harness, artifacts: Path) 
     expect(out.locator(".rank")).to_have_text(["8th", "9th", "10th"])
     expect(out.locator(".name")).to_have_text(["Olga", "Tom", "Jo"])
     expect(out.locator(".stack")).to_have_text(["€4,000", "€3,000", ""])
-    assert out.first.evaluate("n => parseFloat(getComputedStyle(n).opacity)") < 0.8
+    # greyed by dimmer type (still legible on the panel), not faded
+    dim, live = (page.locator(sel).first.evaluate("n => getComputedStyle(n).color")
+                 for sel in (".row.out .name", ".row:not(.out) .name"))
+    assert dim != live
+    assert dim == page.evaluate("""() => { const probe = document.createElement('span');
+      probe.style.color = 'var(--ink-dim)'; document.body.append(probe);
+      const c = getComputedStyle(probe).color; probe.remove(); return c; }""")
     expect(page.locator("#remaining")).to_have_text("7 / 10")
     expect(page.locator("#average")).to_have_text("7,142")
     expect(page.locator("#average-bb")).to_have_text("11.9 BB")
