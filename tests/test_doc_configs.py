@@ -19,6 +19,11 @@ THEME_MANIFEST = "# theme.toml\n"
 TOML_BLOCK = re.compile(r"^```toml\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
+def config_examples() -> list[tuple[str, str]]:
+    """The examples that are configurations (not theme manifests)."""
+    return [(name, block) for name, block in examples() if not block.startswith(THEME_MANIFEST)]
+
+
 def examples() -> list[tuple[str, str]]:
     return [(f"{path.name}#{number}", block) for path in DOCUMENTS
             for number, block in enumerate(TOML_BLOCK.findall(path.read_text()), 1)]

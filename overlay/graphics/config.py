@@ -5,6 +5,8 @@
     logo = "art/logo.png"      # the show's logo (instead of the theme's); optional
     sponsors = ["art/a.png", "art/b.svg"]   # the show's sponsors (instead of the theme's)
     sponsor_period = 15        # seconds per sponsor (default: the theme's)
+    layout = "column-left"     # where each graphic goes: column-left | column-right
+    safe_area = false          # true: everything inside the title-safe area (EBU R 95)
 
 Paths are relative to the configuration file. Every file is read and checked here: a missing
 or unreadable one is refused at start with its key (``docs/graphics.md``).
@@ -19,13 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ConfigError
+from overlay.graphics.layouts import DEFAULT_LAYOUT, LAYOUTS
 from overlay.graphics.themes import Media, Theme, load_theme, media_of
 
 __all__ = ["DEFAULT_THEME", "GraphicsConfig", "bundled_theme_folders", "bundled_themes",
            "default_graphics", "parse_graphics"]
 
 DEFAULT_THEME = "dark"
-_KEYS = frozenset({"theme", "logo", "sponsors", "sponsor_period"})
+_KEYS = frozenset({"theme", "logo", "sponsors", "sponsor_period", "layout", "safe_area"})
 
 
 def bundled_theme_folders() -> dict[str, Path]:
@@ -59,6 +62,10 @@ class GraphicsConfig:
     sponsor_paths: tuple[str, ...] = ()
     sponsor_period: float | None = None
     """Seconds per sponsor; ``None``: the theme's."""
+    layout: str = DEFAULT_LAYOUT
+    """Where each graphic goes (:data:`overlay.graphics.layouts.LAYOUTS`)."""
+    safe_area: bool = False
+    """Every graphic inside the title-safe area (EBU R 95)."""
 
     def to_raw(self) -> dict[str, Any]:
         """The section as TOML values (``feltcast serve --print-config``)."""
@@ -69,6 +76,8 @@ class GraphicsConfig:
             raw["sponsors"] = list(self.sponsor_paths)
         if self.sponsor_period is not None:
             raw["sponsor_period"] = self.sponsor_period
+        raw["layout"] = self.layout
+        raw["safe_area"] = self.safe_area
         return raw
 
 
@@ -139,7 +148,15 @@ def parse_graphics(section: Mapping[str, Any], *, base_dir: Path | None = None
                                or not 3 <= period <= 600):
         raise ConfigError("graphics.sponsor_period", f"expected seconds from 3 to 600, got "
                           f"{period!r}")
+    layout = section.get("layout", DEFAULT_LAYOUT)
+    if layout not in LAYOUTS:
+        raise ConfigError("graphics.layout", f"expected one of {', '.join(LAYOUTS)}, got "
+                          f"{layout!r}")
+    safe = section.get("safe_area", False)
+    if not isinstance(safe, bool):
+        raise ConfigError("graphics.safe_area", f"expected true or false, got {safe!r}")
     return GraphicsConfig(theme=theme, themes=themes, theme_source=source, logo=logo,
                           logo_path=logo_path, sponsors=tuple(m for m, _ in sponsors),
                           sponsor_paths=tuple(p for _, p in sponsors),
-                          sponsor_period=None if period is None else float(period))
+                          sponsor_period=None if period is None else float(period),
+                          layout=layout, safe_area=safe)

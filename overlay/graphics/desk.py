@@ -26,6 +26,7 @@ from typing import Any
 
 from engine.errors import InvalidInputError
 from overlay.graphics.config import GraphicsConfig
+from overlay.graphics.layouts import LAYOUTS, regions_of
 from overlay.graphics.themes import Media, Theme, load_theme
 from overlay.hub import ChannelMessage, Subscription
 
@@ -45,14 +46,20 @@ class Choice:
     sponsors: tuple[str, ...] | None = None
     """The ids of the sponsors shown, in order; ``None``: all of them."""
     sponsor_period: float | None = None
+    layout: str | None = None
+    """``None``: the configured layout."""
+    safe_area: bool | None = None
+    """``None``: as configured."""
 
     def to_json(self) -> dict[str, Any]:
         return {"theme": self.theme, "logo": self.logo,
                 "sponsors": None if self.sponsors is None else list(self.sponsors),
-                "sponsor_period": self.sponsor_period}
+                "sponsor_period": self.sponsor_period, "layout": self.layout,
+                "safe_area": self.safe_area}
 
 
-_CHOICE_KEYS = frozenset({"theme", "logo", "sponsors", "sponsor_period"})
+_CHOICE_KEYS = frozenset({"theme", "logo", "sponsors", "sponsor_period", "layout",
+                          "safe_area"})
 
 
 class GraphicsDesk:
@@ -103,11 +110,20 @@ class GraphicsDesk:
             [key for key in self._choice.sponsors if key in pool]
         period = self._choice.sponsor_period or self._config.sponsor_period \
             or theme.sponsor_period
+        layout, safe = self.layout()
         state = {"name": theme.name, "title": theme.title or theme.name,
                  "css": theme.css_url, "logo": logo.url if logo else None,
-                 "sponsors": [pool[key].url for key in order], "sponsor_period": period}
+                 "sponsors": [pool[key].url for key in order], "sponsor_period": period,
+                 "layout": layout, "safe_area": safe, "regions": regions_of(layout, safe=safe)}
         digest = hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:16]
         return {"look": digest, **state}
+
+    def layout(self) -> tuple[str, bool]:
+        """The layout on air and whether it keeps to the title-safe area."""
+        layout = self._choice.layout or self._config.layout
+        safe = self._config.safe_area if self._choice.safe_area is None \
+            else self._choice.safe_area
+        return layout, safe
 
     def panel(self) -> dict[str, Any]:
         """What the console's Graphics panel shows: the look on air, the choice, the options."""
@@ -116,6 +132,8 @@ class GraphicsDesk:
         return {"on_air": self.state(), "choice": self._choice.to_json(),
                 "themes": [t.summary() for t in sorted(self._themes.values(),
                                                       key=lambda t: t.name)],
+                "layouts": [{"name": item.name, "title": item.title}
+                            for item in LAYOUTS.values()],
                 "logo": {"url": logo.url, "name": logo.name} if logo else None,
                 "sponsors": [{"id": m.digest, "url": m.url, "name": m.name}
                              for m in self._sponsor_pool(theme)]}
@@ -182,6 +200,15 @@ class GraphicsDesk:
         if "sponsors" in changes:
             choice = replace(choice, sponsors=self._sponsor_ids(changes["sponsors"],
                                                                 self.theme(choice.theme)))
+        if "layout" in changes:
+            if changes["layout"] not in LAYOUTS:
+                raise InvalidInputError(f"layout: expected one of {', '.join(LAYOUTS)}")
+            choice = replace(choice, layout=changes["layout"])
+        if "safe_area" in changes:
+            if not isinstance(changes["safe_area"], bool):
+                raise InvalidInputError("safe_area: expected true (inside the title-safe "
+                                        "area) or false")
+            choice = replace(choice, safe_area=changes["safe_area"])
         if "sponsor_period" in changes:
             period = changes["sponsor_period"]
             if period is not None and (isinstance(period, bool)
@@ -238,7 +265,10 @@ class GraphicsDesk:
             saved = Choice(theme=str(raw["theme"]), logo=bool(raw.get("logo", True)),
                            sponsors=None if raw.get("sponsors") is None
                            else tuple(str(s) for s in raw["sponsors"]),
-                           sponsor_period=raw.get("sponsor_period"))
+                           sponsor_period=raw.get("sponsor_period"),
+                           layout=raw.get("layout") if raw.get("layout") in LAYOUTS else None,
+                           safe_area=raw.get("safe_area")
+                           if isinstance(raw.get("safe_area"), bool) else None)
         except (OSError, ValueError, KeyError, TypeError) as error:
             _log.warning("%s is unreadable (%s): the configured look goes on air", self._path,
                          error)

@@ -19,11 +19,14 @@ carries nothing of the table.
 from __future__ import annotations
 
 import asyncio
+import json
+from html import escape
 
 from aiohttp import web
 
 from engine.errors import InvalidInputError
 from overlay.auth import require_operator
+from overlay.graphics.layouts import LAYOUTS, regions_of
 from overlay.keys import GRAPHICS_KEY
 from overlay.web_errors import json_error
 from overlay.web_json import read_json
@@ -46,7 +49,8 @@ def add_graphics_routes(app: web.Application) -> None:
 
 
 def theme_link(request: web.Request, html: str) -> str:
-    """``html`` with its theme link naming the theme on air, or the ``?theme=`` one.
+    """``html`` with its theme link naming the theme on air, or the ``?theme=`` one, and the
+    regions of the layout on air (or of ``?layout=`` and ``?safe=``, for a rehearsal).
 
     :raises HTTPException: 404 for a ``?theme=`` no theme has (a rehearsal URL with a typo is
         an error, not the wrong look).
@@ -57,8 +61,21 @@ def theme_link(request: web.Request, html: str) -> str:
         theme = desk.theme(pinned) if pinned else desk.theme()
     except InvalidInputError as error:
         raise json_error(404, "not_found", str(error)) from None
+    layout, safe = desk.layout()
+    pinned_layout = request.query.get("layout")
+    if pinned_layout is not None and pinned_layout not in LAYOUTS:
+        raise json_error(404, "not_found", f"there is no layout {pinned_layout!r} (layouts: "
+                                           f"{', '.join(LAYOUTS)})")
+    pinned_safe = request.query.get("safe")
+    if pinned_safe is not None and pinned_safe not in ("0", "1"):
+        raise json_error(404, "not_found", "safe is 1 (inside the title-safe area) or 0")
+    layout = pinned_layout or layout
+    safe = safe if pinned_safe is None else pinned_safe == "1"
+    regions = escape(json.dumps(regions_of(layout, safe=safe), separators=(",", ":")))
+    pin = ' data-layout-pinned="1"' if pinned_layout or pinned_safe else ""
     return html.replace(LINK, f'<link id="feltcast-theme" rel="stylesheet" '
-                              f'href="{theme.css_url}" data-theme="{theme.name}">')
+                              f'href="{theme.css_url}" data-theme="{theme.name}" '
+                              f'data-layout="{layout}" data-regions="{regions}"{pin}>')
 
 
 async def api_graphics(request: web.Request) -> web.Response:

@@ -1,5 +1,6 @@
 // Small DOM helpers shared by the pages. Data only ever reaches the DOM through textContent,
 // attributes and createElement: never innerHTML.
+import { placeRegions, startRegions } from "./regions.js";
 
 /** el("div", {class: "a b", data: {seat: 3}, attrs: {...}, text: "..."}, ...children) */
 export function el(tag, options = {}, ...children) {
@@ -150,7 +151,9 @@ export function fitStage(stage = document.getElementById("stage")) {
     const top = (height - base.height * scale) / 2;
     stage.style.transform = `translate(${left}px, ${top}px) scale(${scale})`;
     root.dataset.stageScale = String(Math.round(scale * 10000) / 10000);
+    placeRegions(); // the vertical stage has regions of its own
   }
+  startRegions();
   fit();
   window.addEventListener("resize", fit);
   return fit;

@@ -132,6 +132,23 @@ function updateSponsor(row, sponsor) {
   setText(row.querySelector(".sponsor-name"), sponsor.name);
 }
 
+function syncLayouts(panel) {
+  const select = $("graphics-layout");
+  const layouts = panel && Array.isArray(panel.layouts) ? panel.layouts : [];
+  const names = layouts.map((layout) => layout.name).join("\n");
+  if ([...select.options].map((option) => option.value).join("\n") !== names) {
+    select.replaceChildren(...layouts.map((layout) => el("option", { text: layout.title,
+      attrs: { value: layout.name } })));
+  }
+  select.disabled = model.busy || !panel;
+  const safe = $("graphics-safe");
+  safe.disabled = model.busy || !panel;
+  if (panel && !model.sending) {
+    select.value = panel.on_air.layout;
+    safe.checked = Boolean(panel.on_air.safe_area);
+  }
+}
+
 function paint() {
   const toggleButton = $("btn-graphics-toggle");
   toggleButton.setAttribute("aria-expanded", String(model.open));
@@ -153,6 +170,7 @@ function paint() {
     preview.setAttribute("src", panel.logo.url);
   }
   sponsors.sync(panel ? panel.sponsors : [], (s) => s.id, updateSponsor);
+  syncLayouts(panel);
   $("sponsor-empty").hidden = !(panel && panel.sponsors.length === 0);
   const period = $("sponsor-period");
   if (onAir && document.activeElement !== period) period.value = String(onAir.sponsor_period);
@@ -198,5 +216,15 @@ export function wireGraphics(request) {
     change({ sponsor_period: seconds }, `A sponsor every ${seconds} s`);
   });
   $("btn-themes-reload").addEventListener("click", () => reloadThemes());
+  $("graphics-layout").addEventListener("change", (event) => {
+    const option = event.target.selectedOptions[0];
+    change({ layout: event.target.value }, `${option ? option.textContent : "The layout"} is on `
+      + "air");
+  });
+  $("graphics-safe").addEventListener("change", (event) => {
+    const on = event.target.checked;
+    change({ safe_area: on }, on ? "Everything inside the title-safe area"
+      : "The whole frame is used");
+  });
   draw();
 }

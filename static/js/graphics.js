@@ -13,6 +13,7 @@
 // sponsors in turn (one every sponsor_period seconds); each is hidden while it has nothing.
 
 import { el } from "./dom.js";
+import { useRegions } from "./regions.js";
 
 const LINK_ID = "feltcast-theme";
 
@@ -110,6 +111,7 @@ export function followTheme(channel, { onChange = () => {} } = {}) {
         onChange();
       }
     }
+    useRegions(theme.regions);
     showLogo(typeof theme.logo === "string" ? theme.logo : null);
     const sponsors = Array.isArray(theme.sponsors)
       ? theme.sponsors.filter((url) => typeof url === "string") : [];

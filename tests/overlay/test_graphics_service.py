@@ -120,6 +120,12 @@ async def test_a_change_reaches_every_page_socket_at_once_and_pages_name_the_the
     assert 'data-theme="contrast"' in await linked_theme(client, "/overlay?theme=contrast")
     missing = await client.get("/overlay?theme=neon")
     assert missing.status == 404 and "there is no theme 'neon'" in await missing.text()
+    missing = await client.get("/overlay?layout=diagonal")
+    assert missing.status == 404 and "there is no layout 'diagonal'" in await missing.text()
+    assert (await client.get("/clock?safe=2")).status == 404
+    pinned = await linked_theme(client, "/clock?layout=column-right&safe=1")
+    assert 'data-layout="column-right"' in pinned and 'data-layout-pinned="1"' in pinned
+    assert "&quot;players&quot;" in pinned  # the regions, as escaped JSON
 
     # The tool hears nothing of it: its next message is the table's own.
     command = await client.post("/api/commands", json={

@@ -13,7 +13,7 @@ import pytest
 from overlay.cli import main
 from overlay.config import Config, config_to_toml, load_config, parse_config
 from overlay.devices.obs.settings import ObsSettings
-from tests.test_doc_configs import examples
+from tests.test_doc_configs import config_examples
 
 
 def comparable(config: Config) -> Config:
@@ -32,7 +32,8 @@ def reread(config: Config, tmp_path: Path) -> Config:
     return load_config(path)
 
 
-@pytest.mark.parametrize(("name", "block"), examples(), ids=[name for name, _ in examples()])
+@pytest.mark.parametrize(("name", "block"), config_examples(),
+                         ids=[name for name, _ in config_examples()])
 def test_every_documented_example_reads_back_the_same(name: str, block: str,
                                                       tmp_path: Path) -> None:
     config = parse_config(tomllib.loads(block), base_dir=tmp_path)

@@ -286,6 +286,8 @@ def test_graphics_section_with_a_theme_folder_logo_and_sponsors_round_trips(
     ({"sponsors": ["ok.png", "bad.txt"]}, "graphics.sponsors[1]", "not a PNG, JPEG"),
     ({"sponsor_period": 0}, "graphics.sponsor_period", "from 3 to 600"),
     ({"themes": []}, "graphics.themes", "unknown key"),
+    ({"layout": "diagonal"}, "graphics.layout", "expected one of column-left, column-right"),
+    ({"safe_area": 1}, "graphics.safe_area", "expected true or false"),
 ])
 def test_a_bad_graphics_section_is_refused_by_key(tmp_path: Path, section: dict[str, Any],
                                                   key: str, problem: str) -> None:
@@ -320,9 +322,13 @@ def test_the_look_on_air_and_a_change_of_it(tmp_path: Path) -> None:
     assert len(state["sponsors"]) == 2 and state["sponsor_period"] == 10
     first = state["look"]
     ids = [s["id"] for s in desk.panel()["sponsors"]]
+    assert state["layout"] == "column-left" and state["safe_area"] is False
+    assert state["regions"]["landscape"]["players"]["x"] == 48
     desk.choose({"theme": "classic", "logo": False, "sponsors": [ids[1]],
-                 "sponsor_period": 4})
+                 "sponsor_period": 4, "layout": "column-right", "safe_area": True})
     state = desk.state()
+    assert state["layout"] == "column-right" and state["safe_area"] is True
+    assert state["regions"]["landscape"]["players"]["x"] > 960
     assert state["name"] == "classic" and state["logo"] is None
     assert state["sponsors"] == [desk.media(state["sponsors"][0].rsplit("/", 1)[1]).url]
     assert state["sponsor_period"] == 4 and state["look"] != first
@@ -338,6 +344,8 @@ def test_the_look_on_air_and_a_change_of_it(tmp_path: Path) -> None:
     ({"sponsor_period": 1}, "from 3 to 600"),
     ({"sponsor_period": True}, "from 3 to 600"),
     ({"colour": "red"}, "unknown graphics setting 'colour'"),
+    ({"layout": "diagonal"}, "layout: expected one of column-left, column-right"),
+    ({"safe_area": "yes"}, "safe_area: expected true"),
     ({"theme": "classic", "logo": 1}, "logo: expected true"),
 ])
 def test_a_bad_change_is_refused_and_changes_nothing(tmp_path: Path, changes: dict[str, Any],

@@ -6,6 +6,8 @@ the computed styles. A screenshot of each is kept as a test artifact."""
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -168,3 +170,85 @@ def test_every_page_fits_every_size_in_every_theme_and_stays_legible(
     assert problems == []
     assert probe.page_errors == [] and probe.unexpected_console_errors() == []
     assert probe.foreign_requests() == []
+
+
+# The boxes each region's graphic draws, in stage pixels (visible elements only).
+DRAWN = r"""() => {
+  const scale = Number(document.documentElement.dataset.stageScale) || 1;
+  const opacity = (node) => { let o = 1;
+    for (let n = node; n && n.nodeType === 1; n = n.parentElement) {
+      o *= parseFloat(getComputedStyle(n).opacity); }
+    return o; };
+  const found = {};
+  for (const wrapper of document.querySelectorAll(".region[data-region]")) {
+    let box = null;
+    for (const node of wrapper.querySelectorAll(".region-fit *")) {
+      const cs = getComputedStyle(node);
+      if (cs.display === "none" || cs.visibility === "hidden" || opacity(node) < 0.05) continue;
+      const r = node.getBoundingClientRect();
+      if (r.width < 1 || r.height < 1) continue;
+      box = box ? [Math.min(box[0], r.left), Math.min(box[1], r.top), Math.max(box[2], r.right),
+                   Math.max(box[3], r.bottom)] : [r.left, r.top, r.right, r.bottom];
+    }
+    if (box) found[wrapper.dataset.region] = box.map((v) => v / scale);
+  }
+  return found;
+}"""
+
+
+@pytest.mark.parametrize(("layout", "safe"), [("column-left", "0"), ("column-right", "1")])
+@pytest.mark.timeout(300)
+def test_graphics_stacked_in_obs_never_collide(browser: Browser, harness: Harness,
+                                               artifacts: Path, layout: str, safe: str) -> None:
+    """The overlay, the lower third, the elimination graphic and the clock, each its own
+    browser source at 1920x1080 as OBS stacks them: every graphic inside its region, no two
+    overlapping, and all inside the title-safe area when it is asked for."""
+    from overlay.graphics.layouts import EXCLUSIVE, SAFE_MARGIN, regions_of
+    from tests.pages.tournament_views import eliminated
+
+    regions = regions_of(layout, safe=safe == "1")["landscape"]
+    probe = Probe()
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    harness.reset()
+    view = showdown_view()
+    view["tournament"] = tournament_view()["tournament"]
+    harness.set_view("delayed", view, 1)
+    drawn: dict[str, list[float]] = {}
+    try:
+        pages = {}
+        for name, query in (("overlay", "&all=1"), ("lowerthird", "&seat=4"),
+                            ("elimination", "&seconds=120"), ("clock", "")):
+            page = watch(context.new_page(), probe)
+            page.goto(f"{harness.base}/{name}?channel=delayed&layout={layout}&safe={safe}"
+                      f"{query}")
+            expect(page.locator("html")).to_have_attribute("data-revision", "1")
+            pages[name] = page
+        busted = eliminated(view, 6, 7, 5000, 42)
+        harness.push_patch("delayed", {"tournament": {
+            "players": busted["tournament"]["players"],
+            "eliminations": busted["tournament"]["eliminations"]}})
+        expect(pages["elimination"].locator("#bust")).to_have_class(re.compile(r"\bshown\b"))
+        expect(pages["lowerthird"].locator("#third")).to_have_class(re.compile(r"\bshown\b"))
+        for name, page in pages.items():
+            page.wait_for_timeout(900)  # the entrances
+            for region, box in page.evaluate(DRAWN).items():
+                assert region not in drawn, region
+                drawn[region] = box
+            page.screenshot(path=str(artifacts / f"stack-{layout}-{safe}-{name}.png"),
+                            omit_background=True)
+    finally:
+        context.close()
+    # (the harness shows no logo and no sponsor: tests/pages/test_themes.py has them)
+    assert {"event", "players", "table", "lowerthird", "elimination", "clock"} <= set(drawn)
+    for region, (left, top, right, bottom) in drawn.items():
+        r = regions[region]
+        assert left >= r["x"] - 1 and top >= r["y"] - 1, (region, drawn[region], r)
+        assert right <= r["x"] + r["width"] + 1 and bottom <= r["y"] + r["height"] + 1, region
+        if safe == "1":
+            assert left >= 1920 * SAFE_MARGIN - 1 and right <= 1920 * (1 - SAFE_MARGIN) + 1
+            assert top >= 1080 * SAFE_MARGIN - 1 and bottom <= 1080 * (1 - SAFE_MARGIN) + 1
+    shown = [name for name in EXCLUSIVE if name in drawn]
+    for a, b in itertools.combinations(shown, 2):
+        (al, at, ar, ab), (bl, bt, br, bb) = drawn[a], drawn[b]
+        assert ar <= bl or br <= al or ab <= bt or bb <= at, (a, drawn[a], b, drawn[b])
+    assert probe.page_errors == [] and probe.unexpected_console_errors() == []

@@ -203,6 +203,17 @@ def test_the_consoles_graphics_panel_changes_the_look_on_air_and_shows_refusals(
             console.click("#theme-list [data-theme=classic]")
             expect(console.locator("#graphics-message")).to_have_text("Classic TV is on air")
             until(lambda: look_of(overlay)["theme"] == "classic", "the overlay in classic")
+            console.select_option("#graphics-layout", "column-right")
+            expect(console.locator("#graphics-message")).to_have_text(
+                "Players on the right is on air")
+            players_x = "() => document.querySelector('[data-region=players]').offsetLeft"
+            until(lambda: overlay.evaluate(players_x) > 960, "the players on the right")
+            console.check("#graphics-safe")
+            expect(console.locator("#graphics-message")).to_have_text(
+                "Everything inside the title-safe area")
+            until(lambda: overlay.evaluate(
+                "() => document.querySelector('[data-region=event]').offsetTop") >= 54,
+                "the event bar inside the title-safe area")
             console.uncheck("#graphics-logo")
             expect(console.locator("#graphics-message")).to_have_text("The logo is off air")
             until(lambda: look_of(overlay)["logo"] is False, "the logo off the overlay")

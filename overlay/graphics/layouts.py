@@ -1,0 +1,135 @@
+"""Where each graphic goes: a layout is data, one region per graphic (``docs/graphics.md``).
+
+Every on-air page draws its graphic inside its region of the layout on air, scaled down to fit
+when the region is smaller than the graphic (``static/js/regions.js``): the overlay's event bar,
+players, board and pots, logo and sponsor, the lower third, the elimination graphic and the
+level clock each have their own, and no two of them overlap, so the pages stacked in OBS never
+collide. The chip counts and the payouts are full-frame panels, shown instead of the table (a
+break, a bubble): their region is the whole frame and they are not counted.
+
+A region is ``(x, y, width, height, anchor)`` in stage pixels (1920x1080; 1080x1920 for a
+portrait source). ``anchor`` says where in the region a graphic smaller than it sits
+(``top-left``, ``top-right``, ``top``, ``bottom``, ``bottom-left``, ``bottom-right``).
+With ``safe``, every region is mapped into the title-safe area (EBU R 95: 5 % of the width
+and of the height on each side), so nothing is drawn outside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = ["ANCHORS", "EXCLUSIVE", "LAYOUTS", "Layout", "Region", "regions_of"]
+
+Anchor = Literal["top-left", "top-right", "top", "bottom", "bottom-left", "bottom-right"]
+ANCHORS: tuple[str, ...] = ("top-left", "top-right", "top", "bottom", "bottom-left",
+                            "bottom-right")
+STAGE = {"landscape": (1920, 1080), "portrait": (1080, 1920)}
+SAFE_MARGIN = 0.05
+"""EBU R 95's graphics-safe area: 5 % of the frame on each side."""
+
+
+@dataclass(frozen=True, slots=True)
+class Region:
+    x: float
+    y: float
+    width: float
+    height: float
+    anchor: Anchor = "top-left"
+
+    def overlaps(self, other: Region) -> bool:
+        return (self.x < other.x + other.width and other.x < self.x + self.width
+                and self.y < other.y + other.height and other.y < self.y + self.height)
+
+    def inside(self, width: float, height: float) -> bool:
+        return (self.x >= 0 and self.y >= 0 and self.x + self.width <= width
+                and self.y + self.height <= height)
+
+    def mirrored(self, width: float) -> Region:
+        flip = {"top-left": "top-right", "top-right": "top-left",
+                "bottom-left": "bottom-right", "bottom-right": "bottom-left"}
+        anchor: Any = flip.get(self.anchor, self.anchor)
+        return Region(width - self.x - self.width, self.y, self.width, self.height, anchor)
+
+    def into(self, frame: tuple[float, float], safe: tuple[float, float, float, float]
+             ) -> Region:
+        """This region mapped from the whole ``frame`` into the ``safe`` rectangle."""
+        sx, sy, sw, sh = safe
+        fx, fy = sw / frame[0], sh / frame[1]
+        return Region(sx + self.x * fx, sy + self.y * fy, self.width * fx, self.height * fy,
+                      self.anchor)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"x": round(self.x, 2), "y": round(self.y, 2), "width": round(self.width, 2),
+                "height": round(self.height, 2), "anchor": self.anchor}
+
+
+EXCLUSIVE = ("event", "logo", "sponsor", "players", "table", "lowerthird", "elimination",
+             "clock")
+"""The graphics that never overlap in any layout (``tests/overlay/test_layouts.py``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    name: str
+    title: str
+    landscape: Mapping[str, Region]
+    portrait: Mapping[str, Region]
+
+
+_FULL_LANDSCAPE = Region(48, 40, 1824, 1000, "top")
+_FULL_PORTRAIT = Region(40, 40, 1000, 1840, "top")
+
+_COLUMN_LEFT = {
+    "event": Region(48, 40, 1060, 64, "top-left"),
+    "sponsor": Region(1130, 40, 360, 72, "top-right"),
+    "logo": Region(1512, 40, 360, 72, "top-right"),
+    "players": Region(48, 124, 730, 912, "top-left"),
+    "lowerthird": Region(800, 124, 1072, 176, "top-right"),
+    "elimination": Region(800, 316, 1072, 200, "top-right"),
+    "clock": Region(1392, 532, 480, 240, "top-right"),
+    "table": Region(800, 788, 1072, 248, "bottom"),
+    "leaderboard": _FULL_LANDSCAPE,
+    "payouts": _FULL_LANDSCAPE,
+}
+
+_PORTRAIT = {
+    "logo": Region(40, 40, 480, 64, "top-left"),
+    "sponsor": Region(560, 40, 480, 64, "top-right"),
+    "event": Region(40, 128, 1000, 120, "top-left"),
+    "players": Region(40, 260, 1000, 920, "top-left"),
+    "lowerthird": Region(40, 1196, 1000, 180, "bottom-left"),
+    "elimination": Region(40, 1392, 1000, 200, "bottom"),
+    "table": Region(40, 1608, 640, 272, "bottom"),
+    "clock": Region(700, 1608, 340, 272, "bottom-right"),
+    "leaderboard": _FULL_PORTRAIT,
+    "payouts": _FULL_PORTRAIT,
+}
+
+LAYOUTS: Mapping[str, Layout] = {
+    "column-left": Layout("column-left", "Players on the left", _COLUMN_LEFT, _PORTRAIT),
+    "column-right": Layout("column-right", "Players on the right",
+                           {name: region.mirrored(1920) for name, region in _COLUMN_LEFT.items()},
+                           _PORTRAIT),
+}
+DEFAULT_LAYOUT = "column-left"
+
+
+def regions_of(name: str, *, safe: bool = False) -> dict[str, dict[str, Any]]:
+    """The regions of layout ``name`` as the pages get them: ``{"landscape": {graphic:
+    region}, "portrait": {...}}``, mapped into the title-safe area with ``safe``.
+
+    :raises KeyError: for a layout that does not exist.
+    """
+    layout = LAYOUTS[name]
+    result: dict[str, dict[str, Any]] = {}
+    for orientation in ("landscape", "portrait"):
+        regions: Mapping[str, Region] = getattr(layout, orientation)
+        width, height = STAGE[orientation]
+        if safe:
+            box = (width * SAFE_MARGIN, height * SAFE_MARGIN, width * (1 - 2 * SAFE_MARGIN),
+                   height * (1 - 2 * SAFE_MARGIN))
+            regions = {key: region.into((width, height), box) for key, region in regions.items()}
+        result[orientation] = {key: region.to_json() for key, region in regions.items()}
+    return result
