@@ -136,7 +136,7 @@ def page_addresses(base: str, channels: Iterable[ChannelSpec], *, operator_token
                          _reads(specs[stream]) + (" (while OBS's stream delay covers D)"
                                                   if specs[stream].requires_token else ""))]
     if "venue" in specs:
-        lines.append(PageAddress("venue screens", channel_url("overlay", "venue"),
+        lines.append(PageAddress("venue screens", channel_url("overlay", "venue", "&layout=venue"),
                                  _reads(specs["venue"])))
     for name in ("secure", "reveal"):
         if name in specs and name != stream:

@@ -149,9 +149,10 @@ def parse_graphics(section: Mapping[str, Any], *, base_dir: Path | None = None
         raise ConfigError("graphics.sponsor_period", f"expected seconds from 3 to 600, got "
                           f"{period!r}")
     layout = section.get("layout", DEFAULT_LAYOUT)
-    if layout not in LAYOUTS:
-        raise ConfigError("graphics.layout", f"expected one of {', '.join(LAYOUTS)}, got "
-                          f"{layout!r}")
+    offered = [name for name, item in LAYOUTS.items() if item.offered]
+    if layout not in offered:
+        raise ConfigError("graphics.layout", f"expected one of {', '.join(offered)}, got "
+                          f"{layout!r} (the venue's screens pin theirs: ?layout=venue)")
     safe = section.get("safe_area", False)
     if not isinstance(safe, bool):
         raise ConfigError("graphics.safe_area", f"expected true or false, got {safe!r}")

@@ -133,7 +133,7 @@ class GraphicsDesk:
                 "themes": [t.summary() for t in sorted(self._themes.values(),
                                                       key=lambda t: t.name)],
                 "layouts": [{"name": item.name, "title": item.title}
-                            for item in LAYOUTS.values()],
+                            for item in LAYOUTS.values() if item.offered],
                 "logo": {"url": logo.url, "name": logo.name} if logo else None,
                 "sponsors": [{"id": m.digest, "url": m.url, "name": m.name}
                              for m in self._sponsor_pool(theme)]}
@@ -201,8 +201,9 @@ class GraphicsDesk:
             choice = replace(choice, sponsors=self._sponsor_ids(changes["sponsors"],
                                                                 self.theme(choice.theme)))
         if "layout" in changes:
-            if changes["layout"] not in LAYOUTS:
-                raise InvalidInputError(f"layout: expected one of {', '.join(LAYOUTS)}")
+            offered = [name for name, item in LAYOUTS.items() if item.offered]
+            if changes["layout"] not in offered:
+                raise InvalidInputError(f"layout: expected one of {', '.join(offered)}")
             choice = replace(choice, layout=changes["layout"])
         if "safe_area" in changes:
             if not isinstance(changes["safe_area"], bool):

@@ -37,6 +37,8 @@ class Region:
     width: float
     height: float
     anchor: Anchor = "top-left"
+    grow: bool = False
+    """Scale the graphic up to fill the region too (the venue's screens), not only down."""
 
     def overlaps(self, other: Region) -> bool:
         return (self.x < other.x + other.width and other.x < self.x + self.width
@@ -50,7 +52,8 @@ class Region:
         flip = {"top-left": "top-right", "top-right": "top-left",
                 "bottom-left": "bottom-right", "bottom-right": "bottom-left"}
         anchor: Any = flip.get(self.anchor, self.anchor)
-        return Region(width - self.x - self.width, self.y, self.width, self.height, anchor)
+        return Region(width - self.x - self.width, self.y, self.width, self.height, anchor,
+                      self.grow)
 
     def into(self, frame: tuple[float, float], safe: tuple[float, float, float, float]
              ) -> Region:
@@ -58,16 +61,18 @@ class Region:
         sx, sy, sw, sh = safe
         fx, fy = sw / frame[0], sh / frame[1]
         return Region(sx + self.x * fx, sy + self.y * fy, self.width * fx, self.height * fy,
-                      self.anchor)
+                      self.anchor, self.grow)
 
     def to_json(self) -> dict[str, Any]:
         return {"x": round(self.x, 2), "y": round(self.y, 2), "width": round(self.width, 2),
-                "height": round(self.height, 2), "anchor": self.anchor}
+                "height": round(self.height, 2), "anchor": self.anchor, "grow": self.grow}
 
 
 EXCLUSIVE = ("event", "logo", "sponsor", "players", "table", "lowerthird", "elimination",
              "clock")
-"""The graphics that never overlap in any layout (``tests/overlay/test_layouts.py``)."""
+"""The graphics that never overlap in any layout that has them
+(``tests/overlay/test_layouts.py``); a layout may leave some out (the venue's screen has no
+lower third: its page then draws where the page's CSS puts it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +81,10 @@ class Layout:
     title: str
     landscape: Mapping[str, Region]
     portrait: Mapping[str, Region]
+    opaque: bool = False
+    """A full-screen picture of its own (the in-room TVs), not graphics over the camera."""
+    offered: bool = True
+    """In the Graphics panel's choice for the stream (the venue's is pinned by its URL)."""
 
 
 _FULL_LANDSCAPE = Region(48, 40, 1824, 1000, "top")
@@ -107,23 +116,37 @@ _PORTRAIT = {
     "payouts": _FULL_PORTRAIT,
 }
 
+# The venue's screens (in-room TVs on the venue channel, ?layout=venue): an opaque full-screen
+# picture, the players and the board as large as the frame allows, readable across the room.
+_VENUE = {
+    "event": Region(40, 30, 1840, 90, "top", grow=True),
+    "players": Region(40, 150, 900, 900, "top-left", grow=True),
+    "table": Region(980, 150, 900, 520, "bottom", grow=True),
+    "clock": Region(980, 700, 900, 250, "top", grow=True),
+    "sponsor": Region(980, 970, 440, 80, "bottom-left", grow=True),
+    "logo": Region(1440, 970, 440, 80, "bottom-right", grow=True),
+}
+
 LAYOUTS: Mapping[str, Layout] = {
     "column-left": Layout("column-left", "Players on the left", _COLUMN_LEFT, _PORTRAIT),
     "column-right": Layout("column-right", "Players on the right",
                            {name: region.mirrored(1920) for name, region in _COLUMN_LEFT.items()},
                            _PORTRAIT),
+    "venue": Layout("venue", "Venue screen (full screen, opaque)", _VENUE, _PORTRAIT,
+                    opaque=True, offered=False),
 }
 DEFAULT_LAYOUT = "column-left"
 
 
-def regions_of(name: str, *, safe: bool = False) -> dict[str, dict[str, Any]]:
+def regions_of(name: str, *, safe: bool = False) -> dict[str, Any]:
     """The regions of layout ``name`` as the pages get them: ``{"landscape": {graphic:
-    region}, "portrait": {...}}``, mapped into the title-safe area with ``safe``.
+    region}, "portrait": {...}, "opaque": bool}``, mapped into the title-safe area with
+    ``safe``.
 
     :raises KeyError: for a layout that does not exist.
     """
     layout = LAYOUTS[name]
-    result: dict[str, dict[str, Any]] = {}
+    result: dict[str, Any] = {"opaque": layout.opaque}
     for orientation in ("landscape", "portrait"):
         regions: Mapping[str, Region] = getattr(layout, orientation)
         width, height = STAGE[orientation]

@@ -4,7 +4,8 @@
 // it (never up) and placed at the region's anchor, again whenever its own size changes (a
 // ResizeObserver: a longer name, another player, a new view). The server names the layout in
 // the page's theme link (data-regions) and sends each change with the look (js/graphics.js);
-// ?layout= or ?safe= on the URL pins it for a rehearsal.
+// ?layout= or ?safe= on the URL pins it (a rehearsal; the venue's TVs: ?layout=venue, an opaque
+// full-screen picture whose regions also scale the graphics up, readable across the room).
 
 const state = { regions: null, pinned: false, observer: null };
 
@@ -25,7 +26,8 @@ function place(wrapper) {
   const width = fit.offsetWidth;
   const height = fit.offsetHeight;
   if (!width || !height) return;
-  const scale = Math.min(1, region.width / width, region.height / height);
+  const scale = Math.min(region.grow ? Infinity : 1, region.width / width,
+    region.height / height);
   const anchor = region.anchor || "top-left";
   const free = [region.width - width * scale, region.height - height * scale];
   const x = anchor.endsWith("left") ? 0 : anchor.endsWith("right") ? free[0] : free[0] / 2;
@@ -36,6 +38,9 @@ function place(wrapper) {
 
 /** Place every region of the page (after a resize that changed the stage's shape). */
 export function placeRegions() {
+  // A full-screen picture of its own (the venue's TVs): an opaque screen behind the graphics.
+  document.documentElement.classList.toggle("opaque", Boolean(state.regions
+    && state.regions.opaque));
   for (const wrapper of document.querySelectorAll(".region[data-region]")) place(wrapper);
 }
 

@@ -8,6 +8,7 @@ import itertools
 
 import pytest
 
+from engine.errors import InvalidInputError
 from overlay.graphics.layouts import EXCLUSIVE, LAYOUTS, SAFE_MARGIN, STAGE, Region, regions_of
 
 
@@ -17,9 +18,10 @@ def test_no_two_graphics_overlap_and_all_lie_in_the_frame(name: str, safe: bool,
                                                           orientation: str) -> None:
     regions = {key: Region(**value) for key, value in
                regions_of(name, safe=safe)[orientation].items()}
-    assert set(EXCLUSIVE) <= set(regions)
+    assert set(EXCLUSIVE) <= set(regions) or name == "venue"
     width, height = STAGE[orientation]
-    for a, b in itertools.combinations(EXCLUSIVE, 2):
+    present = [key for key in EXCLUSIVE if key in regions]
+    for a, b in itertools.combinations(present, 2):
         assert not regions[a].overlaps(regions[b]), (a, b)
     for key, region in regions.items():
         assert region.inside(width, height), key
@@ -42,3 +44,17 @@ def test_column_right_mirrors_column_left() -> None:
 def test_overlapping_regions_are_seen_as_overlapping() -> None:
     assert Region(0, 0, 10, 10).overlaps(Region(9, 9, 10, 10))
     assert not Region(0, 0, 10, 10).overlaps(Region(10, 0, 10, 10))  # edges may touch
+
+
+def test_the_venue_screen_is_opaque_grows_its_graphics_and_is_not_a_stream_choice() -> None:
+    from overlay.graphics.config import default_graphics
+    from overlay.graphics.desk import GraphicsDesk
+
+    venue = regions_of("venue")
+    assert venue["opaque"] is True and regions_of("column-left")["opaque"] is False
+    assert {"event", "players", "table"} <= set(venue["landscape"])
+    assert all(region["grow"] for region in venue["landscape"].values())
+    desk = GraphicsDesk(default_graphics())
+    assert "venue" not in [item["name"] for item in desk.panel()["layouts"]]
+    with pytest.raises(InvalidInputError, match="expected one of column-left, column-right"):
+        desk.choose({"layout": "venue"})

@@ -15,8 +15,9 @@ pytestmark = unless_installed(CHROMIUM.exists(), "Debian's chromium is not insta
 
 
 def test_bench_pages_reports_every_figure() -> None:
-    result = bench_pages.run(patches=10, interval_ms=5)
-    for key in ("page_ms", "render_ms", "end_to_end_ms"):
+    result = bench_pages.run(patches=10, interval_ms=5, width=1280, height=720)
+    assert result["size"] == "1280x720"
+    for key in ("page_ms", "render_ms", "end_to_end_ms", "painted_ms"):
         figures = result[key]
         assert figures["n"] == 10
         assert 0 <= figures["p50"] <= figures["p95"] <= figures["p99"] <= figures["max"]

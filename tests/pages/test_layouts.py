@@ -41,6 +41,7 @@ PAGES: list[tuple[str, str, Any]] = [
     ("lowerthird", "&seat=4", tournament_view),
     ("payouts", "", tournament_view),
     ("clock", "", tournament_view),
+    ("overlay", "&all=1&layout=venue", overlay_view),  # the venue's TVs: opaque, grown
 ]
 
 # Inspects the page as drawn: what lies outside the frame, what text is cut, which text lacks
@@ -160,6 +161,12 @@ def test_every_page_fits_every_size_in_every_theme_and_stays_legible(
                 problems += [f"{where}: cut: {c}" for c in found["cut"]]
                 if size == "1080p":
                     problems += [f"{where}: contrast {c}" for c in found["contrast"]]
+                if "layout=venue" in query and not portrait:
+                    assert page.evaluate("""() => document.documentElement.classList
+                      .contains("opaque") && getComputedStyle(document.body).backgroundImage
+                      .startsWith("radial-gradient")"""), where
+                    grown = page.locator("[data-region=table]").get_attribute("data-scale")
+                    assert float(grown or 0) > 1.2, (where, grown)  # larger than on the stream
                 if name == "overlay" and not portrait:
                     assert found["holes"], where
                     assert min(found["holes"]) >= 0.07 * height - 0.5, (where, found["holes"])
