@@ -36,6 +36,7 @@ from overlay.export.video.draw import (
     with_opacity,
 )
 from overlay.export.video.timeline import Clocks
+from overlay.graphics.layouts import DEFAULT_LAYOUT, LAYOUTS
 
 __all__ = ["STAGE", "Layer", "OverlayRenderer", "Tile"]
 
@@ -218,7 +219,7 @@ class OverlayRenderer:
             left = self._action_clock(canvas, seats, clocks, left)
         bottom = self._players(canvas, seats, best, clocks.action_seat)
         panel = self._table_panel(canvas, table, seats, best)
-        groups = [(0, 0, max(left + self.u(40), self.x(48 + 680 + 40)),
+        groups = [(0, 0, max(left + self.u(40), self.x(48 + 708 + 40)),
                    max(bottom, self.y(100) + self.u(40)))]
         if panel is not None:
             groups.append(panel)
@@ -369,20 +370,23 @@ class OverlayRenderer:
                  best: set[str], on_clock: int | None) -> int:
         """The player boxes down the left; returns the bottom edge."""
         with_equity = any(s.get("equity") and not s.get("folded") for s in seats)
-        width = 680 if with_equity else 584
+        width = 708 if with_equity else 612
+        crowded = len(seats) >= 10  # static/overlay.js CROWDED_FROM: a compact column
         y = 124.0
         for seat in seats:
             clocked = seat.get("seat") == on_clock
-            box = self._cached(["seat", seat, width, with_equity, sorted(best), clocked],
-                               self._player, seat, width, with_equity, best, clocked)
+            box = self._cached(["seat", seat, width, with_equity, sorted(best), clocked,
+                                crowded],
+                               self._player, seat, width, with_equity, best, clocked, crowded)
             dx = 14 if seat.get("to_act") else 0
             self._paste(canvas, box, self.x(48 + dx), self.y(y), shade=(8, 22, 0.35))
-            y += 88
+            y += 86 if crowded else 102
         return self.y(y) + self.u(40)
 
     def _player(self, seat: Mapping[str, Any], width: int, with_equity: bool,
-                best: set[str], on_clock: bool = False) -> Image.Image:
-        w, h = self.u(width), self.u(80)
+                best: set[str], on_clock: bool = False, crowded: bool = False) -> Image.Image:
+        w, h = self.u(width), self.u(82 if crowded else 96)
+        dy = self.u(1 if crowded else 8)  # the text block, centred in the taller box
         folded = bool(seat.get("folded") or seat.get("sitting_out"))
         if folded:
             body = rounded((w, h), self.u(10), COLORS["folded"])
@@ -395,7 +399,7 @@ class OverlayRenderer:
         if seat.get("folded") and all(c is None for c in cards):
             cards = []
         showdown = bool(best)
-        card_w = self.u(44)
+        card_w = self.u(54 if crowded else 58)  # the largest thing in the box
         cx = self.u(18)
         for code in cards:
             img = card_image(code, card_w, best=showdown and code in best,
@@ -421,7 +425,7 @@ class OverlayRenderer:
                       fill=COLORS["ink-dim"], anchor="rs")
         stack_left = right - max(chips_w, text_width(bb_text, self.f(600, 16))) - self.u(12)
         # name and position
-        nx = self.u(122 + 6)
+        nx = self.u(150 + 6)
         name_face = self.f(700, 27)
         position = str(seat.get("position") or "")
         pos_face = self.f(800, 14)
@@ -429,7 +433,7 @@ class OverlayRenderer:
                  if position else 0)
         room = stack_left - nx - (pos_w + self.u(10) if position else 0)
         name = fit_text(str(seat.get("name") or ""), name_face, room)
-        name_base = self.u(36)
+        name_base = self.u(36) + dy
         draw.text((nx, name_base), name, font=name_face, fill=COLORS["ink"], anchor="ls")
         if position:
             px = nx + round(text_width(name, name_face)) + self.u(10)
@@ -444,7 +448,7 @@ class OverlayRenderer:
             action = f"Wins {chips(seat['won'])}"
         elif seat.get("sitting_out") and not action:
             action = "Away"
-        sy = self.u(45)
+        sy = self.u(45) + dy
         hx = nx
         if action:
             label = str(action).upper()
@@ -524,9 +528,20 @@ class OverlayRenderer:
                                       self._board, board, label, street, best))
         bets = [s.get("bet") for s in seats]
         parts.append(self._cached(["pots", table.get("pots"), bets], self._pots, table, seats))
+        # The overlay's "table" region of its default layout (overlay/graphics/layouts.py):
+        # scaled down to fit it, anchored at its bottom centre, as static/js/regions.js does.
+        region = LAYOUTS[DEFAULT_LAYOUT].landscape["table"]
         gap = self.u(10)
-        bottom = self.y(1080 - 44)
-        centre = self.x(1220)
+        natural_w = max(part.width for part in parts)
+        natural_h = sum(part.height for part in parts) + gap * (len(parts) - 1)
+        fit = min(1.0, self.u(region.width) / natural_w, self.u(region.height) / natural_h)
+        if fit < 1.0:
+            parts = [part.resize((max(1, round(part.width * fit)),
+                                  max(1, round(part.height * fit))), Image.Resampling.LANCZOS)
+                     for part in parts]
+            gap = round(gap * fit)
+        bottom = self.y(region.y + region.height)
+        centre = self.x(region.x + region.width / 2)
         y = bottom
         boxes = []
         for part in reversed(parts):
