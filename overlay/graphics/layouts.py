@@ -95,10 +95,12 @@ _COLUMN_LEFT = {
     "sponsor": Region(1130, 40, 360, 72, "top-right"),
     "logo": Region(1512, 40, 360, 72, "top-right"),
     "players": Region(48, 124, 730, 912, "top-left"),
-    "lowerthird": Region(800, 124, 1072, 176, "top-right"),
-    "elimination": Region(800, 316, 1072, 200, "top-right"),
-    "clock": Region(1392, 532, 480, 240, "top-right"),
-    "table": Region(800, 788, 1072, 248, "bottom"),
+    "lowerthird": Region(800, 124, 1072, 168, "top-right"),
+    "elimination": Region(800, 304, 1072, 160, "top-right"),
+    "clock": Region(1392, 476, 480, 214, "top-right"),
+    # tall enough for the winner banner, the board and the pots at their own size: the board
+    # never shrinks when the banner comes
+    "table": Region(800, 702, 1072, 334, "bottom"),
     "leaderboard": _FULL_LANDSCAPE,
     "payouts": _FULL_LANDSCAPE,
 }

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from engine.errors import InvalidInputError
 from engine.log import TableEvent
 from engine.table_events import LevelStarted
+from overlay.export.video.draw import COLORS
 from overlay.export.video.encode import FootageInfo
 from overlay.export.video.export import (
     SyncSpec,
@@ -275,9 +276,10 @@ def test_the_action_clock_is_drawn_beside_the_bar_and_on_the_player() -> None:
 
     def red(image: np.ndarray, box: tuple[int, int, int, int]) -> int:
         x0, y0, x1, y1 = box
-        part = image[y0:y1, x0:x1].astype(int)  # BGRA: #ff4f5e is (94, 79, 255)
-        return int(np.count_nonzero((abs(part[..., 0] - 94) < 20) & (abs(part[..., 1] - 79)
-                                     < 20) & (part[..., 2] > 235) & (part[..., 3] > 200)))
+        part = image[y0:y1, x0:x1].astype(int)  # BGRA of the all-in red (draw.COLORS)
+        r, g, b = COLORS["allin"][:3]
+        return int(np.count_nonzero((abs(part[..., 0] - b) < 20) & (abs(part[..., 1] - g)
+                                     < 20) & (part[..., 2] > r - 20) & (part[..., 3] > 200)))
 
     bar_right = int(np.flatnonzero(plain[60, :, 3] > 200).max())
     assert red(plain, (bar_right, 40, 1920, 96)) == 0
