@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ConfigError
-from overlay.graphics.layouts import DEFAULT_LAYOUT, LAYOUTS
+from overlay.graphics.layouts import DEFAULT_LAYOUT, OFFERED
 from overlay.graphics.themes import Media, Theme, load_theme, media_of
 
 __all__ = ["DEFAULT_THEME", "GraphicsConfig", "bundled_theme_folders", "bundled_themes",
@@ -149,9 +149,8 @@ def parse_graphics(section: Mapping[str, Any], *, base_dir: Path | None = None
         raise ConfigError("graphics.sponsor_period", f"expected seconds from 3 to 600, got "
                           f"{period!r}")
     layout = section.get("layout", DEFAULT_LAYOUT)
-    offered = [name for name, item in LAYOUTS.items() if item.offered]
-    if layout not in offered:
-        raise ConfigError("graphics.layout", f"expected one of {', '.join(offered)}, got "
+    if layout not in OFFERED:
+        raise ConfigError("graphics.layout", f"expected one of {', '.join(OFFERED)}, got "
                           f"{layout!r} (the venue's screens pin theirs: ?layout=venue)")
     safe = section.get("safe_area", False)
     if not isinstance(safe, bool):

@@ -26,7 +26,7 @@ from typing import Any
 
 from engine.errors import InvalidInputError
 from overlay.graphics.config import GraphicsConfig
-from overlay.graphics.layouts import LAYOUTS, regions_of
+from overlay.graphics.layouts import LAYOUTS, OFFERED, regions_of
 from overlay.graphics.themes import Media, Theme, load_theme
 from overlay.hub import ChannelMessage, Subscription
 
@@ -70,7 +70,9 @@ class GraphicsDesk:
         self._themes: dict[str, Theme] = {t.name: t for t in (*config.themes, config.theme)}
         self._path = data_dir / STATE_FILE if data_dir is not None else None
         self._choice = self._saved() or Choice(config.theme.name)
+        self._state: dict[str, Any] | None = None
         self._message: ChannelMessage | None = None
+        self._media = self._index()
         self._attached: weakref.WeakSet[Subscription] = weakref.WeakSet()
 
     # --- reading -------------------------------------------------------------------------
@@ -102,7 +104,13 @@ class GraphicsDesk:
         return self._config.logo or theme.logo
 
     def state(self) -> dict[str, Any]:
-        """The look on air as the pages get it (``docs/graphics.md``)."""
+        """The look on air as the pages get it (``docs/graphics.md``); made once per change
+        (every page's hello compares its ``look``)."""
+        if self._state is None:
+            self._state = self._make_state()
+        return self._state
+
+    def _make_state(self) -> dict[str, Any]:
         theme = self.theme()
         logo = self._logo(theme) if self._choice.logo else None
         pool = {media.digest: media for media in self._sponsor_pool(theme)}
@@ -132,22 +140,21 @@ class GraphicsDesk:
         return {"on_air": self.state(), "choice": self._choice.to_json(),
                 "themes": [t.summary() for t in sorted(self._themes.values(),
                                                       key=lambda t: t.name)],
-                "layouts": [{"name": item.name, "title": item.title}
-                            for item in LAYOUTS.values() if item.offered],
+                "layouts": [{"name": name, "title": LAYOUTS[name].title} for name in OFFERED],
                 "logo": {"url": logo.url, "name": logo.name} if logo else None,
                 "sponsors": [{"id": m.digest, "url": m.url, "name": m.name}
                              for m in self._sponsor_pool(theme)]}
 
     def media(self, file_name: str) -> Media | None:
         """A font, logo or sponsor of any offered theme (or of the show) by its served name."""
+        return self._media.get(file_name)
+
+    def _index(self) -> dict[str, Media]:
+        index = {media.file_name: media for media in (self._config.logo, *self._config.sponsors)
+                 if media is not None}
         for theme in self._themes.values():
-            found = theme.media().get(file_name)
-            if found is not None:
-                return found
-        for media in (self._config.logo, *self._config.sponsors):
-            if media is not None and media.file_name == file_name:
-                return media
-        return None
+            index.update(theme.media())
+        return index
 
     def message(self) -> ChannelMessage:
         """The ``{"type": "theme"}`` message of the look on air (made once per change)."""
@@ -169,7 +176,7 @@ class GraphicsDesk:
         return sum(1 for sub in self._attached if not sub.closed)
 
     def _changed(self) -> None:
-        self._message = None
+        self._state = self._message = None
         message = self.message()
         for subscription in list(self._attached):
             if not subscription.closed:
@@ -201,9 +208,8 @@ class GraphicsDesk:
             choice = replace(choice, sponsors=self._sponsor_ids(changes["sponsors"],
                                                                 self.theme(choice.theme)))
         if "layout" in changes:
-            offered = [name for name, item in LAYOUTS.items() if item.offered]
-            if changes["layout"] not in offered:
-                raise InvalidInputError(f"layout: expected one of {', '.join(offered)}")
+            if changes["layout"] not in OFFERED:
+                raise InvalidInputError(f"layout: expected one of {', '.join(OFFERED)}")
             choice = replace(choice, layout=changes["layout"])
         if "safe_area" in changes:
             if not isinstance(changes["safe_area"], bool):
@@ -248,6 +254,7 @@ class GraphicsDesk:
         changed. Returns the names of the themes that changed."""
         changed = [name for name, theme in fresh.items() if theme != self._themes.get(name)]
         self._themes = dict(fresh)
+        self._media = self._index()
         if self._choice.theme in changed:
             self._changed()
         return changed

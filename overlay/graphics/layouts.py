@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["ANCHORS", "EXCLUSIVE", "LAYOUTS", "Layout", "Region", "regions_of"]
+__all__ = ["ANCHORS", "EXCLUSIVE", "LAYOUTS", "OFFERED", "Layout", "Region", "regions_of"]
 
 Anchor = Literal["top-left", "top-right", "top", "bottom", "bottom-left", "bottom-right"]
 ANCHORS: tuple[str, ...] = ("top-left", "top-right", "top", "bottom", "bottom-left",
@@ -138,6 +138,8 @@ LAYOUTS: Mapping[str, Layout] = {
                     opaque=True, offered=False),
 }
 DEFAULT_LAYOUT = "column-left"
+OFFERED: tuple[str, ...] = tuple(name for name, item in LAYOUTS.items() if item.offered)
+"""The layouts the stream may use (the venue's screens pin theirs by URL)."""
 
 
 def regions_of(name: str, *, safe: bool = False) -> dict[str, Any]:

@@ -248,10 +248,11 @@ class Media:
     content_type: str
     name: str
     """Where it came from, for the console ("sponsors/one.svg")."""
+    digest: str = field(init=False, repr=False, compare=False)
+    """The content's hash: its id and its served name (hashed once, not per request)."""
 
-    @property
-    def digest(self) -> str:
-        return hashlib.sha256(self.data).hexdigest()[:16]
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "digest", _digest(self.data))
 
     @property
     def file_name(self) -> str:
@@ -262,6 +263,10 @@ class Media:
     def url(self) -> str:
         """Immutable: a changed file is another URL (served by :mod:`overlay.graphics.web`)."""
         return f"/graphics/media/{self.file_name}"
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def _font_type(data: bytes) -> str | None:
@@ -334,14 +339,12 @@ class Theme:
     sponsors: tuple[Media, ...]
     sponsor_period: float
     css: str = field(repr=False)
+    css_url: str = field(init=False, repr=False, compare=False)
+    """Where pages load :attr:`css`; its version is the stylesheet's hash."""
 
-    @property
-    def css_media(self) -> Media:
-        return Media(self.css.encode(), "text/css", f"{self.name}.css")
-
-    @property
-    def css_url(self) -> str:
-        return f"/graphics/theme/{self.name}.css?v={self.css_media.digest}"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "css_url", f"/graphics/theme/{self.name}.css"
+                                            f"?v={_digest(self.css.encode())}")
 
     def media(self) -> dict[str, Media]:
         """Every file of the theme by its served file name."""

@@ -1,7 +1,7 @@
 """A small scriptable stand-in for the Feltcast service, for the page tests.
 
-It serves ``static/`` exactly where the service does (``/overlay``, ``/commentary``,
-``/operator`` and ``/static/...``) and speaks the websocket protocol of ``docs/view-model.md``
+It serves ``static/`` exactly where the service does (every page of ``PAGES``: ``/overlay``,
+``/commentary``, ``/operator``, the tournament graphics; ``/static/...``; the look on air) and speaks the websocket protocol of ``docs/view-model.md``
 on ``/ws/<channel>``: every ``hello`` is recorded and answered with a snapshot of the channel's
 current view; the test then pushes patches, gaps or closes sockets. ``POST /api/commands``
 records each command (``docs/commands.md``) and answers ok or a scripted error.
@@ -30,7 +30,8 @@ from overlay.hub import apply_merge_patch as merge_patch
 from overlay.keys import GRAPHICS_KEY
 
 STATIC = Path(__file__).resolve().parents[2] / "static"
-PAGES = ("overlay", "commentary", "operator")
+PAGES = ("overlay", "commentary", "operator", "leaderboard", "lowerthird", "elimination",
+         "payouts", "clock")
 LOG_ID = "harness-log-1"
 
 T = TypeVar("T")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,6 @@ from playwright.sync_api import Browser, Page, expect
 from overlay.graphics.config import bundled_themes
 from tests.pages.conftest import Probe, watch
 from tests.pages.harness import Harness
-from tests.pages.test_tournament_pages import GraphicsHarness
 from tests.pages.tournament_views import tournament_view
 from tests.pages.views import flop_view, showdown_view
 
@@ -124,14 +122,6 @@ INSPECT = r"""() => {
           holes, scale: Number(document.documentElement.dataset.stageScale),
           portrait: document.documentElement.classList.contains("portrait")};
 }"""
-
-
-@pytest.fixture(scope="module")
-def harness() -> Iterator[Harness]:
-    server = GraphicsHarness()
-    server.start()
-    yield server
-    server.close()
 
 
 @pytest.mark.parametrize("theme", THEMES)

@@ -12,12 +12,9 @@ from __future__ import annotations
 import copy
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-from aiohttp import web
 from playwright.sync_api import Page, expect
 
 from tests.pages.conftest import Probe
@@ -27,24 +24,6 @@ from tests.pages.tournament_views import eliminated, tournament_view
 GRAPHICS = ("leaderboard", "lowerthird", "elimination", "payouts", "clock")
 FELT = ("body { background: radial-gradient(ellipse at 60% 40%, #2f6b48 0%, #123524 55%, "
         "#07160f 100%) !important; }")
-
-
-class GraphicsHarness(Harness):
-    """The harness with the graphics' page routes (the service serves them the same way)."""
-
-    def _app(self) -> web.Application:
-        app = super()._app()
-        for name in GRAPHICS:
-            app.router.add_get(f"/{name}", self._page)
-        return app
-
-
-@pytest.fixture(scope="module")
-def harness() -> Iterator[Harness]:
-    server = GraphicsHarness()
-    server.start()
-    yield server
-    server.close()
 
 
 def open_graphic(page: Page, harness: Harness, name: str, view: dict[str, Any],
