@@ -1,9 +1,10 @@
 """A small scriptable stand-in for the Feltcast service, for the page tests.
 
 It serves ``static/`` exactly where the service does (every page of ``PAGES``: ``/overlay``,
-``/commentary``, ``/operator``, the tournament graphics; ``/static/...``; the look on air) and speaks the websocket protocol of ``docs/view-model.md``
-on ``/ws/<channel>``: every ``hello`` is recorded and answered with a snapshot of the channel's
-current view; the test then pushes patches, gaps or closes sockets. ``POST /api/commands``
+``/commentary``, ``/operator``, the tournament graphics; ``/static/...``; the look on air) and
+speaks the websocket protocol of ``docs/view-model.md`` on ``/ws/<channel>``: every ``hello``
+is recorded and answered with a snapshot of the channel's current view; the test then pushes
+patches, gaps or closes sockets. ``POST /api/commands``
 records each command (``docs/commands.md``) and answers ok or a scripted error.
 
 The server runs on its own event loop in a background thread so that the synchronous
