@@ -199,10 +199,13 @@ def _join(names: list[str]) -> str:
 
 
 def ticker_line(events: Sequence[Event],
-                eliminations: Sequence[PlayerEliminated] = ()) -> str:
+                eliminations: Sequence[PlayerEliminated] = (),
+                shown: Mapping[int, str] | None = None) -> str:
     """The line a ticker shows after a finished hand: who won how much with what, and who
     went out in which place (``eliminations``: the table's, for this hand), e.g.
-    ``"Hand 41: Ann wins 4,800 with two pair, queens and nines; Cy is out in 7th"``."""
+    ``"Hand 41: Ann wins 4,800 with two pair, queens and nines; Cy is out in 7th"``.
+    ``shown`` names the players by seat as the graphics show them (their display names);
+    a seat it does not name goes by the table's name."""
     effective = Hand.replay(events).effective_events if events else ()
     started = effective[0] if effective else None
     if not isinstance(started, HandStarted):
@@ -210,7 +213,7 @@ def ticker_line(events: Sequence[Event],
     head = f"Hand {started.hand_number}"
     if any(isinstance(e, HandVoided) for e in effective):
         return f"{head}: misdeal, the hand is void"
-    names = dict(zip(started.seats, started.names, strict=True))
+    names = {**dict(zip(started.seats, started.names, strict=True)), **(shown or {})}
     won: dict[int, int] = {}
     how: dict[int, str] = {}
     split_with: dict[int, tuple[int, ...]] = {}
@@ -241,7 +244,7 @@ def ticker_line(events: Sequence[Event],
         done.update(group)
     line = f"{head}: " + "; ".join(parts)
     for out in eliminations:
-        line += f"; {out.name} is out in {_ordinal(out.place)}"
+        line += f"; {names.get(out.seat, out.name)} is out in {_ordinal(out.place)}"
     return line
 
 

@@ -242,9 +242,13 @@ class TournamentView:
         if hand.is_over:
             events = hand.effective_events
             # Statistics are commentary: a hand they cannot read never stops a view.
+            # The line names the players as every graphic does (their display names).
+            shown = {seat: ident.display_name for seat, ident in state.identities.items()}
+            shown.update({o.seat: o.identity.display_name for o in state.out[state.out_from:]
+                          if o.hand == number and o.identity is not None})
             with suppress(FeltcastError, ValueError):
                 news = _HandNews(hand_stats(events), hand_stories(events),
-                                 ticker_line(events, out) or None)
+                                 ticker_line(events, out, shown) or None)
         state.current = (key, news)
         return news
 

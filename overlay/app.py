@@ -92,7 +92,7 @@ HAND_BOUNDARIES = (HandStarted.kind, HandEnded.kind, HandVoided.kind)
 """The log entries that start and end hands (``GET /api/hands``)."""
 
 STATIC_DIR = static_dir()
-GRAPHICS = ("leaderboard", "lowerthird", "elimination", "payouts", "clock")
+GRAPHICS = ("leaderboard", "lowerthird", "elimination", "payouts", "clock", "ticker", "versus")
 """The tournament graphics (docs/pages.md): OBS browser sources like the overlay."""
 PAGES = ("overlay", "commentary", "operator", *GRAPHICS)
 OPERATOR_CHANNEL = "operator"

@@ -150,7 +150,9 @@ def page_addresses(base: str, channels: Iterable[ChannelSpec], *, operator_token
                 ("lower third (?seat=N)", "lowerthird", "&seat=1"),
                 ("elimination graphic", "elimination", ""),
                 ("payouts", "payouts", ""),
-                ("level clock", "clock", "")):
+                ("level clock", "clock", ""),
+                ("ticker (crawl)", "ticker", ""),
+                ("all-in versus", "versus", "")):
             lines.append(PageAddress(label, channel_url(page, "delayed", extra),
                                      _reads(delayed)))
     lines.append(PageAddress("operator console", with_token(f"{base}/operator", operator_token),

@@ -3,7 +3,8 @@
 // are shown for a few seconds, then the graphic hides. Several bust-outs in one hand are shown
 // one after the other, the first out (the lower place, R22) first. Eliminations already known
 // at the first paint are history, never replayed; a snapshot after a reconnect shows only
-// those this page has not shown yet.
+// those this page has not shown yet. While the cards of a new all-in run out the graphic gives
+// way to the "versus" graphic, which takes its region.
 //   ?channel=delayed (default)  ?token=  ?seconds=8 (how long each one stays)
 import { setText, toggle } from "./js/dom.js";
 import { money, numberParam, ordinal, shownName, startGraphic, syncFlag, syncPhoto,
@@ -63,6 +64,9 @@ function showNext() {
 export function render(view) {
   const tournament = tournamentOf(view);
   if (!tournament) return;
+  // A new all-in takes this region for its "versus" graphic (overlay/graphics/layouts.py
+  // TIME_SHARED): a bust-out still on screen gives way at once.
+  toggle($("stage"), "giving-way", Boolean(tournament.allin));
   const eliminations = (Array.isArray(tournament.eliminations) ? tournament.eliminations : [])
     .filter((entry) => entry && typeof entry.place === "number");
   const players = Array.isArray(tournament.players) ? tournament.players : [];

@@ -18,6 +18,7 @@ import hashlib
 import json
 import logging
 import os
+import unicodedata
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -30,7 +31,7 @@ from overlay.graphics.layouts import LAYOUTS, OFFERED, regions_of
 from overlay.graphics.themes import Media, Theme, load_theme
 from overlay.hub import ChannelMessage, Subscription
 
-__all__ = ["Choice", "GraphicsDesk"]
+__all__ = ["Choice", "GraphicsDesk", "ticker_messages"]
 
 _log = logging.getLogger(__name__)
 
@@ -50,16 +51,52 @@ class Choice:
     """``None``: the configured layout."""
     safe_area: bool | None = None
     """``None``: as configured."""
+    messages: tuple[str, ...] = ()
+    """The operator's lines in the on-air ticker (the crawl), in order."""
 
     def to_json(self) -> dict[str, Any]:
         return {"theme": self.theme, "logo": self.logo,
                 "sponsors": None if self.sponsors is None else list(self.sponsors),
                 "sponsor_period": self.sponsor_period, "layout": self.layout,
-                "safe_area": self.safe_area}
+                "safe_area": self.safe_area, "messages": list(self.messages)}
 
 
 _CHOICE_KEYS = frozenset({"theme", "logo", "sponsors", "sponsor_period", "layout",
-                          "safe_area"})
+                          "safe_area", "messages"})
+MAX_MESSAGES = 10
+"""The most operator lines the ticker crawls at once."""
+MAX_MESSAGE_CHARS = 200
+"""The longest operator line (a crawl's line is read in passing)."""
+
+
+def ticker_messages(value: Any) -> tuple[str, ...]:
+    """The operator's ticker lines from the Graphics panel: a list of at most
+    :data:`MAX_MESSAGES` lines of 1 to :data:`MAX_MESSAGE_CHARS` characters each (spaces at
+    either end dropped, inner runs of white space made one space).
+
+    :raises InvalidInputError: naming the line and what is wrong with it.
+
+    >>> ticker_messages(["  Welcome to the  final table ", "Play resumes at 20:00"])
+    ('Welcome to the final table', 'Play resumes at 20:00')
+    """
+    if not isinstance(value, list) or not all(isinstance(line, str) for line in value):
+        raise InvalidInputError("messages: expected a list of lines of text")
+    if len(value) > MAX_MESSAGES:
+        raise InvalidInputError(f"messages: at most {MAX_MESSAGES} lines at once (got "
+                                f"{len(value)})")
+    lines = []
+    for number, raw in enumerate(value, 1):
+        if any(unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn")
+               and not char.isspace() for char in raw):
+            raise InvalidInputError(f"messages: line {number} holds a control character")
+        line = " ".join(raw.split())
+        if not line:
+            raise InvalidInputError(f"messages: line {number} is empty")
+        if len(line) > MAX_MESSAGE_CHARS:
+            raise InvalidInputError(f"messages: line {number} has {len(line)} characters "
+                                    f"(at most {MAX_MESSAGE_CHARS})")
+        lines.append(line)
+    return tuple(lines)
 
 
 class GraphicsDesk:
@@ -122,7 +159,8 @@ class GraphicsDesk:
         state = {"name": theme.name, "title": theme.title or theme.name,
                  "css": theme.css_url, "logo": logo.url if logo else None,
                  "sponsors": [pool[key].url for key in order], "sponsor_period": period,
-                 "layout": layout, "safe_area": safe, "regions": regions_of(layout, safe=safe)}
+                 "layout": layout, "safe_area": safe, "regions": regions_of(layout, safe=safe),
+                 "messages": list(self._choice.messages)}
         digest = hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:16]
         return {"look": digest, **state}
 
@@ -186,7 +224,7 @@ class GraphicsDesk:
 
     def choose(self, changes: Mapping[str, Any]) -> Choice:
         """Apply the Graphics panel's ``changes`` (any of theme, logo, sponsors,
-        sponsor_period); all or nothing. Returns the new choice (:meth:`save` keeps it).
+        sponsor_period, layout, safe_area, messages); all or nothing. Returns the new choice (:meth:`save` keeps it).
 
         :raises InvalidInputError: naming the key and what is expected.
         """
@@ -216,6 +254,8 @@ class GraphicsDesk:
                 raise InvalidInputError("safe_area: expected true (inside the title-safe "
                                         "area) or false")
             choice = replace(choice, safe_area=changes["safe_area"])
+        if "messages" in changes:
+            choice = replace(choice, messages=ticker_messages(changes["messages"]))
         if "sponsor_period" in changes:
             period = changes["sponsor_period"]
             if period is not None and (isinstance(period, bool)
@@ -276,7 +316,8 @@ class GraphicsDesk:
                            sponsor_period=raw.get("sponsor_period"),
                            layout=raw.get("layout") if raw.get("layout") in LAYOUTS else None,
                            safe_area=raw.get("safe_area")
-                           if isinstance(raw.get("safe_area"), bool) else None)
+                           if isinstance(raw.get("safe_area"), bool) else None,
+                           messages=ticker_messages(raw.get("messages", [])))
         except (OSError, ValueError, KeyError, TypeError) as error:
             _log.warning("%s is unreadable (%s): the configured look goes on air", self._path,
                          error)

@@ -2,9 +2,10 @@
 
 Every on-air page draws its graphic inside its region of the layout on air, scaled down to fit
 when the region is smaller than the graphic (``static/js/regions.js``): the overlay's event bar,
-players, board and pots, logo and sponsor, the lower third, the elimination graphic and the
-level clock each have their own, and no two of them overlap, so the pages stacked in OBS never
-collide. The chip counts and the payouts are full-frame panels, shown instead of the table (a
+players, board and pots, logo and sponsor, the lower third, the elimination graphic, the
+level clock and the ticker each have their own, and no two of them overlap (the all-in
+"versus" graphic shares the elimination graphic's: :data:`TIME_SHARED`), so the pages
+stacked in OBS never collide. The chip counts and the payouts are full-frame panels, shown instead of the table (a
 break, a bubble): their region is the whole frame and they are not counted.
 
 A region is ``(x, y, width, height, anchor)`` in stage pixels (1920x1080; 1080x1920 for a
@@ -20,7 +21,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["ANCHORS", "EXCLUSIVE", "LAYOUTS", "OFFERED", "Layout", "Region", "regions_of"]
+__all__ = ["ANCHORS", "EXCLUSIVE", "LAYOUTS", "OFFERED", "TIME_SHARED", "Layout", "Region",
+           "regions_of"]
 
 Anchor = Literal["top-left", "top-right", "top", "bottom", "bottom-left", "bottom-right"]
 ANCHORS: tuple[str, ...] = ("top-left", "top-right", "top", "bottom", "bottom-left",
@@ -69,10 +71,16 @@ class Region:
 
 
 EXCLUSIVE = ("event", "logo", "sponsor", "players", "table", "lowerthird", "elimination",
-             "clock")
+             "clock", "ticker")
 """The graphics that never overlap in any layout that has them
 (``tests/overlay/test_layouts.py``); a layout may leave some out (the venue's screen has no
 lower third: its page then draws where the page's CSS puts it)."""
+
+TIME_SHARED = {"versus": "elimination"}
+"""Graphics that take another's region because the two are never on air at once: the all-in
+"versus" graphic shows only while the cards run out of an all-in (the view's
+``tournament.allin``), the elimination graphic only once the hand is over, and it gives way
+when a new all-in comes (``static/elimination.js``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,13 +102,14 @@ _COLUMN_LEFT = {
     "event": Region(48, 40, 1060, 64, "top-left"),
     "sponsor": Region(1130, 40, 360, 72, "top-right"),
     "logo": Region(1512, 40, 360, 72, "top-right"),
-    "players": Region(48, 124, 730, 912, "top-left"),
-    "lowerthird": Region(800, 124, 1072, 168, "top-right"),
-    "elimination": Region(800, 304, 1072, 160, "top-right"),
-    "clock": Region(1392, 476, 480, 214, "top-right"),
+    "players": Region(48, 124, 730, 860, "top-left"),
+    "lowerthird": Region(800, 124, 1072, 176, "top-right"),
+    "elimination": Region(800, 312, 1072, 230, "top-right"),
     # tall enough for the winner banner, the board and the pots at their own size: the board
-    # never shrinks when the banner comes
-    "table": Region(800, 702, 1072, 334, "bottom"),
+    # never shrinks when the banner comes; the clock beside it
+    "table": Region(800, 650, 730, 334, "bottom-left"),
+    "clock": Region(1546, 554, 326, 430, "bottom-right"),
+    "ticker": Region(48, 1000, 1824, 44, "bottom"),
     "leaderboard": _FULL_LANDSCAPE,
     "payouts": _FULL_LANDSCAPE,
 }
@@ -109,11 +118,12 @@ _PORTRAIT = {
     "logo": Region(40, 40, 480, 64, "top-left"),
     "sponsor": Region(560, 40, 480, 64, "top-right"),
     "event": Region(40, 128, 1000, 120, "top-left"),
-    "players": Region(40, 260, 1000, 920, "top-left"),
-    "lowerthird": Region(40, 1196, 1000, 180, "bottom-left"),
-    "elimination": Region(40, 1392, 1000, 200, "bottom"),
-    "table": Region(40, 1608, 640, 272, "bottom"),
-    "clock": Region(700, 1608, 340, 272, "bottom-right"),
+    "players": Region(40, 260, 1000, 880, "top-left"),
+    "lowerthird": Region(40, 1152, 1000, 180, "bottom-left"),
+    "elimination": Region(40, 1344, 1000, 200, "bottom"),
+    "table": Region(40, 1556, 640, 272, "bottom"),
+    "clock": Region(700, 1556, 340, 272, "bottom-right"),
+    "ticker": Region(40, 1840, 1000, 44, "bottom"),
     "leaderboard": _FULL_PORTRAIT,
     "payouts": _FULL_PORTRAIT,
 }
@@ -128,6 +138,14 @@ _VENUE = {
     "sponsor": Region(980, 970, 440, 80, "bottom-left", grow=True),
     "logo": Region(1440, 970, 440, 80, "bottom-right", grow=True),
 }
+
+def _shared(regions: Mapping[str, Region]) -> dict[str, Region]:
+    return {**regions, **{name: regions[host] for name, host in TIME_SHARED.items()
+                          if host in regions}}
+
+
+_COLUMN_LEFT = _shared(_COLUMN_LEFT)
+_PORTRAIT = _shared(_PORTRAIT)
 
 LAYOUTS: Mapping[str, Layout] = {
     "column-left": Layout("column-left", "Players on the left", _COLUMN_LEFT, _PORTRAIT),

@@ -2,8 +2,9 @@
 
 * ``GET /api/graphics``: the Graphics panel (look on air, choice, themes, logo, sponsors);
   operator token.
-* ``PUT /api/graphics`` ``{"theme"?, "logo"?, "sponsors"?, "sponsor_period"?}``: change the look;
-  every page on air follows at once, without a reload. Operator token.
+* ``PUT /api/graphics`` ``{"theme"?, "logo"?, "sponsors"?, "sponsor_period"?, "layout"?,
+  "safe_area"?, "messages"?}``: change the look or the ticker's operator lines; every page on
+  air follows at once, without a reload. Operator token.
 * ``POST /api/graphics/reload``: read the theme folders again (after editing one); a broken
   theme is refused with its file and key (422) and the look on air stays. Operator token.
 * ``GET /graphics/theme/{name}.css``: a theme's stylesheet (public, like the pages);

@@ -1,5 +1,6 @@
 // The operator console's Graphics panel (issue 19; docs/graphics.md): the theme on air, the
-// logo on or off, which sponsors rotate and how fast, and a reload of the theme folders. Every
+// logo on or off, which sponsors rotate and how fast, the operator's ticker lines, and a
+// reload of the theme folders. Every
 // change is a PUT /api/graphics through the console's one API path (operator.js, sendRequest);
 // the server tells every page on air, which follows without a reload. A refusal (an unknown
 // theme, a broken theme folder on reload) is shown here with the server's own message, and
@@ -176,6 +177,11 @@ function paint() {
   if (onAir && document.activeElement !== period) period.value = String(onAir.sponsor_period);
   $("btn-sponsor-period").disabled = model.busy || !panel;
   $("btn-themes-reload").disabled = model.busy || !panel;
+  const lines = $("ticker-messages");
+  if (onAir && document.activeElement !== lines && !model.sending) {
+    lines.value = (Array.isArray(onAir.messages) ? onAir.messages : []).join("\n");
+  }
+  $("btn-ticker").disabled = model.busy || !panel;
   const message = $("graphics-message");
   setText(message, model.message);
   toggle(message, "ok", model.ok);
@@ -216,6 +222,12 @@ export function wireGraphics(request) {
     change({ sponsor_period: seconds }, `A sponsor every ${seconds} s`);
   });
   $("btn-themes-reload").addEventListener("click", () => reloadThemes());
+  $("btn-ticker").addEventListener("click", () => {
+    // One message per line; blank lines are dropped (the server checks the rest).
+    const messages = $("ticker-messages").value.split("\n").filter((line) => line.trim());
+    change({ messages }, messages.length ? `${messages.length} ticker `
+      + `line${messages.length === 1 ? "" : "s"} on air` : "The ticker lines are off air");
+  });
   $("graphics-layout").addEventListener("change", (event) => {
     const option = event.target.selectedOptions[0];
     change({ layout: event.target.value }, `${option ? option.textContent : "The layout"} is on `

@@ -169,6 +169,19 @@ def test_identity_names_a_player_without_changing_the_table_name() -> None:
     assert next(s for s in view["seats"] if s["seat"] == 1)["name"] == "Ann"
 
 
+def test_the_ticker_names_each_player_by_his_display_name() -> None:
+    """Issue 19: one name per player on every graphic, the ticker's crawl too."""
+    events = tournament_log()
+    events[4:4] = [PlayerIdentified(1, "Ann Smith", "Annie", "DE", None),
+                   PlayerIdentified(3, "Boris Becker", "Boris", "DE", None)]
+    ticker = view_of(events)["tournament"]["ticker"]
+    assert ticker.startswith("Hand 1: Annie wins"), ticker
+    assert "Boris is out in 3rd" in ticker and "Bo " not in ticker
+    # Without an identity the table's name stays.
+    plain = view_of(tournament_log())["tournament"]["ticker"]
+    assert plain.startswith("Hand 1: Ann wins") and "Bo is out in 3rd" in plain
+
+
 def test_the_clock_gives_remaining_at_the_period_start_in_display_time() -> None:
     start = ClockStarted(T0, 0.0)
     events: list[Event] = [PlayerSeated(1, "Ann", 5000), PlayerSeated(2, "Bo", 5000), start]

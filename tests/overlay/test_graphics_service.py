@@ -199,3 +199,44 @@ async def test_the_choice_is_kept_across_a_restart(aiohttp_client: Any, tmp_path
     second = await aiohttp_client(create_app(config_for(tmp_path), tokens=tokens))
     assert (await panel(second))["on_air"] == on_air
     assert on_air["name"] == "contrast" and len(on_air["sponsors"]) == 1
+
+
+async def test_the_operators_ticker_lines_reach_every_page_and_bad_ones_are_refused(
+        aiohttp_client: Any, tmp_path: Path) -> None:
+    """The ticker's operator lines (issue 19): put on air with PUT /api/graphics, told to
+    every page socket with the look, on a live public channel too; a bad list is refused
+    (422) naming the line, and changes nothing; the lines survive a restart."""
+    client = await aiohttp_client(create_app(config_for(tmp_path)))
+    page = await client.ws_connect("/ws/venue?page=ticker")
+    await page.send_json({"type": "hello", "page": "ticker", "version": "x", "resume": None,
+                          "look": None})
+    first = [await page.receive_json(timeout=5), await page.receive_json(timeout=5)]
+    assert next(m for m in first if m["type"] == "theme")["theme"]["messages"] == []
+    for bad, says in (("Welcome", "expected a list of lines"),
+                      ([""], "line 1 is empty"),
+                      (["ok", "   "], "line 2 is empty"),
+                      (["x" * 201], "line 1 has 201 characters (at most 200)"),
+                      (["line"] * 11, "at most 10 lines"),
+                      (["bell\x07"], "control character"),
+                      ([3], "expected a list of lines")):
+        response = await client.put("/api/graphics", json={"messages": bad},
+                                    headers=operator(client))
+        assert response.status == 422, bad
+        assert says in (await response.json())["error"]["message"], bad
+    assert (await panel(client))["on_air"]["messages"] == []
+    unauthorised = await client.put("/api/graphics", json={"messages": ["hi"]})
+    assert unauthorised.status == 401
+
+    response = await client.put("/api/graphics", json={
+        "messages": ["  Welcome to the   final table ", "Play resumes at 20:00"]},
+        headers=operator(client))
+    assert response.status == 200
+    told = await page.receive_json(timeout=5)
+    assert told["type"] == "theme"
+    assert told["theme"]["messages"] == ["Welcome to the final table", "Play resumes at 20:00"]
+    await page.close()
+    tokens = client.server.app[TOKENS_KEY].tokens
+    await client.close()
+    again = await aiohttp_client(create_app(config_for(tmp_path), tokens=tokens))
+    assert (await panel(again))["choice"]["messages"] == [
+        "Welcome to the final table", "Play resumes at 20:00"]

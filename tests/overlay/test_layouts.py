@@ -9,7 +9,15 @@ import itertools
 import pytest
 
 from engine.errors import InvalidInputError
-from overlay.graphics.layouts import EXCLUSIVE, LAYOUTS, SAFE_MARGIN, STAGE, Region, regions_of
+from overlay.graphics.layouts import (
+    EXCLUSIVE,
+    LAYOUTS,
+    SAFE_MARGIN,
+    STAGE,
+    TIME_SHARED,
+    Region,
+    regions_of,
+)
 
 
 @pytest.mark.parametrize(("name", "safe", "orientation"), list(itertools.product(
@@ -58,3 +66,12 @@ def test_the_venue_screen_is_opaque_grows_its_graphics_and_is_not_a_stream_choic
     assert "venue" not in [item["name"] for item in desk.panel()["layouts"]]
     with pytest.raises(InvalidInputError, match="expected one of column-left, column-right"):
         desk.choose({"layout": "venue"})
+
+
+@pytest.mark.parametrize("name", [n for n in LAYOUTS if n != "venue"])
+def test_a_time_shared_graphic_takes_exactly_its_hosts_region(name: str) -> None:
+    for orientation in ("landscape", "portrait"):
+        regions = regions_of(name)[orientation]
+        for guest, host in TIME_SHARED.items():
+            assert regions[guest] == regions[host], (name, orientation, guest)
+            assert guest not in EXCLUSIVE

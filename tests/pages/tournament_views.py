@@ -109,3 +109,40 @@ def eliminated(view: View, seat: int, place: int, prize: int, hand: int) -> View
 
 def now() -> float:
     return time.time()
+
+
+def allin_view(channel: str = "delayed") -> View:
+    """The flop of hand 57 after Rast folded: Yuki (seat 7, all in with queens) against Ashton
+    (seat 1, all in too, ace-king), the cards running out; the view's ``allin`` says what the
+    prize money does in the two outcomes (Yuki wins and doubles; Ashton wins and Yuki is out
+    in 7th, 5,000)."""
+    view = tournament_view(channel)
+    for seat in view["seats"]:
+        if seat["seat"] == 4:
+            seat.update(folded=True, last_action="Fold", bet=0, equity=None, hand=None)
+        if seat["seat"] == 1:
+            seat.update(all_in=True, to_act=False, stack=0, last_action="All-in 734,000",
+                        equity={"win": 0.27, "tie": 0.0, "equity": 0.27})
+        if seat["seat"] == 7:
+            seat["equity"] = {"win": 0.73, "tie": 0.0, "equity": 0.73}
+    seats = sorted(p["seat"] for p in view["tournament"]["players"])   # [1, 2, 3, 4, 6, 7, 8]
+    before = [10000.0] * len(seats)
+
+    def equity(**changed: float) -> list[float]:
+        values = list(before)
+        for key, value in changed.items():
+            values[seats.index(int(key[1:]))] = value
+        return values
+
+    view["tournament"]["allin"] = {
+        "seats": seats, "chip_equity": [0.27 if s == 1 else 0.73 if s == 7 else 0.0
+                                        for s in seats],
+        "expected_stacks": [0.0] * len(seats), "equity_before": before,
+        "expected_equity": equity(s1=9400.0, s7=11900.0), "boards": 990,
+        "outcomes": [
+            {"probability": 0.73, "stacks": [0] * len(seats), "winners": [7], "busted": [],
+             "doubled": [7], "split": False, "equity": equity(s1=7300.0, s7=13800.0)},
+            {"probability": 0.27, "stacks": [0] * len(seats), "winners": [1], "busted": [7],
+             "doubled": [1], "split": False, "equity": equity(s1=15400.0, s7=5000.0)},
+        ]}
+    return view
