@@ -3,9 +3,10 @@
 // hands as this channel released them (the view's `tournament.ticker` line: so never before
 // the delay) and the field (players left, average stack, prize pool).
 //
-// A pass crawls the whole list once; what changes meanwhile joins at the next pass, so no line
-// jumps while it is read, except a line the operator took back: that leaves at once. With
-// nothing to crawl the strip hides.
+// A pass crawls the whole list once; the hands and the field that change meanwhile join at the
+// next pass, so no line jumps while it is read. The operator's lines follow at once: a new one
+// joins the end of the pass now crawling, one taken back leaves it. With nothing to crawl the
+// strip hides.
 //   ?channel=delayed (default)  ?token=  ?speed=110 (stage pixels per second)  ?hands=5
 import { el, setText, toggle } from "./js/dom.js";
 import { bigBlindsText, chips, money, numberParam, playersLeftText, startGraphic,
@@ -46,16 +47,33 @@ function items() {
   ];
 }
 
+function itemNode(item) {
+  const node = el("span", { class: `crawl-item ${item.kind}`, text: item.text });
+  node.dataset.text = item.text;
+  return node;
+}
+
+const separator = () => el("span", { class: "crawl-sep", attrs: { "aria-hidden": "true" } });
+
 function fill(list) {
-  const track = $("track");
   const nodes = [];
   list.forEach((item, index) => {
-    if (index) nodes.push(el("span", { class: "crawl-sep", attrs: { "aria-hidden": "true" } }));
-    nodes.push(el("span", { class: `crawl-item ${item.kind}`, text: item.text }));
+    if (index) nodes.push(separator());
+    nodes.push(itemNode(item));
   });
-  track.replaceChildren(...nodes);
-  track.dataset.items = String(list.length);
+  $("track").replaceChildren(...nodes);
   state.crawling = list;
+}
+
+/** Crawl the track from `from` (px) until its end has left the window. */
+function run(from) {
+  const track = $("track");
+  const to = -track.scrollWidth;
+  if (!track.animate) return;
+  state.animation = track.animate(
+    [{ transform: `translateX(${from}px)` }, { transform: `translateX(${to}px)` }],
+    { duration: (Math.max(0, from - to) / SPEED) * 1000, easing: "linear" });
+  state.animation.onfinish = () => pass();
 }
 
 /** Start a pass with what there is now; hide when there is nothing. */
@@ -66,26 +84,46 @@ function pass() {
   toggle($("stage"), "empty", list.length === 0);
   fill(list);
   if (!list.length) return;
-  const track = $("track");
-  const from = $("crawl").clientWidth;
-  const to = -track.scrollWidth;
-  if (!track.animate || from <= 0) return;
-  state.animation = track.animate(
-    [{ transform: `translateX(${from}px)` }, { transform: `translateX(${to}px)` }],
-    { duration: ((from - to) / SPEED) * 1000, easing: "linear" });
-  state.animation.onfinish = () => pass();
-  document.documentElement.dataset.passes = String(Number(document.documentElement.dataset.passes
-    || 0) + 1);
+  run($("crawl").clientWidth);
+  const root = document.documentElement;
+  root.dataset.passes = String(Number(root.dataset.passes || 0) + 1);
 }
 
-/** Crawl the new list: at once when nothing crawls or a line being crawled was taken back,
- * else from the next pass. */
+/** The operator's lines in the pass now crawling: a line taken back leaves at once, a new one
+ * joins its end; the crawl goes on from where it is (no restart, nothing read jumps). */
+function followOperator() {
+  const track = $("track");
+  const wanted = new Set(state.messages);
+  let touched = false;
+  for (const node of [...track.querySelectorAll(".crawl-item.operator")]) {
+    if (wanted.has(node.dataset.text)) continue;
+    const sep = node.previousElementSibling || node.nextElementSibling;
+    if (sep && sep.classList.contains("crawl-sep")) sep.remove();
+    node.remove();
+    touched = true;
+  }
+  const present = new Set(state.crawling.filter((item) => item.kind === "operator")
+    .map((item) => item.text));
+  for (const text of state.messages) {
+    if (present.has(text)) continue;
+    if (track.firstChild) track.append(separator());
+    track.append(itemNode({ text, kind: "operator" }));
+    touched = true;
+  }
+  if (!touched) return;
+  state.crawling = [...state.crawling.filter((item) => item.kind !== "operator"
+    || wanted.has(item.text)), ...state.messages.filter((text) => !present.has(text))
+    .map((text) => ({ text, kind: "operator" }))];
+  const x = new DOMMatrix(getComputedStyle(track).transform).m41;
+  state.animation.cancel();
+  run(x);
+}
+
+/** Crawl what changed: at once when nothing crawls, the operator's lines in the pass now
+ * crawling, the rest from the next pass. */
 function changed() {
-  const next = items();
-  const texts = new Set(next.map((item) => item.text));
-  const takenBack = state.crawling.some((item) => item.kind === "operator"
-    && !texts.has(item.text));
-  if (!state.animation || takenBack || !state.crawling.length) pass();
+  if (!state.animation || !state.crawling.length) pass();
+  else followOperator();
 }
 
 /** The one render function: first paint and every update. */

@@ -224,7 +224,8 @@ class GraphicsDesk:
 
     def choose(self, changes: Mapping[str, Any]) -> Choice:
         """Apply the Graphics panel's ``changes`` (any of theme, logo, sponsors,
-        sponsor_period, layout, safe_area, messages); all or nothing. Returns the new choice (:meth:`save` keeps it).
+        sponsor_period, layout, safe_area, messages); all or nothing. Returns the new choice
+        (:meth:`save` keeps it).
 
         :raises InvalidInputError: naming the key and what is expected.
         """

@@ -5,8 +5,9 @@ when the region is smaller than the graphic (``static/js/regions.js``): the over
 players, board and pots, logo and sponsor, the lower third, the elimination graphic, the
 level clock and the ticker each have their own, and no two of them overlap (the all-in
 "versus" graphic shares the elimination graphic's: :data:`TIME_SHARED`), so the pages
-stacked in OBS never collide. The chip counts and the payouts are full-frame panels, shown instead of the table (a
-break, a bubble): their region is the whole frame and they are not counted.
+stacked in OBS never collide. The chip counts and the payouts are full-frame panels, shown
+instead of the table (a break, a bubble): their region is the whole frame and they are not
+counted.
 
 A region is ``(x, y, width, height, anchor)`` in stage pixels (1920x1080; 1080x1920 for a
 portrait source). ``anchor`` says where in the region a graphic smaller than it sits

@@ -164,7 +164,8 @@ def test_the_first_start_explains_itself(tmp_path: Path) -> None:
             f"{base}/overlay?channel=secure&token={tokens['secure']}",
             "secure: live, hole cards, token")
         assert {"commentary", "chip counts (leaderboard)", "level clock", "payouts",
-                "elimination graphic", "lower third (?seat=N)"} <= set(pages)
+                "elimination graphic", "lower third (?seat=N)", "ticker (crawl)",
+                "all-in versus"} <= set(pages)
         for url, _ in pages.values():
             status, body = get(url)
             assert status == 200 and b"<html" in body.lower(), url

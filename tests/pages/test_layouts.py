@@ -17,7 +17,7 @@ from playwright.sync_api import Browser, Page, expect
 from overlay.graphics.config import bundled_themes
 from tests.pages.conftest import Probe, watch
 from tests.pages.harness import Harness
-from tests.pages.tournament_views import tournament_view
+from tests.pages.tournament_views import allin_view, tournament_view
 from tests.pages.views import flop_view, showdown_view
 
 SIZES = {"720p": (1280, 720), "1080p": (1920, 1080), "2160p": (3840, 2160),
@@ -39,6 +39,8 @@ PAGES: list[tuple[str, str, Any]] = [
     ("lowerthird", "&seat=4", tournament_view),
     ("payouts", "", tournament_view),
     ("clock", "", tournament_view),
+    ("ticker", "", tournament_view),
+    ("versus", "", allin_view),
     ("overlay", "&all=1&layout=venue", overlay_view),  # the venue's TVs: opaque, grown
 ]
 
@@ -91,7 +93,9 @@ INSPECT = r"""() => {
     const r = node.getBoundingClientRect();
     if (r.width < 1 || r.height < 1 || opacity(node) < 0.05) continue;
     const label = `${node.tagName.toLowerCase()}.${[...node.classList].join(".")}#${node.id}`;
-    if (r.left < -1 || r.top < -1 || r.right > W + 1 || r.bottom > H + 1) {
+    // A crawl moves its text through a clipping window (the ticker): the window is checked.
+    const clip = node.parentElement && node.parentElement.closest("[data-clip]");
+    if (!clip && (r.left < -1 || r.top < -1 || r.right > W + 1 || r.bottom > H + 1)) {
       outside.push(`${label} ${Math.round(r.left)},${Math.round(r.top)} `
         + `${Math.round(r.right)},${Math.round(r.bottom)}`);
     }
@@ -183,6 +187,8 @@ DRAWN = r"""() => {
   for (const wrapper of document.querySelectorAll(".region[data-region]")) {
     let box = null;
     for (const node of wrapper.querySelectorAll(".region-fit *")) {
+      // A crawl's text moves through its clipping window: the window is what is drawn.
+      if (node.parentElement && node.parentElement.closest("[data-clip]")) continue;
       const cs = getComputedStyle(node);
       if (cs.display === "none" || cs.visibility === "hidden" || opacity(node) < 0.05) continue;
       const r = node.getBoundingClientRect();
@@ -217,7 +223,7 @@ def test_graphics_stacked_in_obs_never_collide(browser: Browser, harness: Harnes
     try:
         pages = {}
         for name, query in (("overlay", "&all=1"), ("lowerthird", "&seat=4"),
-                            ("elimination", "&seconds=120"), ("clock", "")):
+                            ("elimination", "&seconds=120"), ("clock", ""), ("ticker", "")):
             page = watch(context.new_page(), probe)
             page.goto(f"{harness.base}/{name}?channel=delayed&layout={layout}&safe={safe}"
                       f"{query}")
@@ -236,10 +242,26 @@ def test_graphics_stacked_in_obs_never_collide(browser: Browser, harness: Harnes
                 drawn[region] = box
             page.screenshot(path=str(artifacts / f"stack-{layout}-{safe}-{name}.png"),
                             omit_background=True)
+        # The versus graphic takes the elimination graphic's region while an all-in runs
+        # (TIME_SHARED): it draws inside it, and the elimination graphic gives way.
+        allin = allin_view()
+        revision = harness.push_patch("delayed", {
+            "table": allin["table"], "seats": allin["seats"],
+            "tournament": {"allin": allin["tournament"]["allin"]}})
+        versus = watch(context.new_page(), probe)
+        versus.goto(f"{harness.base}/versus?channel=delayed&layout={layout}&safe={safe}")
+        expect(versus.locator("html")).to_have_attribute("data-revision", str(revision))
+        expect(pages["elimination"].locator("#bust")).to_be_hidden()
+        assert "elimination" not in pages["elimination"].evaluate(DRAWN)
+        versus.wait_for_timeout(900)  # the entrance
+        drawn["versus"] = versus.evaluate(DRAWN)["versus"]
+        versus.screenshot(path=str(artifacts / f"stack-{layout}-{safe}-versus.png"),
+                          omit_background=True)
     finally:
         context.close()
     # (the harness shows no logo and no sponsor: tests/pages/test_themes.py has them)
-    assert {"event", "players", "table", "lowerthird", "elimination", "clock"} <= set(drawn)
+    assert {"event", "players", "table", "lowerthird", "elimination", "clock", "ticker",
+            "versus"} <= set(drawn)
     for region, (left, top, right, bottom) in drawn.items():
         r = regions[region]
         assert left >= r["x"] - 1 and top >= r["y"] - 1, (region, drawn[region], r)

@@ -23,7 +23,7 @@ from tests.pages.conftest import Probe, watch
 from tests.pages.service import free_port, start_demo, stop_demo
 
 PAGES = ("overlay", "commentary", "leaderboard", "lowerthird?seat=7", "elimination", "payouts",
-         "clock")
+         "clock", "ticker", "versus")
 CHANNELS = ("delayed", "venue")
 DELAY = 6.0
 """Longer than the demo's first hand: the delayed pages start before anything is released."""

@@ -221,6 +221,28 @@ def test_the_consoles_graphics_panel_changes_the_look_on_air_and_shows_refusals(
             expect(console.locator("#graphics-message")).to_have_text("1 sponsor on air")
             assert len(service.request("/api/graphics")["on_air"]["sponsors"]) == 1
 
+            # The ticker's operator lines: typed in the panel, crawling on a live page at once.
+            ticker = watch(context.new_page(), probe)
+            ticker.goto(f"{service.base}/ticker?channel=venue")
+            console.fill("#ticker-messages", "Welcome to the final table\n\n  Back at 20:00 ")
+            console.click("#btn-ticker")
+            expect(console.locator("#graphics-message")).to_have_text("2 ticker lines on air")
+            assert service.request("/api/graphics")["on_air"]["messages"] == [
+                "Welcome to the final table", "Back at 20:00"]
+            expect(ticker.locator("#track .crawl-item.operator")).to_have_text(
+                ["Welcome to the final table", "Back at 20:00"])
+            console.fill("#ticker-messages", "x" * 201)
+            console.click("#btn-ticker")
+            expect(console.locator("#graphics-message")).to_contain_text(
+                "line 1 has 201 characters (at most 200)")
+            expect(ticker.locator("#track .crawl-item.operator")).to_have_count(2)
+            console.fill("#ticker-messages", "")
+            console.click("#btn-ticker")
+            expect(console.locator("#graphics-message")).to_have_text(
+                "The ticker lines are off air")
+            expect(ticker.locator("#track .crawl-item.operator")).to_have_count(0)
+            ticker.close()
+
             # Refusals: a period out of range, a theme folder broken on disk.
             console.fill("#sponsor-period", "1")
             console.click("#btn-sponsor-period")

@@ -60,27 +60,32 @@ def test_the_ticker_crawls_the_operators_lines_the_last_hands_and_the_field(
     # It moves, right to left.
     first = shift(page)
     until(page, lambda: shift(page) < first - 20, "the crawl to move")
-    # The operator's lines come with the look on air; they crawl first.
+    # The operator's lines come with the look on air: they join the pass now crawling at
+    # once (at its end, the crawl going on from where it is), and lead the next pass.
+    passes = page.evaluate("Number(document.documentElement.dataset.passes)")
+    before = shift(page)
     harness.push_raw("delayed", theme_with(harness, ["Welcome to the final table",
                                                      "Play resumes at 20:00"]))
-    until(page, lambda: [k for k, _ in crawl(page)] == ["operator", "operator", "hand", "field"],
-          "the operator's lines")
-    assert [t for k, t in crawl(page) if k == "operator"] == [
-        "Welcome to the final table", "Play resumes at 20:00"]
-    page.screenshot(path=str(artifacts / "ticker.png"), omit_background=True)
+    until(page, lambda: [k for k, _ in crawl(page)] == ["hand", "field", "operator", "operator"],
+          "the operator's lines in this pass")
+    assert page.evaluate("Number(document.documentElement.dataset.passes)") == passes
+    assert shift(page) <= before  # no jump back to the start
     # A new hand joins at the next pass (nothing jumps while it is read); the older one stays.
-    passes = page.evaluate("Number(document.documentElement.dataset.passes)")
     harness.push_patch("delayed", {"tournament": {"ticker": "Hand 42: Mira wins 9,600"}})
     until(page, lambda: page.evaluate("Number(document.documentElement.dataset.passes)")
           > passes, "the next pass")
-    hands = [t for k, t in crawl(page) if k == "hand"]
-    assert hands == ["Hand 41: Rast wins 4,800 with two pair", "Hand 42: Mira wins 9,600"]
-    # A line the operator takes back leaves at once, before the pass ends.
+    assert crawl(page) == [
+        ["operator", "Welcome to the final table"], ["operator", "Play resumes at 20:00"],
+        ["hand", "Hand 41: Rast wins 4,800 with two pair"], ["hand", "Hand 42: Mira wins 9,600"],
+        ["field", "7 / 10 players left · Average 7,142 (11.9 BB) · Prize pool €100,000"]]
+    page.screenshot(path=str(artifacts / "ticker.png"), omit_background=True)
+    # A line the operator takes back leaves at once, in the middle of the pass.
     passes = page.evaluate("Number(document.documentElement.dataset.passes)")
     harness.push_raw("delayed", theme_with(harness, ["Play resumes at 20:00"]))
     until(page, lambda: [t for k, t in crawl(page) if k == "operator"]
           == ["Play resumes at 20:00"], "the line to leave")
-    assert page.evaluate("Number(document.documentElement.dataset.passes)") == passes + 1
+    assert page.evaluate("Number(document.documentElement.dataset.passes)") == passes
+    assert page.locator("#track > *").count() == 2 * len(crawl(page)) - 1  # one dot between
     # The lines taken off air: the hands and the field crawl on.
     harness.push_raw("delayed", theme_with(harness, []))
     until(page, lambda: [k for k, _ in crawl(page)] == ["hand", "hand", "field"],
