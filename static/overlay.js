@@ -6,10 +6,10 @@ import { connectChannel, pageParams } from "./js/channel.js";
 import { syncCards } from "./js/cards.js";
 import { followTheme } from "./js/graphics.js";
 import { KeyedList, bigBlinds, chips, clockText, el, fitStage, fitTexts, levelRemaining,
-  loadFonts, percent, setText, showOnAir, toggle } from "./js/dom.js";
-import { actionClockFinal, actionClockRemaining, anteText, blindsText, isBusted, levelOf,
-  levelRemaining as clockRemaining, playerAt, seatName, tournamentOf, wallNow }
-  from "./js/tournament.js";
+  loadFonts, nameForms, percent, setText, showOnAir, toggle } from "./js/dom.js";
+import { actionClockFinal, actionClockRemaining, anteText, blindsText, flagElement, isBusted,
+  levelOf, levelRemaining as clockRemaining, localPath, photoElement, playerAt, seatName,
+  syncFlag, syncPhoto, tournamentOf, wallNow } from "./js/tournament.js";
 
 const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
   showdown: "Showdown", over: "" };
@@ -22,12 +22,15 @@ function createSeat() {
   return el("article", { class: "player" },
     el("div", { class: "hole" }),
     el("div", { class: "who" },
-      el("div", { class: "name-row" },
-        el("span", { class: "name" }),
-        el("span", { class: "position" })),
-      el("div", { class: "sub-row" },
-        el("span", { class: "action" }),
-        el("span", { class: "hand" }))),
+      photoElement("photo player-photo"),
+      el("div", { class: "who-text" },
+        el("div", { class: "name-row" },
+          flagElement("flag player-flag"),
+          el("span", { class: "name" }),
+          el("span", { class: "position" })),
+        el("div", { class: "sub-row" },
+          el("span", { class: "action" }),
+          el("span", { class: "hand" })))),
     el("div", { class: "stack" },
       el("span", { class: "chips" }),
       el("span", { class: "bb" })),
@@ -92,7 +95,14 @@ function updateSeat(node, seat, best) {
     classFor: (code) => (!showdown ? [] : best.has(code) ? ["best"] : ["muted"]),
   });
 
-  setText(q(".name"), seatName(shown.view, seat));
+  // Photo and flag when the player's identity has them (set_player, the CSV import).
+  const player = playerAt(shown.view, seat.seat);
+  const name = seatName(shown.view, seat);
+  const photo = player ? localPath(player.photo) : null;
+  toggle(node, "has-photo", photo !== null);
+  syncPhoto(q(".player-photo"), photo, name);
+  syncFlag(q(".player-flag"), player ? player.country : null);
+  q(".name").dataset.name = name;
   const position = q(".position");
   setText(position, seat.position);
   position.hidden = !seat.position;
@@ -254,15 +264,19 @@ export function render(view) {
   toggle(stage, "crowded", inHand.length > CROWDED_FROM - 1); // ten boxes: a compact column
   players.sync(inHand, (seat) => seat.seat, (node, seat) => updateSeat(node, seat, best));
   // Hand names are fitted, never cut: the name, then its first part, then smaller type.
+  // So are names: the name, then shorter forms of it ("A. Griffin"), then smaller type.
   fitTexts([...$("players").querySelectorAll(".hand:not([hidden])")]
-    .map((node) => [node, [node.dataset.hand, node.dataset.hand.split(",")[0]]]));
+    .map((node) => [node, [node.dataset.hand, node.dataset.hand.split(",")[0]]])
+    .concat([...$("players").querySelectorAll(".name")]
+      .map((node) => [node, nameForms(node.dataset.name)])));
   renderTable(view, best);
   stage.dataset.street = view.table.street || "";
   stage.dataset.channel = view.channel ? view.channel.name : "";
   renderLevelClock();
 }
 
-loadFonts();
+// Texts are fitted by measuring them in their font: once the fonts are in, fit them again.
+loadFonts().then(() => { if (channel.view) render(channel.view); });
 fitStage();
 const params = { ...pageParams({ channel: "delayed" }),
   all: new URLSearchParams(location.search).get("all") === "1" };

@@ -213,18 +213,21 @@ export function fitTexts(items, { minScale = 0.6 } = {}) {
       - parseFloat(style.paddingRight || "0") - 1;
     // Not style.font: with font-variant-numeric set that shorthand serialises to "".
     const font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-    return { node, forms, room, font };
+    // A canvas does not space letters: the box's letter-spacing is added per character.
+    const spacing = parseFloat(style.letterSpacing) || 0;
+    return { node, forms, room, font, spacing };
   });
-  for (const { node, forms, room, font } of boxes) {
+  for (const { node, forms, room, font, spacing } of boxes) {
     node.title = forms[0] || "";
-    const fitting = forms.find((form) => textWidth(form, font) <= room);
+    const measure = (text) => textWidth(text, font) + spacing * [...text].length;
+    const fitting = forms.find((form) => measure(form) <= room);
     if (fitting !== undefined) {
       setText(node, fitting);
       continue;
     }
     const last = forms[forms.length - 1] || "";
     setText(node, last);
-    const width = textWidth(last, font);
+    const width = measure(last);
     const scale = Math.max(minScale, Math.floor((room / width) * 100) / 100);
     node.style.setProperty("--text-fit", scale.toFixed(2));
   }

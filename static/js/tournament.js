@@ -215,7 +215,8 @@ export function everyTick(tick, intervalMs = 200) {
  * Returns {channel, params}; `window.feltcast` exposes them for tests and OBS debugging.
  */
 export function startGraphic(page, render) {
-  loadFonts();
+  // Texts are fitted by measuring them in their font: once the fonts are in, fit them again.
+  loadFonts().then(() => { if (channel.view) render(channel.view); });
   fitStage();
   const params = pageParams({ channel: "delayed" });
   const channel = connectChannel({ channel: params.channel, page, token: params.token });

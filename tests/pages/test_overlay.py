@@ -266,7 +266,9 @@ def test_data_is_text_never_markup(page: Page, harness: Harness) -> None:
     view["seats"][0]["name"] = "<img src=x onerror=alert(1)>"
     view["table"]["name"] = "<b>bold</b>"
     open_overlay(page, harness, "delayed", view)
-    expect(seat_box(page, 1).locator(".name")).to_have_text("<img src=x onerror=alert(1)>")
+    # (the name is fitted to its box: its full form is the box's tooltip)
+    expect(seat_box(page, 1).locator(".name")).to_have_attribute("title",
+                                                                 "<img src=x onerror=alert(1)>")
     expect(page.locator("#table-name")).to_have_text("<b>bold</b>")
     expect(page.locator("#stage img, #stage b")).to_have_count(0)
 
@@ -386,3 +388,36 @@ def test_only_the_players_in_the_hand_are_shown(page: Page, harness: Harness) ->
     expect(page.locator(".player")).to_have_count(7)  # between hands: everyone
     harness.push_patch("delayed", {"table": {"street": "preflop"}})
     expect(page.locator("#board .card")).to_have_count(0)  # no empty places before the flop
+
+
+def test_a_player_box_has_his_photo_and_flag_and_fits_a_long_name(page: Page,
+                                                                  harness: Harness) -> None:
+    """Issue 19: photo and flag in the box when the player's identity has them; a long name
+    is fitted (a shorter form of it), never cut."""
+    from tests.pages.tournament_views import tournament_view
+
+    view = tournament_view()
+    players = view["tournament"]["players"]
+    ashton = next(p for p in players if p["seat"] == 1)
+    ashton["display_name"] = "Ashton Alexander Griffin-Whitmore"
+    open_overlay(page, harness, "delayed", view)
+    rast, yuki = seat_box(page, 4), seat_box(page, 7)
+    expect(rast.locator(".player-photo img")).to_have_attribute("src", "/static/favicon.svg")
+    expect(rast).to_have_class(re.compile(r"\bhas-photo\b"))
+    expect(rast.locator(".player-flag img")).to_have_attribute("src", "/static/flags/se.svg")
+    expect(yuki.locator(".player-flag img")).to_have_attribute("src", "/static/flags/jp.svg")
+    expect(yuki.locator(".player-photo")).to_be_hidden()  # no photo: no empty frame
+    expect(yuki).not_to_have_class(re.compile(r"\bhas-photo\b"))
+    name = seat_box(page, 1).locator(".name")
+    expect(name).to_have_attribute("title", "Ashton Alexander Griffin-Whitmore")
+    assert name.inner_text() in ("A. Alexander Griffin-Whitmore", "A. Griffin-Whitmore",
+                                 "Griffin-Whitmore")
+    assert name.evaluate("n => n.scrollWidth <= n.clientWidth + 1"), name.evaluate(
+        "n => [n.textContent, n.scrollWidth, n.clientWidth, n.style.cssText]")
+    # The hole cards stay the largest thing in the box.
+    heights = rast.evaluate("""n => ({cards: n.querySelector('.hole .card')
+        .getBoundingClientRect().height, photo: n.querySelector('.player-photo')
+        .getBoundingClientRect().height})""")
+    assert heights["cards"] > heights["photo"] > 0
+    # A player without a country or a photo (Danny) shows neither.
+    expect(seat_box(page, 6).locator(".player-flag")).to_have_class(re.compile(r"\bnone\b"))
