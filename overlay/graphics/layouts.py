@@ -129,6 +129,23 @@ _PORTRAIT = {
     "payouts": _FULL_PORTRAIT,
 }
 
+# Players in a bar along the bottom (each a card: hole cards on top, name, stack, chance):
+# the lower third and the elimination graphic on the left above it, the clock and the board
+# with the pots on the right.
+_BOTTOM_BAR = {
+    "event": Region(48, 40, 1060, 64, "top-left"),
+    "sponsor": Region(1130, 40, 360, 72, "top-right"),
+    "logo": Region(1512, 40, 360, 72, "top-right"),
+    "lowerthird": Region(48, 124, 1072, 176, "top-left"),
+    "elimination": Region(48, 312, 1072, 230, "top-left"),
+    "clock": Region(1546, 124, 326, 294, "top-right"),
+    "table": Region(1150, 430, 722, 318, "bottom-right"),
+    "players": Region(48, 760, 1824, 228, "bottom"),
+    "ticker": Region(48, 1000, 1824, 44, "bottom"),
+    "leaderboard": _FULL_LANDSCAPE,
+    "payouts": _FULL_LANDSCAPE,
+}
+
 # The venue's screens (in-room TVs on the venue channel, ?layout=venue): an opaque full-screen
 # picture, the players and the board as large as the frame allows, readable across the room.
 _VENUE = {
@@ -146,6 +163,7 @@ def _shared(regions: Mapping[str, Region]) -> dict[str, Region]:
 
 
 _COLUMN_LEFT = _shared(_COLUMN_LEFT)
+_BOTTOM_BAR = _shared(_BOTTOM_BAR)
 _PORTRAIT = _shared(_PORTRAIT)
 
 LAYOUTS: Mapping[str, Layout] = {
@@ -153,6 +171,8 @@ LAYOUTS: Mapping[str, Layout] = {
     "column-right": Layout("column-right", "Players on the right",
                            {name: region.mirrored(1920) for name, region in _COLUMN_LEFT.items()},
                            _PORTRAIT),
+    "bottom-bar": Layout("bottom-bar", "Players in a bar at the bottom", _BOTTOM_BAR,
+                         _PORTRAIT),
     "venue": Layout("venue", "Venue screen (full screen, opaque)", _VENUE, _PORTRAIT,
                     opaque=True, offered=False),
 }
@@ -162,14 +182,14 @@ OFFERED: tuple[str, ...] = tuple(name for name, item in LAYOUTS.items() if item.
 
 
 def regions_of(name: str, *, safe: bool = False) -> dict[str, Any]:
-    """The regions of layout ``name`` as the pages get them: ``{"landscape": {graphic:
+    """The regions of layout ``name`` as the pages get them: ``{"name", "landscape": {graphic:
     region}, "portrait": {...}, "opaque": bool}``, mapped into the title-safe area with
     ``safe``.
 
     :raises KeyError: for a layout that does not exist.
     """
     layout = LAYOUTS[name]
-    result: dict[str, Any] = {"opaque": layout.opaque}
+    result: dict[str, Any] = {"name": layout.name, "opaque": layout.opaque}
     for orientation in ("landscape", "portrait"):
         regions: Mapping[str, Region] = getattr(layout, orientation)
         width, height = STAGE[orientation]

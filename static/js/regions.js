@@ -38,9 +38,12 @@ function place(wrapper) {
 
 /** Place every region of the page (after a resize that changed the stage's shape). */
 export function placeRegions() {
+  const root = document.documentElement;
   // A full-screen picture of its own (the venue's TVs): an opaque screen behind the graphics.
-  document.documentElement.classList.toggle("opaque", Boolean(state.regions
-    && state.regions.opaque));
+  root.classList.toggle("opaque", Boolean(state.regions && state.regions.opaque));
+  // The layout's name, for the arrangements a page's CSS keys on it (the players' bar).
+  root.dataset.layout = state.regions && typeof state.regions.name === "string"
+    ? state.regions.name : "";
   for (const wrapper of document.querySelectorAll(".region[data-region]")) place(wrapper);
 }
 

@@ -41,6 +41,7 @@ PAGES: list[tuple[str, str, Any]] = [
     ("clock", "", tournament_view),
     ("ticker", "", tournament_view),
     ("versus", "", allin_view),
+    ("overlay", "&all=1&layout=bottom-bar", showdown_view),  # the players' bar
     ("overlay", "&all=1&layout=venue", overlay_view),  # the venue's TVs: opaque, grown
 ]
 
@@ -202,7 +203,8 @@ DRAWN = r"""() => {
 }"""
 
 
-@pytest.mark.parametrize(("layout", "safe"), [("column-left", "0"), ("column-right", "1")])
+@pytest.mark.parametrize(("layout", "safe"), [("column-left", "0"), ("column-right", "1"),
+                                             ("bottom-bar", "0")])
 @pytest.mark.timeout(300)
 def test_graphics_stacked_in_obs_never_collide(browser: Browser, harness: Harness,
                                                artifacts: Path, layout: str, safe: str) -> None:
