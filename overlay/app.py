@@ -92,7 +92,8 @@ HAND_BOUNDARIES = (HandStarted.kind, HandEnded.kind, HandVoided.kind)
 """The log entries that start and end hands (``GET /api/hands``)."""
 
 STATIC_DIR = static_dir()
-GRAPHICS = ("leaderboard", "lowerthird", "elimination", "payouts", "clock", "ticker", "versus")
+GRAPHICS = ("leaderboard", "lowerthird", "elimination", "payouts", "clock", "ticker", "versus",
+            "program")
 """The tournament graphics (docs/pages.md): OBS browser sources like the overlay."""
 PAGES = ("overlay", "commentary", "operator", *GRAPHICS)
 OPERATOR_CHANNEL = "operator"
@@ -365,8 +366,10 @@ async def close_websockets(app: web.Application) -> None:
 # --- middlewares ------------------------------------------------------------------------
 
 _CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-        "font-src 'self'; connect-src 'self' ws: wss:; frame-ancestors 'none'; "
-        "base-uri 'none'; form-action 'self'")
+        "font-src 'self'; connect-src 'self' ws: wss:; frame-src 'self'; "
+        "frame-ancestors 'self'; base-uri 'none'; form-action 'self'")
+"""Everything from this server only; a page may be framed only by this server's own pages
+(the composed program, ``/program``), never by another site's."""
 
 
 @web.middleware

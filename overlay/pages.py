@@ -17,7 +17,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 _PAGE_IDS = frozenset({"overlay", "commentary", "operator", "replay", "leaderboard",
-                       "lowerthird", "elimination", "payouts", "clock", "ticker", "versus"})
+                       "lowerthird", "elimination", "payouts", "clock", "ticker", "versus",
+                       "program"})
 
 
 REFUSED_SHOWN_S: Final = 60.0

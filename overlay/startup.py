@@ -135,6 +135,9 @@ def page_addresses(base: str, channels: Iterable[ChannelSpec], *, operator_token
                          channel_url("overlay", stream, token=obs_token or secure_token),
                          _reads(specs[stream]) + (" (while OBS's stream delay covers D)"
                                                   if specs[stream].requires_token else ""))]
+    lines.append(PageAddress("program (all graphics)",
+                             channel_url("program", stream, token=obs_token or secure_token),
+                             _reads(specs[stream])))
     if "venue" in specs:
         lines.append(PageAddress("venue screens", channel_url("overlay", "venue", "&layout=venue"),
                                  _reads(specs["venue"])))

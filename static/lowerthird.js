@@ -2,6 +2,8 @@
 // the field, prize so far. It slides in when its player is known and out when not (and after
 // ?hold= seconds, if set); a bust-out shows the finishing place and prize.
 //   ?seat=N or ?player=NAME (display or full name, any case)  ?channel=delayed  ?token=
+//   ?seat=cue: the seat the operator cues in the console's Graphics panel (the program's lower
+//   third; it comes with the look on air), none while nothing is cued
 //   ?hold=S (slide out after S seconds; default: stay)
 //   ?stats=1 (a line of the player's session statistics: hands, VPIP, PFR, 3-bet, AF, WTSD)
 import { setText, toggle } from "./js/dom.js";
@@ -13,6 +15,7 @@ const $ = (id) => document.getElementById(id);
 const query = new URLSearchParams(location.search);
 const seatParam = query.get("seat");
 const wanted = {
+  cue: seatParam === "cue",
   seat: seatParam !== null && /^\d+$/.test(seatParam) ? Number(seatParam) : null,
   player: query.get("player"),
   hold: numberParam(query, "hold", 0, 0, 3600),
@@ -131,10 +134,17 @@ export function render(view) {
   slide(key);
 }
 
-startGraphic("lowerthird", render);
+const { channel } = startGraphic("lowerthird", render);
+if (wanted.cue) {
+  channel.onTheme((theme) => {
+    const seat = Number.isInteger(theme.lowerthird) ? theme.lowerthird : null;
+    if (seat === wanted.seat) return;
+    wanted.seat = seat;
+    if (channel.view) render(channel.view);
+  });
+}
 onObsVisible(() => {
   // The producer brought the source on air again: replay the entrance (and the hold).
   shown.key = null;
-  const view = window.feltcast.channel.view;
-  if (view) render(view);
+  if (channel.view) render(channel.view);
 });

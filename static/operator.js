@@ -678,7 +678,7 @@ export function render(view, meta = {}) {
   renderDecks(op, state.busy, sendCommand);
   renderTournament(view, state.busy);
   renderDevices(state.busy);
-  renderGraphics(state.busy);
+  renderGraphics(state.busy, view);
 }
 
 // ---------------------------------------------------------------- wiring

@@ -31,7 +31,7 @@ from overlay.graphics.layouts import LAYOUTS, OFFERED, regions_of
 from overlay.graphics.themes import Media, Theme, load_theme
 from overlay.hub import ChannelMessage, Subscription
 
-__all__ = ["Choice", "GraphicsDesk", "ticker_messages"]
+__all__ = ["Choice", "GraphicsDesk", "cued_seat", "ticker_messages"]
 
 _log = logging.getLogger(__name__)
 
@@ -53,16 +53,22 @@ class Choice:
     """``None``: as configured."""
     messages: tuple[str, ...] = ()
     """The operator's lines in the on-air ticker (the crawl), in order."""
+    lowerthird: int | None = None
+    """The seat whose lower third is cued (``/lowerthird?seat=cue``, the program); ``None``:
+    none on air."""
 
     def to_json(self) -> dict[str, Any]:
         return {"theme": self.theme, "logo": self.logo,
                 "sponsors": None if self.sponsors is None else list(self.sponsors),
                 "sponsor_period": self.sponsor_period, "layout": self.layout,
-                "safe_area": self.safe_area, "messages": list(self.messages)}
+                "safe_area": self.safe_area, "messages": list(self.messages),
+                "lowerthird": self.lowerthird}
 
 
 _CHOICE_KEYS = frozenset({"theme", "logo", "sponsors", "sponsor_period", "layout",
-                          "safe_area", "messages"})
+                          "safe_area", "messages", "lowerthird"})
+MAX_SEAT = 10
+"""The highest seat number a table has (``engine.table``: 2 to 10 seats)."""
 MAX_MESSAGES = 10
 """The most operator lines the ticker crawls at once."""
 MAX_MESSAGE_CHARS = 200
@@ -97,6 +103,19 @@ def ticker_messages(value: Any) -> tuple[str, ...]:
                                     f"(at most {MAX_MESSAGE_CHARS})")
         lines.append(line)
     return tuple(lines)
+
+
+def cued_seat(value: Any) -> int | None:
+    """The seat whose lower third the operator cues: 1 to :data:`MAX_SEAT`, or ``None``.
+
+    :raises InvalidInputError: for anything else.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SEAT:
+        raise InvalidInputError(f"lowerthird: expected a seat from 1 to {MAX_SEAT}, or null "
+                                "for none")
+    return value
 
 
 class GraphicsDesk:
@@ -160,7 +179,7 @@ class GraphicsDesk:
                  "css": theme.css_url, "logo": logo.url if logo else None,
                  "sponsors": [pool[key].url for key in order], "sponsor_period": period,
                  "layout": layout, "safe_area": safe, "regions": regions_of(layout, safe=safe),
-                 "messages": list(self._choice.messages)}
+                 "messages": list(self._choice.messages), "lowerthird": self._choice.lowerthird}
         digest = hashlib.sha256(json.dumps(state, sort_keys=True).encode()).hexdigest()[:16]
         return {"look": digest, **state}
 
@@ -224,8 +243,8 @@ class GraphicsDesk:
 
     def choose(self, changes: Mapping[str, Any]) -> Choice:
         """Apply the Graphics panel's ``changes`` (any of theme, logo, sponsors,
-        sponsor_period, layout, safe_area, messages); all or nothing. Returns the new choice
-        (:meth:`save` keeps it).
+        sponsor_period, layout, safe_area, messages, lowerthird); all or nothing. Returns the
+        new choice (:meth:`save` keeps it).
 
         :raises InvalidInputError: naming the key and what is expected.
         """
@@ -257,6 +276,8 @@ class GraphicsDesk:
             choice = replace(choice, safe_area=changes["safe_area"])
         if "messages" in changes:
             choice = replace(choice, messages=ticker_messages(changes["messages"]))
+        if "lowerthird" in changes:
+            choice = replace(choice, lowerthird=cued_seat(changes["lowerthird"]))
         if "sponsor_period" in changes:
             period = changes["sponsor_period"]
             if period is not None and (isinstance(period, bool)
@@ -318,7 +339,8 @@ class GraphicsDesk:
                            layout=raw.get("layout") if raw.get("layout") in LAYOUTS else None,
                            safe_area=raw.get("safe_area")
                            if isinstance(raw.get("safe_area"), bool) else None,
-                           messages=ticker_messages(raw.get("messages", [])))
+                           messages=ticker_messages(raw.get("messages", [])),
+                           lowerthird=cued_seat(raw.get("lowerthird")))
         except (OSError, ValueError, KeyError, TypeError) as error:
             _log.warning("%s is unreadable (%s): the configured look goes on air", self._path,
                          error)

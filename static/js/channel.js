@@ -287,7 +287,29 @@ export function pageParams(defaults) {
   };
 }
 
-/** Create and start a channel client. */
+/**
+ * The composed program's channel when this page is one of its graphics (an iframe of
+ * /program on the same channel): every graphic of the program shares its one socket. Null
+ * otherwise (a page on its own, another channel, another origin).
+ */
+function programChannel(name) {
+  try {
+    if (window.parent === window) return null;
+    const program = window.parent.feltcastProgram;
+    return program && program.channel && program.channel.channel === name
+      ? program.channel : null;
+  } catch (error) {
+    return null; // a parent of another origin: not ours
+  }
+}
+
+/** Create and start a channel client; in the composed program, share the program's. */
 export function connectChannel(options) {
-  return new Channel(options).start();
+  const shared = programChannel(options.channel);
+  if (shared === null) return new Channel(options).start();
+  // The program's client marks its own document; this page's is marked the same way.
+  const root = document.documentElement;
+  shared.subscribe((view, meta) => { root.dataset.revision = String(meta.revision); });
+  shared.onStatus((status) => { root.dataset.connection = status; });
+  return shared;
 }

@@ -14,6 +14,7 @@ const model = {
   open: false, loading: false, loaded: false, busy: false,
   sending: false, // a change is in flight: the boxes keep what was just ticked
   panel: null, // GET /api/graphics
+  seats: [], // the table's seated players (the console's view), for the lower third's cue
   message: "", ok: false,
 };
 let themes = null;
@@ -150,6 +151,28 @@ function syncLayouts(panel) {
   }
 }
 
+function syncCue(panel) {
+  const select = $("graphics-lowerthird");
+  const cued = panel && Number.isInteger(panel.on_air.lowerthird) ? panel.on_air.lowerthird
+    : null;
+  const choices = [{ value: "", text: "Off air" },
+    ...model.seats.map((seat) => ({ value: String(seat.seat),
+      text: `Seat ${seat.seat} · ${seat.name}` }))];
+  if (cued !== null && !model.seats.some((seat) => seat.seat === cued)) {
+    choices.push({ value: String(cued), text: `Seat ${cued} (empty)` });
+  }
+  const key = choices.map((c) => `${c.value}=${c.text}`).join("\n");
+  if (select.dataset.choices !== key) {
+    select.dataset.choices = key;
+    select.replaceChildren(...choices.map((c) => el("option", { text: c.text,
+      attrs: { value: c.value } })));
+  }
+  select.disabled = model.busy || !panel;
+  if (!model.sending && document.activeElement !== select) {
+    select.value = cued === null ? "" : String(cued);
+  }
+}
+
 function paint() {
   const toggleButton = $("btn-graphics-toggle");
   toggleButton.setAttribute("aria-expanded", String(model.open));
@@ -172,6 +195,7 @@ function paint() {
   }
   sponsors.sync(panel ? panel.sponsors : [], (s) => s.id, updateSponsor);
   syncLayouts(panel);
+  syncCue(panel);
   $("sponsor-empty").hidden = !(panel && panel.sponsors.length === 0);
   const period = $("sponsor-period");
   if (onAir && document.activeElement !== period) period.value = String(onAir.sponsor_period);
@@ -197,9 +221,12 @@ function draw() {
   }
 }
 
-/** The console's render: `busy` while a command is in flight (the controls wait). */
-export function renderGraphics(busy) {
+/** The console's render: `busy` while a command is in flight (the controls wait); `view` the
+ * console's view (its seats are the lower third's choices). */
+export function renderGraphics(busy, view = null) {
   model.busy = Boolean(busy);
+  model.seats = view && Array.isArray(view.seats)
+    ? view.seats.filter((seat) => seat && seat.name) : [];
   draw();
 }
 
@@ -222,6 +249,12 @@ export function wireGraphics(request) {
     change({ sponsor_period: seconds }, `A sponsor every ${seconds} s`);
   });
   $("btn-themes-reload").addEventListener("click", () => reloadThemes());
+  $("graphics-lowerthird").addEventListener("change", (event) => {
+    const seat = event.target.value ? Number(event.target.value) : null;
+    const option = event.target.selectedOptions[0];
+    change({ lowerthird: seat }, seat === null ? "The lower third is off air"
+      : `Lower third: ${option ? option.textContent : `seat ${seat}`}`);
+  });
   $("btn-ticker").addEventListener("click", () => {
     // One message per line; blank lines are dropped (the server checks the rest).
     const messages = $("ticker-messages").value.split("\n").filter((line) => line.trim());

@@ -220,10 +220,12 @@ export function startGraphic(page, render) {
   fitStage();
   const params = pageParams({ channel: "delayed" });
   const channel = connectChannel({ channel: params.channel, page, token: params.token });
-  channel.subscribe((view) => {
+  // The first render waits for the page's module to finish (in the composed program the
+  // shared channel may hold a view already, and subscribe renders it at once).
+  queueMicrotask(() => channel.subscribe((view) => {
     showOnAir(view);
     render(view);
-  });
+  }));
   followTheme(channel, { onChange: () => { if (channel.view) render(channel.view); } });
   window.feltcast = { channel, render, params };
   return { channel, params };

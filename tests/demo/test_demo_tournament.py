@@ -53,7 +53,8 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 DELAY = 4.0
 """The delayed channel's security delay in this test (seconds)."""
 PURPOSES = ("OBS overlay", "venue screens", "commentary", "operator console", "leaderboard",
-            "lower third", "elimination", "payouts", "level clock", "ticker", "all-in versus")
+            "lower third", "elimination", "payouts", "level clock", "ticker", "all-in versus",
+            "program")
 
 
 def _decode(png: bytes) -> np.ndarray[Any, Any]:

@@ -240,3 +240,15 @@ async def test_the_operators_ticker_lines_reach_every_page_and_bad_ones_are_refu
     again = await aiohttp_client(create_app(config_for(tmp_path), tokens=tokens))
     assert (await panel(again))["choice"]["messages"] == [
         "Welcome to the final table", "Play resumes at 20:00"]
+
+
+async def test_a_cued_lower_third_is_a_seat_or_none(client: TestClient) -> None:
+    for bad in (0, 11, True, "4", 2.5):
+        response = await client.put("/api/graphics", json={"lowerthird": bad},
+                                    headers=operator(client))
+        assert response.status == 422, bad
+        assert "lowerthird: expected a seat from 1 to 10, or null for none" in (
+            await response.json())["error"]["message"]
+    response = await client.put("/api/graphics", json={"lowerthird": 4},
+                                headers=operator(client))
+    assert response.status == 200 and (await panel(client))["on_air"]["lowerthird"] == 4

@@ -32,7 +32,7 @@ from overlay.keys import GRAPHICS_KEY
 
 STATIC = Path(__file__).resolve().parents[2] / "static"
 PAGES = ("overlay", "commentary", "operator", "leaderboard", "lowerthird", "elimination",
-         "payouts", "clock", "ticker", "versus")
+         "payouts", "clock", "ticker", "versus", "program")
 LOG_ID = "harness-log-1"
 
 T = TypeVar("T")

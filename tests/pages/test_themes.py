@@ -243,6 +243,17 @@ def test_the_consoles_graphics_panel_changes_the_look_on_air_and_shows_refusals(
             expect(ticker.locator("#track .crawl-item.operator")).to_have_count(0)
             ticker.close()
 
+            # The program's lower third: cued from the table's seated players.
+            expect(console.locator("#graphics-lowerthird option")).to_have_text(
+                ["Off air", "Seat 1 · Ashton Griffin", "Seat 4 · Rast", "Seat 7 · Yuki Tanaka"])
+            console.select_option("#graphics-lowerthird", "4")
+            expect(console.locator("#graphics-message")).to_have_text("Lower third: Seat 4 · Rast")
+            assert service.request("/api/graphics")["on_air"]["lowerthird"] == 4
+            console.select_option("#graphics-lowerthird", "")
+            expect(console.locator("#graphics-message")).to_have_text(
+                "The lower third is off air")
+            assert service.request("/api/graphics")["on_air"]["lowerthird"] is None
+
             # Refusals: a period out of range, a theme folder broken on disk.
             console.fill("#sponsor-period", "1")
             console.click("#btn-sponsor-period")

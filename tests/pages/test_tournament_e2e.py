@@ -214,3 +214,40 @@ def test_bust_outs_reach_each_channel_when_it_shows_them(browser: Browser,
     assert probe.page_errors == []
     assert probe.unexpected_console_errors() == []
     assert probe.foreign_requests() == []
+
+
+def test_the_program_on_the_real_service(browser: Browser, service: Service) -> None:
+    """The composed program against the service's own headers (its CSP lets only its own
+    pages frame a page): every graphic draws, the program is one page on one socket in the
+    console's list, and the lower third the operator cues comes and goes."""
+    from tests.pages.test_themes import put
+
+    probe = Probe()
+    page = watch(browser, probe, f"{service.base}/program?channel=venue")
+    try:
+        overlay = page.frame_locator("iframe[data-graphic=overlay]")
+        expect(overlay.locator(".player")).to_have_count(3)
+        expect(page.frame_locator("iframe[data-graphic=clock]").locator("#level")).to_have_text(
+            re.compile(r"^Level \d+$"))
+        deadline = time.monotonic() + 10
+        while True:
+            listed = [entry for entry in service.view("operator")["operator"]["pages"]
+                      if entry["channel"] == "venue"]
+            if listed or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert [entry["page"] for entry in listed] == ["program"], listed
+        third = page.frame_locator("iframe[data-graphic=lowerthird]")
+        expect(third.locator("#third")).not_to_have_class(re.compile(r"\bshown\b"))
+        assert put(service.base, service.operator, {"lowerthird": 4})["on_air"][
+            "lowerthird"] == 4
+        expect(third.locator("#third")).to_have_class(re.compile(r"\bshown\b"))
+        expect(third.locator("#name")).to_have_text(re.compile(r"^Rast"))
+        put(service.base, service.operator, {"lowerthird": None})
+        expect(third.locator("#third")).not_to_have_class(re.compile(r"\bshown\b"))
+        headers = urllib.request.urlopen(f"{service.base}/program", timeout=10).headers
+        assert "frame-ancestors 'self'" in headers["Content-Security-Policy"]
+    finally:
+        page.close()
+    assert probe.page_errors == [] and probe.unexpected_console_errors() == []
+    assert probe.foreign_requests() == []
