@@ -23,6 +23,17 @@ def test_bench_pages_reports_every_figure() -> None:
         assert 0 <= figures["p50"] <= figures["p95"] <= figures["p99"] <= figures["max"]
 
 
+def test_bench_pages_times_the_composed_program_unthrottled() -> None:
+    result = bench_pages.run(patches=10, interval_ms=5, width=1280, height=720,
+                             page_name="program", unthrottled=True)
+    assert (result["page"], result["frame_rate"]) == ("program", "unlimited")
+    assert result["render_ms"] is None  # its frames render inside its message handling
+    for key in ("page_ms", "end_to_end_ms", "painted_ms"):
+        figures = result[key]
+        assert figures["n"] == 10
+        assert 0 <= figures["p50"] <= figures["p95"] <= figures["p99"] <= figures["max"]
+
+
 def test_bench_operator_overlay_reports_every_figure(tmp_path: Path) -> None:
     result = bench_operator_overlay.run(actions=4, root=tmp_path / "serve")
     assert result["latency_ms"]["n"] == 4
