@@ -57,6 +57,29 @@ async def test_setup_builds_one_transparent_full_hd_browser_source_for_three_sce
     assert all(len(peer.scenes[scene]) == 1 for scene in settings.scenes)
 
 
+@pytest.mark.parametrize(("canvas", "vertical"), [((3840, 2160), False), ((1280, 720), False),
+                                                ((1080, 1920), True)])
+async def test_the_browser_source_takes_the_canvas_size(
+        scripted: tuple[ScriptedObs, ObsClient], canvas: tuple[int, int],
+        vertical: bool) -> None:
+    """Issue 19: the pages scale their stage to any source, so the source is made at the
+    canvas's own size (sharp, not a 1920x1080 picture scaled), and brought to it later."""
+    peer, client = scripted
+    peer.canvas = canvas
+    report = await setup_final_table(client, client.settings)
+    overlay = peer.inputs[client.settings.overlay_source]
+    assert (overlay.settings["width"], overlay.settings["height"]) == canvas
+    note = f"OBS's canvas is {canvas[0]}x{canvas[1]}: the overlay source is " \
+           f"{canvas[0]}x{canvas[1]} too"
+    assert any(line.startswith(note) for line in report.notes), report.notes
+    assert any("vertical layout" in line for line in report.notes) == vertical
+    peer.canvas = (1920, 1080)
+    again = await setup_final_table(client, client.settings)
+    assert again.updated == (f"source {client.settings.overlay_source!r}",)
+    assert (peer.inputs[client.settings.overlay_source].settings["width"],
+            peer.inputs[client.settings.overlay_source].settings["height"]) == (1920, 1080)
+
+
 async def test_a_browser_source_replaces_nothing_and_points_at_old_stand_ins(
         scripted: tuple[ScriptedObs, ObsClient]) -> None:
     peer, client = scripted

@@ -24,9 +24,11 @@ from urllib.parse import urlencode, urlsplit
 from engine.errors import ConfigError
 
 OVERLAY_WIDTH: Final = 1920
-"""Width in pixels of every Feltcast page in OBS (the pages draw on a fixed 1920x1080 stage)."""
+"""The stage the Feltcast pages draw on, 1920x1080, scaled to a browser source of any size
+(``feltcast obs setup`` sizes the source to OBS's canvas); the canvas assumed when OBS does
+not say."""
 OVERLAY_HEIGHT: Final = 1080
-"""Height in pixels of every Feltcast page in OBS."""
+"""The stage's height (see :data:`OVERLAY_WIDTH`)."""
 
 CHANNELS: Final = ("delayed", "venue", "secure")
 """The standard information channels (see docs/obs.md for which to pick); the service may

@@ -1,8 +1,10 @@
 """``feltcast obs setup``: build (or bring up to date) what a final table needs in OBS.
 
 Three scenes (table, showdown, break; names from :class:`ObsSettings`) each hold the
-Feltcast overlay: one OBS *Browser* source at 1920x1080 on a transparent background that
-loads ``/overlay?channel=...`` from the Feltcast service. One source shared by the scenes
+Feltcast overlay: one OBS *Browser* source the size of OBS's canvas (its base resolution:
+1280x720, 1920x1080, 3840x2160, or 1080x1920 for a vertical show; the pages scale their stage
+to it, sharp at every size, and a canvas taller than wide gets the vertical layout) on a
+transparent background that loads ``/overlay?channel=...`` from the Feltcast service. One source shared by the scenes
 means one browser instance, so every scene shows the same, continuous graphics.
 
 Idempotent: what exists is kept (the producer's cameras, positions and order stay as they
@@ -74,7 +76,8 @@ class _Source:
     unversioned_kind: str
     settings: Mapping[str, Any]
     full_frame: bool
-    """Drawn on the 1920x1080 stage: scaled to fit when OBS's canvas has another size."""
+    """A 1920x1080 picture (the stand-in image): scaled to fit when OBS's canvas has another
+    size. The Browser source is made at the canvas's size instead."""
 
 
 @dataclass
@@ -120,16 +123,16 @@ async def setup_final_table(obs: ObsRequester, settings: ObsSettings, *,
     if settings.overlay_is_secret:
         await ensure_stream_delay(obs, settings.security_delay_seconds,
                                   [settings.overlay_source])
-    sources = (_browser_sources(settings) if has_browser
+    video = await obs.call("GetVideoSettings")
+    canvas = (int(video.get("baseWidth", OVERLAY_WIDTH)),
+              int(video.get("baseHeight", OVERLAY_HEIGHT)))
+    sources = (_browser_sources(settings, canvas) if has_browser
                else _stand_in_sources(settings, stand_in or StandIn(), kinds))
     scene_names = {str(scene.get("sceneName", ""))
                    for scene in (await obs.call("GetSceneList")).get("scenes", ())}
     inputs = {str(entry.get("inputName", "")): str(entry.get("unversionedInputKind", ""))
               for entry in (await obs.call("GetInputList")).get("inputs", ())}
     _refuse_conflicts(settings, sources, scene_names, inputs)
-    video = await obs.call("GetVideoSettings")
-    canvas = (int(video.get("baseWidth", OVERLAY_WIDTH)),
-              int(video.get("baseHeight", OVERLAY_HEIGHT)))
 
     progress = _Progress()
     for scene in settings.scenes:
@@ -174,23 +177,27 @@ async def setup_final_table(obs: ObsRequester, settings: ObsSettings, *,
                                   + ", ".join(repr(name) for name in leftovers) + " in OBS")
     if canvas != (OVERLAY_WIDTH, OVERLAY_HEIGHT):
         progress.notes.append(
-            f"OBS's canvas is {canvas[0]}x{canvas[1]}; new overlay items are scaled to fit "
-            f"it (Settings > Video > Base Resolution {OVERLAY_WIDTH}x{OVERLAY_HEIGHT} is "
-            "sharpest)")
+            f"OBS's canvas is {canvas[0]}x{canvas[1]}: " + (
+                f"the overlay source is {canvas[0]}x{canvas[1]} too (the pages scale their "
+                "stage to it" + ("; taller than wide: the vertical layout)"
+                                 if canvas[1] > canvas[0] else ")")
+                if has_browser else "new stand-in items are scaled to fit it"))
     return progress.report()
 
 
-def _browser_sources(settings: ObsSettings) -> tuple[_Source, ...]:
+def _browser_sources(settings: ObsSettings,
+                     canvas: tuple[int, int]) -> tuple[_Source, ...]:
+    """The overlay's Browser source at the canvas's own size (drawn sharp, never scaled)."""
     return (_Source(settings.overlay_source, BROWSER_SOURCE_KIND, BROWSER_SOURCE_KIND, {
         "url": settings.overlay_url,
-        "width": OVERLAY_WIDTH,
-        "height": OVERLAY_HEIGHT,
+        "width": canvas[0],
+        "height": canvas[1],
         "css": TRANSPARENT_CSS,
         "is_local_file": False,
         # Keep the page alive when its scene is not on program: no reload, no gap.
         "shutdown": False,
         "restart_when_active": False,
-    }, full_frame=True),)
+    }, full_frame=False),)
 
 
 def _stand_in_sources(settings: ObsSettings, stand_in: StandIn,
