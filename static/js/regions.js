@@ -8,6 +8,8 @@
 // full-screen picture whose regions also scale the graphics up, readable across the room).
 
 const state = { regions: null, pinned: false, observer: null };
+/** Regions narrower than this (stage pixels) are compact (data-compact="1"). */
+export const COMPACT_BELOW = 560;
 
 function orientation() {
   return document.documentElement.classList.contains("portrait") ? "portrait" : "landscape";
@@ -23,6 +25,9 @@ function place(wrapper) {
   wrapper.style.width = `${region.width}px`;
   wrapper.style.height = `${region.height}px`;
   wrapper.dataset.anchor = region.anchor;
+  // A narrow region (a corner of the frame): the graphic may draw a compact form of itself
+  // (the level clock: level, time and blinds), larger than its whole form scaled down.
+  wrapper.dataset.compact = region.width < COMPACT_BELOW ? "1" : "";
   const width = fit.offsetWidth;
   const height = fit.offsetHeight;
   if (!width || !height) return;

@@ -244,6 +244,11 @@ def test_graphics_stacked_in_obs_never_collide(browser: Browser, harness: Harnes
                 drawn[region] = box
             page.screenshot(path=str(artifacts / f"stack-{layout}-{safe}-{name}.png"),
                             omit_background=True)
+        # The clock in its corner draws its compact form (level, time, blinds), legibly large.
+        corner = pages["clock"].locator("[data-region=clock]")
+        assert corner.get_attribute("data-compact") == "1"
+        assert float(corner.get_attribute("data-scale") or 0) >= 0.6
+        expect(pages["clock"].locator(".field-row")).to_be_hidden()
         # The versus graphic takes the elimination graphic's region while an all-in runs
         # (TIME_SHARED): it draws inside it, and the elimination graphic gives way.
         allin = allin_view()
