@@ -6,7 +6,10 @@
 // client (js/channel.js), so the program is one socket, one hello, one look.
 //   ?channel=delayed (default)  ?token=  ?theme=  ?layout=  ?safe= (passed to every graphic)
 import { connectChannel, pageParams } from "./js/channel.js";
-import { el } from "./js/dom.js";
+import { el, loadFonts } from "./js/dom.js";
+
+// The bundled fonts, fetched while the server is surely up (the frames use the same ones).
+loadFonts();
 
 /** The graphics of the program, bottom to top, with their own settings. */
 export const GRAPHICS = [

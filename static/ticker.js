@@ -14,7 +14,7 @@ import { bigBlindsText, chips, money, numberParam, playersLeftText, startGraphic
 
 const $ = (id) => document.getElementById(id);
 const query = new URLSearchParams(location.search);
-const SPEED = numberParam(query, "speed", 110, 30, 400);
+const SPEED = numberParam(query, "speed", 110, 30, 2000);
 /** The most recent hands' lines kept in the crawl. */
 const HANDS = numberParam(query, "hands", 5, 1, 20);
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, Request, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Frame, Page, Request, sync_playwright
 
 from tests.pages.harness import Harness
 from tests.system_packages import missing_system_package
@@ -72,6 +72,29 @@ def watch(page: Page, probe: Probe) -> Page:
     page.on("pageerror", lambda error: probe.page_errors.append(str(error)))
     page.on("request", lambda r: probe.requests.append(r.url))
     return page
+
+
+# Resolves once every finite animation and transition of the page has finished (entrances,
+# slides); a crawl moving behind its clip ([data-clip]) and endless ones (a pulse) are not
+# waited for. Asked twice: an animation may start from a render that another one triggered.
+_SETTLED = """async () => {
+  for (let round = 0; round < 2; round += 1) {
+    await new Promise((resolve) => requestAnimationFrame(() => resolve()));
+    const running = document.getAnimations().filter((animation) => {
+      const effect = animation.effect;
+      const target = effect && effect.target;
+      if (target && target.closest && target.closest("[data-clip]")) return false;
+      return effect && effect.getComputedTiming().endTime !== Infinity;
+    });
+    await Promise.all(running.map((animation) => animation.finished.catch(() => null)));
+  }
+}"""
+
+
+def settle(page: Page | Frame) -> None:
+    """Wait until ``page``'s entrances and other finite animations have finished (an event,
+    not a time)."""
+    page.evaluate(_SETTLED)
 
 
 def _skip_reason() -> str | None:

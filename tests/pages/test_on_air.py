@@ -98,7 +98,9 @@ def test_no_page_ever_shows_a_broken_value(browser: Browser, tmp_path: Path) -> 
         for channel in CHANNELS:
             overlay = pages[f"overlay on {channel}"]
             board = pages[f"leaderboard on {channel}"]
-            seated = set(overlay.locator(".player .name").all_inner_texts())
+            # (a name is fitted to its box: its full form is the box's tooltip)
+            seated = set(overlay.locator(".player .name").evaluate_all(
+                "nodes => nodes.map((n) => n.title || n.textContent)"))
             listed = set(board.locator(".name").all_inner_texts())
             assert seated and seated <= listed, (channel, seated, listed)
         found: dict[str, Any] = {}

@@ -310,9 +310,12 @@ def test_ten_handed_table_fits_the_stage(page: Page, harness: Harness, artifacts
     for left, top, right, bottom in boxes:
         assert left >= 0 and top >= 0 and right <= 1920 and bottom <= 1080
         assert right < table["x"] or bottom < table["y"]  # never under the board panel
-    # A long name is cut with an ellipsis inside its box, never spilling over the stack.
+    # A long name is fitted inside its box (a shorter form of it, then smaller type), never
+    # cut and never spilling over the stack; the full name is its tooltip.
     name = seat_box(page, 5).locator(".name")
-    assert name.evaluate("n => n.scrollWidth > n.clientWidth")
+    full = next(s["name"] for s in ten_handed_preflop_view()["seats"] if s["seat"] == 5)
+    expect(name).to_have_attribute("title", full)
+    assert name.evaluate("n => n.scrollWidth <= n.clientWidth + 1")
     assert card_codes(page, "#board .card") == []  # pre-flop: the board comes with the flop
     expect(page.locator("#street")).to_have_text("Pre-flop")
     expect(page.locator("#pot-total")).to_have_text("20,000")

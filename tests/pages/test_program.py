@@ -14,7 +14,7 @@ import pytest
 from playwright.sync_api import Browser, Frame, Page, expect
 
 from overlay.graphics.layouts import EXCLUSIVE, regions_of
-from tests.pages.conftest import Probe, watch
+from tests.pages.conftest import Probe, settle, watch
 from tests.pages.harness import Harness
 from tests.pages.test_layouts import DRAWN
 from tests.pages.tournament_views import allin_view, eliminated
@@ -58,7 +58,8 @@ def test_the_program_composes_every_graphic_on_one_socket_without_overlap(
             re.compile(r"\bshown\b"))
         expect(frame(page, "lowerthird").locator("#name")).to_have_text("Rast")
         expect(frame(page, "versus").locator(".versus-row")).to_have_count(2)
-        page.wait_for_timeout(900)  # the entrances
+        for graphic in GRAPHICS:  # the entrances
+            settle(frame(page, graphic))
         drawn: dict[str, list[float]] = {}
         for graphic in GRAPHICS:
             for region, box in frame(page, graphic).evaluate(DRAWN).items():

@@ -24,7 +24,7 @@ from tests.pages.service import free_port, running_service, start_demo, stop_dem
 from tests.pages.views import flop_view
 
 PAGES = ("overlay", "leaderboard", "clock", "lowerthird?seat=1", "payouts", "elimination",
-         "commentary")
+         "commentary", "ticker", "versus")
 THEMES = {theme.name: theme for theme in bundled_themes()}
 # What the page's root says the theme's panel colour is, and the type of a player's name.
 PANEL = {"dark": "rgba(11, 15, 25, 0.94)", "classic": THEMES["classic"].colors["panel"],
@@ -95,6 +95,7 @@ def test_a_change_of_look_reaches_every_page_on_air_without_a_reload(
         start = look_of(overlay)
         assert start["theme"] == "dark" and start["panel"] == PANEL["dark"]
         until(lambda: look_of(overlay)["logo"], "the demo's logo on the overlay")
+        until(lambda: look_of(pages["commentary"])["logo"], "the logo in the commentary's header")
         until(lambda: look_of(overlay)["sponsor"] is not None, "a sponsor on the overlay")
         until(lambda: overlay.locator("#players .player").count() > 0, "a hand on the overlay")
         assert look_of(pinned)["theme"] == "contrast"
@@ -123,6 +124,7 @@ def test_a_change_of_look_reaches_every_page_on_air_without_a_reload(
         put(base, token, {"logo": False})
         until(lambda: look_of(overlay)["logo"] is False, "the logo to leave the overlay")
         until(lambda: look_of(pages["leaderboard"])["logo"] is False, "the leaderboard's logo")
+        until(lambda: look_of(pages["commentary"])["logo"] is False, "the commentary's logo")
         shown = look_of(overlay)["sponsor"]
         put(base, token, {"sponsor_period": 3})
         until(lambda: look_of(overlay)["sponsor"] not in (None, shown), "the next sponsor",

@@ -44,6 +44,18 @@ def until(page: Page, check: Any, what: str, timeout_s: float = 60) -> Any:
     raise AssertionError(f"waited {timeout_s} s for {what}")
 
 
+def passes(page: Page) -> int:
+    count: int = page.evaluate("Number(document.documentElement.dataset.passes || 0)")
+    return count
+
+
+def fresh_pass(page: Page) -> int:
+    """Wait for the next pass to start (so that what follows happens within one pass)."""
+    before = passes(page)
+    until(page, lambda: passes(page) > before, "the next pass")
+    return passes(page)
+
+
 def theme_with(harness: Harness, messages: list[str]) -> dict[str, Any]:
     return {"type": "theme", "theme": {**harness.graphics.state(), "messages": messages}}
 
@@ -52,7 +64,7 @@ def test_the_ticker_crawls_the_operators_lines_the_last_hands_and_the_field(
         page: Page, harness: Harness, artifacts: Path) -> None:
     view = tournament_view()
     view["tournament"]["name"] = "Main Event"
-    open_graphic(page, harness, "ticker", view, query="&speed=400")
+    open_graphic(page, harness, "ticker", view, query="&speed=1000")
     expect(page.locator("#label")).to_have_text("Main Event")
     assert crawl(page) == [["hand", "Hand 41: Rast wins 4,800 with two pair"],
                            ["field", "7 / 10 players left · Average 7,142 (11.9 BB) · "
@@ -62,29 +74,28 @@ def test_the_ticker_crawls_the_operators_lines_the_last_hands_and_the_field(
     until(page, lambda: shift(page) < first - 20, "the crawl to move")
     # The operator's lines come with the look on air: they join the pass now crawling at
     # once (at its end, the crawl going on from where it is), and lead the next pass.
-    passes = page.evaluate("Number(document.documentElement.dataset.passes)")
-    before = shift(page)
+    current = fresh_pass(page)
     harness.push_raw("delayed", theme_with(harness, ["Welcome to the final table",
                                                      "Play resumes at 20:00"]))
+    before = shift(page)
     until(page, lambda: [k for k, _ in crawl(page)] == ["hand", "field", "operator", "operator"],
           "the operator's lines in this pass")
-    assert page.evaluate("Number(document.documentElement.dataset.passes)") == passes
+    assert passes(page) == current
     assert shift(page) <= before  # no jump back to the start
     # A new hand joins at the next pass (nothing jumps while it is read); the older one stays.
     harness.push_patch("delayed", {"tournament": {"ticker": "Hand 42: Mira wins 9,600"}})
-    until(page, lambda: page.evaluate("Number(document.documentElement.dataset.passes)")
-          > passes, "the next pass")
+    until(page, lambda: passes(page) > current, "the next pass")
     assert crawl(page) == [
         ["operator", "Welcome to the final table"], ["operator", "Play resumes at 20:00"],
         ["hand", "Hand 41: Rast wins 4,800 with two pair"], ["hand", "Hand 42: Mira wins 9,600"],
         ["field", "7 / 10 players left · Average 7,142 (11.9 BB) · Prize pool €100,000"]]
     page.screenshot(path=str(artifacts / "ticker.png"), omit_background=True)
     # A line the operator takes back leaves at once, in the middle of the pass.
-    passes = page.evaluate("Number(document.documentElement.dataset.passes)")
+    current = fresh_pass(page)
     harness.push_raw("delayed", theme_with(harness, ["Play resumes at 20:00"]))
     until(page, lambda: [t for k, t in crawl(page) if k == "operator"]
           == ["Play resumes at 20:00"], "the line to leave")
-    assert page.evaluate("Number(document.documentElement.dataset.passes)") == passes
+    assert passes(page) == current
     assert page.locator("#track > *").count() == 2 * len(crawl(page)) - 1  # one dot between
     # The lines taken off air: the hands and the field crawl on.
     harness.push_raw("delayed", theme_with(harness, []))

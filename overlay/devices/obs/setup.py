@@ -4,8 +4,9 @@ Three scenes (table, showdown, break; names from :class:`ObsSettings`) each hold
 Feltcast overlay: one OBS *Browser* source the size of OBS's canvas (its base resolution:
 1280x720, 1920x1080, 3840x2160, or 1080x1920 for a vertical show; the pages scale their stage
 to it, sharp at every size, and a canvas taller than wide gets the vertical layout) on a
-transparent background that loads ``/overlay?channel=...`` from the Feltcast service. One source shared by the scenes
-means one browser instance, so every scene shows the same, continuous graphics.
+transparent background that loads ``/overlay?channel=...`` from the Feltcast service. One
+source shared by the scenes means one browser instance, so every scene shows the same,
+continuous graphics.
 
 Idempotent: what exists is kept (the producer's cameras, positions and order stay as they
 are), what is missing is created, and a source whose settings differ (a new channel or

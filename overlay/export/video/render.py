@@ -529,7 +529,8 @@ class OverlayRenderer:
         bets = [s.get("bet") for s in seats]
         parts.append(self._cached(["pots", table.get("pots"), bets], self._pots, table, seats))
         # The overlay's "table" region of its default layout (overlay/graphics/layouts.py):
-        # scaled down to fit it, anchored at its bottom centre, as static/js/regions.js does.
+        # scaled down to fit it, at its bottom, left, right or centred by its anchor, as
+        # static/js/regions.js does.
         region = LAYOUTS[DEFAULT_LAYOUT].landscape["table"]
         gap = self.u(10)
         natural_w = max(part.width for part in parts)
@@ -541,7 +542,11 @@ class OverlayRenderer:
                      for part in parts]
             gap = round(gap * fit)
         bottom = self.y(region.y + region.height)
-        centre = self.x(region.x + region.width / 2)
+        width = max(part.width for part in parts)
+        free = self.u(region.width) - width
+        left = self.x(region.x) + (0 if region.anchor.endswith("left") else free
+                                   if region.anchor.endswith("right") else free // 2)
+        centre = left + width // 2
         y = bottom
         boxes = []
         for part in reversed(parts):
