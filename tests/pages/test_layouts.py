@@ -143,6 +143,10 @@ def test_every_page_fits_every_size_in_every_theme_and_stays_legible(
         page: Page = watch(context.new_page(), probe)
         try:
             for index, (name, query, make) in enumerate(PAGES):
+                # A layout variant is the default's stage with other regions: drawn at 1080p
+                # (the stage's scaling to the other sizes is the default's, tested there).
+                if "layout=" in query and size != "1080p":
+                    continue
                 harness.reset()
                 harness.set_view("delayed", make(), 1)
                 page.goto(f"{harness.base}/{name}?channel=delayed&theme={theme}{query}")

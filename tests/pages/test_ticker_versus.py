@@ -64,7 +64,7 @@ def test_the_ticker_crawls_the_operators_lines_the_last_hands_and_the_field(
         page: Page, harness: Harness, artifacts: Path) -> None:
     view = tournament_view()
     view["tournament"]["name"] = "Main Event"
-    open_graphic(page, harness, "ticker", view, query="&speed=1000")
+    open_graphic(page, harness, "ticker", view, query="&speed=1500")
     expect(page.locator("#label")).to_have_text("Main Event")
     assert crawl(page) == [["hand", "Hand 41: Rast wins 4,800 with two pair"],
                            ["field", "7 / 10 players left · Average 7,142 (11.9 BB) · "
