@@ -68,7 +68,7 @@ def test_no_page_ever_shows_a_broken_value(browser: Browser, tmp_path: Path) -> 
     probe = Probe(allow_websocket_errors=True)  # the restart: sockets refused for a moment
     port = free_port()
     data = tmp_path / "demo"
-    demo = start_demo(data, speed=16, delay=DELAY, seed=7, port=port)
+    demo = start_demo(data, speed=24, delay=DELAY, seed=7, port=port)
     pages: dict[str, Page] = {}
     # One context for all (each page its own tab), at 1280x720 to spare the machine's paint.
     context = browser.new_context(viewport={"width": 1280, "height": 720})
@@ -86,7 +86,7 @@ def test_no_page_ever_shows_a_broken_value(browser: Browser, tmp_path: Path) -> 
         demo.until(r"^hand \d+: ", timeout=300)
         # The service goes away and comes back on the same data; the pages reconnect.
         stop_demo(demo, signal.SIGINT)
-        demo = start_demo(data, speed=16, delay=DELAY, seed=7, port=port)
+        demo = start_demo(data, speed=24, delay=DELAY, seed=7, port=port)
         demo.until(r"^The delayed pages show the table", timeout=120)
         for page in pages.values():
             expect(page.locator("html")).to_have_attribute("data-connection", "live",
