@@ -18,8 +18,7 @@ const SPEED = numberParam(query, "speed", 110, 30, 2000);
 /** The most recent hands' lines kept in the crawl. */
 const HANDS = numberParam(query, "hands", 5, 1, 20);
 
-const state = { messages: [], hands: [], field: null, label: "", crawling: [],
-  animation: null };
+const state = { messages: [], hands: [], field: null, animation: null };
 
 /** The field line: "7 / 120 players left · Average 52,000 (43.3 BB) · Prize pool €100,000". */
 function fieldLine(tournament) {
@@ -62,7 +61,6 @@ function fill(list) {
     nodes.push(itemNode(item));
   });
   $("track").replaceChildren(...nodes);
-  state.crawling = list;
 }
 
 /** Crawl the track from `from` (px) until its end has left the window. */
@@ -102,8 +100,9 @@ function followOperator() {
     node.remove();
     touched = true;
   }
-  const present = new Set(state.crawling.filter((item) => item.kind === "operator")
-    .map((item) => item.text));
+  // (what the pass crawls is the track itself)
+  const present = new Set([...track.querySelectorAll(".crawl-item.operator")]
+    .map((node) => node.dataset.text));
   for (const text of state.messages) {
     if (present.has(text)) continue;
     if (track.firstChild) track.append(separator());
@@ -111,9 +110,6 @@ function followOperator() {
     touched = true;
   }
   if (!touched) return;
-  state.crawling = [...state.crawling.filter((item) => item.kind !== "operator"
-    || wanted.has(item.text)), ...state.messages.filter((text) => !present.has(text))
-    .map((text) => ({ text, kind: "operator" }))];
   const x = new DOMMatrix(getComputedStyle(track).transform).m41;
   state.animation.cancel();
   run(x);
@@ -122,7 +118,7 @@ function followOperator() {
 /** Crawl what changed: at once when nothing crawls, the operator's lines in the pass now
  * crawling, the rest from the next pass. */
 function changed() {
-  if (!state.animation || !state.crawling.length) pass();
+  if (!state.animation || !$("track").firstChild) pass();
   else followOperator();
 }
 

@@ -55,7 +55,6 @@ export function atStake(allin, index, seatNumber) {
 }
 
 const rows = new KeyedList($("rows"), createRow);
-const names = new Map();
 
 /** The one render function: first paint and every update. */
 export function render(view) {
@@ -76,7 +75,7 @@ export function render(view) {
     const q = (selector) => node.querySelector(selector);
     node.dataset.seat = String(seat.seat);
     syncFlag(q(".flag"), (playerAt(view, seat.seat) || {}).country);
-    names.set(q(".name"), seatName(view, seat));
+    q(".name").dataset.name = seatName(view, seat);
     syncCards(q(".versus-hole"), seat.cards);
     const equity = seat.equity ? seat.equity.equity : null;
     setText(q(".versus-win"), typeof equity === "number" ? percent(equity, 0) : "");
@@ -96,7 +95,7 @@ export function render(view) {
     }
   });
   fitTexts([...$("rows").querySelectorAll(".name")].map((node) => [node,
-    nameForms(names.get(node))]));
+    nameForms(node.dataset.name)]));
 }
 
 startGraphic("versus", render);

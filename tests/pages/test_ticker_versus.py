@@ -14,6 +14,7 @@ from typing import Any
 from playwright.sync_api import Page, expect
 
 from tests.pages.harness import Harness
+from tests.pages.test_themes import until
 from tests.pages.test_tournament_pages import bust_shown, open_graphic
 from tests.pages.tournament_views import allin_view, eliminated, tournament_view
 
@@ -31,19 +32,6 @@ def shift(page: Page) -> float:
     return value
 
 
-def until(page: Page, check: Any, what: str, timeout_s: float = 60) -> Any:
-    """Poll ``check()`` from the test (page.evaluate keeps the page's events flowing)."""
-    import time
-
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        page.wait_for_timeout(100)
-    raise AssertionError(f"waited {timeout_s} s for {what}")
-
-
 def passes(page: Page) -> int:
     count: int = page.evaluate("Number(document.documentElement.dataset.passes || 0)")
     return count
@@ -52,7 +40,7 @@ def passes(page: Page) -> int:
 def fresh_pass(page: Page) -> int:
     """Wait for the next pass to start (so that what follows happens within one pass)."""
     before = passes(page)
-    until(page, lambda: passes(page) > before, "the next pass")
+    until(lambda: passes(page) > before, "the next pass")
     return passes(page)
 
 
@@ -71,20 +59,20 @@ def test_the_ticker_crawls_the_operators_lines_the_last_hands_and_the_field(
                                      "Prize pool €100,000"]]
     # It moves, right to left.
     first = shift(page)
-    until(page, lambda: shift(page) < first - 20, "the crawl to move")
+    until(lambda: shift(page) < first - 20, "the crawl to move")
     # The operator's lines come with the look on air: they join the pass now crawling at
     # once (at its end, the crawl going on from where it is), and lead the next pass.
     current = fresh_pass(page)
     harness.push_raw("delayed", theme_with(harness, ["Welcome to the final table",
                                                      "Play resumes at 20:00"]))
     before = shift(page)
-    until(page, lambda: [k for k, _ in crawl(page)] == ["hand", "field", "operator", "operator"],
+    until(lambda: [k for k, _ in crawl(page)] == ["hand", "field", "operator", "operator"],
           "the operator's lines in this pass")
     assert passes(page) == current
     assert shift(page) <= before  # no jump back to the start
     # A new hand joins at the next pass (nothing jumps while it is read); the older one stays.
     harness.push_patch("delayed", {"tournament": {"ticker": "Hand 42: Mira wins 9,600"}})
-    until(page, lambda: passes(page) > current, "the next pass")
+    until(lambda: passes(page) > current, "the next pass")
     assert crawl(page) == [
         ["operator", "Welcome to the final table"], ["operator", "Play resumes at 20:00"],
         ["hand", "Hand 41: Rast wins 4,800 with two pair"], ["hand", "Hand 42: Mira wins 9,600"],
@@ -93,13 +81,13 @@ def test_the_ticker_crawls_the_operators_lines_the_last_hands_and_the_field(
     # A line the operator takes back leaves at once, in the middle of the pass.
     current = fresh_pass(page)
     harness.push_raw("delayed", theme_with(harness, ["Play resumes at 20:00"]))
-    until(page, lambda: [t for k, t in crawl(page) if k == "operator"]
+    until(lambda: [t for k, t in crawl(page) if k == "operator"]
           == ["Play resumes at 20:00"], "the line to leave")
     assert passes(page) == current
     assert page.locator("#track > *").count() == 2 * len(crawl(page)) - 1  # one dot between
     # The lines taken off air: the hands and the field crawl on.
     harness.push_raw("delayed", theme_with(harness, []))
-    until(page, lambda: [k for k, _ in crawl(page)] == ["hand", "hand", "field"],
+    until(lambda: [k for k, _ in crawl(page)] == ["hand", "hand", "field"],
           "the operator's lines to leave")
     # Nothing to crawl (a service without a tournament, no lines): the strip is off air.
     bare = copy.deepcopy(view)
