@@ -235,7 +235,9 @@ def test_the_program_on_the_real_service(browser: Browser, service: Service) -> 
         while True:
             listed = [entry for entry in service.view("operator")["operator"]["pages"]
                       if entry["channel"] == "venue"]
-            if listed or time.monotonic() > deadline:
+            # (a socket is "unknown" until its hello has been read: wait for the hello)
+            if (listed and all(entry["page"] != "unknown" for entry in listed)) \
+                    or time.monotonic() > deadline:
                 break
             time.sleep(0.1)
         assert [entry["page"] for entry in listed] == ["program"], listed
