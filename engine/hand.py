@@ -506,6 +506,28 @@ class Hand(HandState):
         self._emit(event)
         return event
 
+    # --- what a command did ----------------------------------------------------------------
+
+    def following(self, event: Event) -> tuple[Event, ...]:
+        """``event``, as a verb returned it, and every event the hand logged because of it:
+        absent players' folds (R11), the end of the betting round, the showdown and the
+        awards. A service logs these together as the command's effect.
+
+        >>> hand = Hand.start(seats=(1, 2, 3), stacks=(1000, 1000, 1000), blinds=(5, 10, 0),
+        ...                   button=3, big_blind=10)
+        >>> for seat in (1, 2, 3):
+        ...     _ = hand.deal_hole(seat, None)
+        >>> _ = hand.fold()
+        >>> [type(e).__name__ for e in hand.following(hand.fold())]
+        ['ActionTaken', 'BetReturned', 'BetsCollected', 'PotAwarded', 'HandEnded']
+
+        :raises ValueError: ``event`` is not in this hand's log.
+        """
+        for k in range(len(self.events) - 1, -1, -1):
+            if self.events[k] is event:
+                return tuple(self.events[k:])
+        raise ValueError(f"{event!r} is not in this hand's log")
+
 
 
 def _can(verify: Any, *args: Any) -> bool:

@@ -42,11 +42,11 @@ from overlay.auth import (
 )
 from overlay.channel_views import view_reducers
 from overlay.checkpoints import Checkpoints
+from overlay.commands import parse_command
 from overlay.config import Config
 from overlay.device_tokens import DeviceBook, create_device, list_devices, revoke_device
 from overlay.devices.camera_bridge import camera_ctx
 from overlay.devices.capture_bridge import capture_ctx
-from overlay.devices.deck_desk import is_deck_command
 from overlay.graphics.desk import GraphicsDesk
 from overlay.graphics.web import add_graphics_routes, theme_link
 from overlay.hub import ChannelHub, TableLog
@@ -294,10 +294,12 @@ async def _automate(obs: Any, hub: ChannelHub[Any]) -> None:
 async def devices_ctx(app: web.Application) -> AsyncIterator[None]:
     """Report the devices (OBS, channels, connected pages) to the operator channel."""
 
+    app[TABLE_KEY].device_report = lambda: device_report(app)
+
     async def report_forever() -> None:
         while True:
             try:
-                await app[TABLE_KEY].report_devices(device_report(app))
+                await app[TABLE_KEY].report_devices()
             except Exception:
                 _log.exception("could not report the devices to the operator console")
             capture = app.get(CAPTURE_KEY)
@@ -723,11 +725,8 @@ async def api_log(request: web.Request) -> web.Response:
 async def api_command(request: web.Request) -> web.Response:
     """``POST /api/commands``: one typed, acknowledged operator command."""
     require_operator(request)
-    body = await read_json(request)
-    if is_deck_command(body):
-        result = await deck_command(request.app, body, sender=sender_of(request))
-    else:
-        result = await request.app[TABLE_KEY].execute(body, sender=sender_of(request))
+    command = parse_command(await read_json(request))
+    result = await request.app[TABLE_KEY].execute(command, sender=sender_of(request))
     operator_hub = request.app[HUBS_KEY].get(OPERATOR_CHANNEL)
     if operator_hub is not None:
         result = {**result, "revision": operator_hub.revision}
@@ -767,19 +766,6 @@ async def api_device_revoke(request: web.Request) -> web.Response:
         raise json_error(404, "not_found", f"no device named {name!r} with a live token")
     close_revoked(request.app, await asyncio.to_thread(book.refresh))
     return web.json_response({"ok": True, "name": name, "revoked": True})
-
-
-async def deck_command(app: web.Application, body: dict[str, Any], *,
-                       sender: Sender | None = None) -> dict[str, Any]:
-    """A deck command (``docs/commands.md``, "Decks") for the capture bridge's deck desk;
-    the new ``decks`` field reaches the operator channel before the reply."""
-    capture = app.get(CAPTURE_KEY)
-    if capture is None or capture.desk is None:
-        raise json_error(409, "illegal_action", "no RFID reader is configured: decks are "
-                         "registered for the readers of [[capture.readers]]")
-    result = await capture.desk.execute(body, sender=sender)
-    await app[TABLE_KEY].report_devices(device_report(app))
-    return result
 
 
 __all__ = ["create_app", "device_report", "error_payload"]

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from engine.errors import IllegalActionError, InvalidInputError, StaleCommandError
+from engine.errors import IllegalActionError, StaleCommandError
 from engine.events import ActionTaken, Event, HandEnded, HandVoided, Secrecy, Street
 from engine.hand import Hand
 from engine.log import TableEvent
@@ -51,44 +51,21 @@ from engine.table_events import (
     SeatEmptied,
 )
 from engine.table_replay import TableRecorder
+from overlay import commands as cmd
 from overlay.checkpoints import Captured, Checkpoints
+from overlay.commands import Command, Dispatcher, parse_command
 from overlay.config import Config
 from overlay.hub import TableLog
 from overlay.store import Acknowledgement, Sender
-from overlay.tournament_desk import TOURNAMENT_COMMANDS, TournamentDesk, structure_for
+from overlay.tournament_desk import TournamentDesk, structure_for
 
 _log = logging.getLogger(__name__)
 
 OPERATOR_CHANNEL = "operator"
 """The channel whose revision a command may carry (``revision``, docs/commands.md)."""
 
-PRODUCTION_COMMANDS = frozenset({"hide_graphics", "show_graphics", "tag_hand",
-                                 "pause_auto_operator", "resume_auto_operator"})
-"""The broadcast's commands (:meth:`TableService._production`)."""
-
 CLOCK_SECONDS = 70.0
 """R12: one minute, then a ten-second countdown."""
-
-#: Command type -> the fields it needs (beyond ``id`` and ``type``).
-COMMANDS: Mapping[str, tuple[str, ...]] = {
-    "fold": ("seat",), "check": ("seat",), "call": ("seat",), "all_in": ("seat",),
-    "bet": ("seat", "amount"), "raise_to": ("seat", "amount"),
-    "undo": (), "misdeal": (), "next_hand": (),
-    "deal_cards": ("seat", "cards"), "deal_board": ("cards",),
-    "show_hand": ("seat",), "muck_hand": ("seat",),
-    "call_clock": ("seat",), "stop_clock": (),
-    "set_seat": ("seat", "name", "stack"), "empty_seat": ("seat",),
-    "set_button": ("seat",), "set_level": ("level",), "set_absent": ("seat", "absent"),
-    "restrict": ("seat",),
-    "hide_graphics": (), "show_graphics": (), "tag_hand": ("note",),
-    "pause_auto_operator": (), "resume_auto_operator": (),
-    **TOURNAMENT_COMMANDS,
-}
-_WHAT: Mapping[type, str] = {int: "a whole number", str: "text", bool: "true or false",
-                             list: "a list"}
-_FIELD_TYPES: Mapping[str, type | tuple[type, ...]] = {
-    "seat": int, "amount": int, "stack": int, "level": int, "name": str, "cards": list,
-    "absent": bool, "seconds": (int, float), "reason": str, "note": str}
 
 
 def build_table(config: Config) -> Table:
@@ -98,41 +75,6 @@ def build_table(config: Config) -> Table:
                        odd_chip_rule=section.odd_chip, dead_button=section.dead_button,
                        chip_unit=section.chip_unit, max_seats=section.seats)
     return Table(rules, structure_for(config))
-
-
-def parse_command(body: object) -> dict[str, Any]:
-    """Check a command's shape (not its legality: the engine decides that).
-
-    :raises InvalidInputError: naming what is wrong.
-    """
-    if not isinstance(body, dict):
-        raise InvalidInputError("a command is a JSON object with an id and a type")
-    kind = body.get("type")
-    if not isinstance(kind, str) or kind not in COMMANDS:
-        raise InvalidInputError(f"unknown command type {kind!r} "
-                                f"(one of {', '.join(sorted(COMMANDS))})")
-    command_id = body.get("id")
-    if not isinstance(command_id, str) or not 8 <= len(command_id) <= 64:
-        raise InvalidInputError("a command needs an id (a UUID made by the client)")
-    for name in COMMANDS[kind]:
-        if name not in body:
-            raise InvalidInputError(f"command {kind} needs {name!r}")
-        value, expected = body[name], _FIELD_TYPES[name]
-        if not isinstance(value, expected) or (isinstance(value, bool) and expected is not bool):
-            what = _WHAT.get(expected, "a number") if isinstance(expected, type) else "a number"
-            raise InvalidInputError(f"command {kind}: {name!r} must be {what}, got {value!r}")
-    revision = body.get("revision")
-    if revision is not None and (not isinstance(revision, int) or isinstance(revision, bool)
-                                 or revision < 0):
-        raise InvalidInputError(f"command {kind}: 'revision' must be the operator channel's "
-                                f"revision the command was built on, got {revision!r}")
-    hand = body.get("hand")
-    if kind == "tag_hand" and hand is not None and (not isinstance(hand, int)
-                                                    or isinstance(hand, bool)):
-        raise InvalidInputError(f"command tag_hand: 'hand' must be a hand number, got {hand!r}")
-    if "cards" in body and not all(isinstance(c, str | None) for c in body["cards"]):
-        raise InvalidInputError("cards are codes like 'Ah' (null for an unread card)")
-    return dict(body)
 
 
 class TableService:
@@ -168,6 +110,11 @@ class TableService:
         self._changed_at = 0
         """The operator channel's revision that shows the table's latest change: a command
         that carries an older ``revision`` was built on a state that has changed since."""
+        self.device_report: Callable[[], Mapping[str, Any]] | None = None
+        """The operator's device fields now (set by the service's device reporting)."""
+        self.commands = Dispatcher()
+        """Every command's handler (:mod:`overlay.commands`)."""
+        self._register()
 
     # --- start-up --------------------------------------------------------------------------
 
@@ -330,33 +277,38 @@ class TableService:
     def hand(self) -> Hand | None:
         return self.table.hand
 
-    async def execute(self, body: object, *, sender: Sender | None = None) -> dict[str, Any]:
-        """Run one command; returns ``{"ok": True, "id", "seq"}`` once its events are logged.
+    async def execute(self, command: Command | Mapping[str, Any], *,
+                      sender: Sender | None = None) -> dict[str, Any]:
+        """Run one command (a typed value, or its JSON form for :func:`parse_command`);
+        returns ``{"ok": True, "id", "seq"}`` once its events are logged.
 
         :raises InvalidInputError: a malformed command.
         :raises IllegalActionError: a command the rules do not allow now (nothing changed).
         """
-        command = parse_command(body)
-        command_id: str = command["id"]
+        if not isinstance(command, Command):
+            command = parse_command(command)
+        command_id = command.id
         async with self._lock:
             done = self._results.get(command_id) or await self.log.answer(command_id)
             if done is not None:  # a retry: the first answer, never applied again
                 self._remember_result(command_id, done)
                 return done
-            seen = command.get("revision")
-            if seen is not None and seen < self._changed_at:
+            seen = command.revision
+            if command.checks_revision and seen is not None and seen < self._changed_at:
                 raise StaleCommandError(
                     f"The table changed after this console's view (revision {seen}; the "
-                    f"change is in revision {self._changed_at}): the {command['type']} was "
+                    f"change is in revision {self._changed_at}): the {command.type} was "
                     "not applied. Look at the screen again and repeat it if it still stands.")
-            events = self._run(command)
+            events = await self.commands.run(command)
+            if command.reports_devices:
+                events.extend(self._devices_changed())
             result: dict[str, Any] = {"ok": True, "id": command_id}
 
             def acknowledge(last_seq: int) -> Acknowledgement:
                 result["seq"] = last_seq
                 return Acknowledgement(command_id, result, sender)
 
-            await self._append(events, source="operator", acknowledge=acknowledge)
+            await self._append(events, source=command.source, acknowledge=acknowledge)
             self._remember_result(command_id, result)
         self._arm_boundary()
         return result
@@ -393,96 +345,97 @@ class TableService:
         self._checkpoint_soon(entries)
         return entries
 
-    def _run(self, command: Mapping[str, Any]) -> list[Event]:
-        """The engine part of a command: its events (the table already changed)."""
-        kind: str = command["type"]
-        seat: int = command.get("seat", 0)
-        table = self.table
-        if kind in ("set_seat", "empty_seat", "set_button"):
-            return [self._between_hands(command)]
-        if kind == "set_level":
-            moved = self.tournament.level_set(command["level"], self.clock())
-            return [self._set_level(command["level"]), *moved]
-        if kind in TOURNAMENT_COMMANDS:
-            now = self.clock()
-            done = self.tournament.run(command, now)
-            if kind.endswith("_clock"):  # the clock may now be in another period (R21)
-                done += self._levels_due(now, after=done)
-            return done
-        if kind == "set_absent":
-            table.set_absent(seat, command["absent"])
-            return [AbsenceSet(seat, command["absent"])]
-        if kind == "call_clock":
-            return [self._call_clock(seat)]
-        if kind == "stop_clock":
-            if self._clock_seat is None:
-                raise IllegalActionError("no clock is running", rule="R12")
-            self._disarm_clock()
-            return [ClockStopped()]
-        if kind == "next_hand":
-            return self._next_hand()
-        if kind in PRODUCTION_COMMANDS:
-            return [self._production(command)]
-        hand = table.hand
-        if hand is None:
-            raise IllegalActionError("no hand is running: start the next hand first")
-        before = len(hand.events)
-        if kind == "fold":
-            hand.fold(seat)
-        elif kind == "check":
-            hand.check(seat)
-        elif kind == "call":
-            hand.call(seat)
-        elif kind == "bet":
-            hand.bet(command["amount"], seat)
-        elif kind == "raise_to":
-            hand.raise_to(command["amount"], seat)
-        elif kind == "all_in":
-            hand.all_in(seat)
-        elif kind == "undo":
-            hand.undo()
-        elif kind == "misdeal":
-            hand.void()
-        elif kind == "deal_cards":
-            hand.deal_hole(seat, command["cards"])
-        elif kind == "deal_board":
-            hand.deal_board(command["cards"])
-        elif kind == "show_hand":
-            hand.show_hand(seat, command.get("cards"))
-        elif kind == "muck_hand":
-            hand.muck_hand(seat)
-        elif kind == "restrict":
-            hand.restrict(seat)
-        events: list[Event] = list(hand.events[before:])
-        if self._clock_seat is not None and any(
-                isinstance(e, ActionTaken) and e.seat == self._clock_seat for e in events):
-            self._disarm_clock()
-        return events + self._finish_if_over()
+    def _register(self) -> None:
+        """The table's own commands (the tournament desk and, with a reader, the deck desk
+        register theirs)."""
+        register = self.commands.register
+        in_hand = self._in_hand
+        register(cmd.Fold, in_hand(lambda hand, c: hand.fold(c.seat)))
+        register(cmd.Check, in_hand(lambda hand, c: hand.check(c.seat)))
+        register(cmd.Call, in_hand(lambda hand, c: hand.call(c.seat)))
+        register(cmd.Bet, in_hand(lambda hand, c: hand.bet(c.amount, c.seat)))
+        register(cmd.RaiseTo, in_hand(lambda hand, c: hand.raise_to(c.amount, c.seat)))
+        register(cmd.AllIn, in_hand(lambda hand, c: hand.all_in(c.seat)))
+        register(cmd.Undo, in_hand(lambda hand, c: hand.undo()))
+        register(cmd.Misdeal, in_hand(lambda hand, c: hand.void()))
+        register(cmd.DealCards, in_hand(lambda hand, c: hand.deal_hole(c.seat, c.cards)))
+        register(cmd.DealBoard, in_hand(lambda hand, c: hand.deal_board(c.cards)))
+        register(cmd.ShowHand, in_hand(lambda hand, c: hand.show_hand(c.seat, c.cards)))
+        register(cmd.MuckHand, in_hand(lambda hand, c: hand.muck_hand(c.seat)))
+        register(cmd.Restrict, in_hand(lambda hand, c: hand.restrict(c.seat)))
+        register(cmd.NextHand, lambda c: self._next_hand())
+        register(cmd.CallClock, lambda c: [self._call_clock(c.seat)])
+        register(cmd.StopClock, lambda c: [self._stop_clock()])
+        register(cmd.SetAbsent, self._set_absent)
+        register(cmd.SetLevel, self._set_level_command)
+        register(cmd.SetSeat, self._set_seat)
+        register(cmd.EmptySeat, lambda c: [self._empty_seat(c.seat)])
+        register(cmd.SetButton, lambda c: [self._set_button(c.seat)])
+        for kind in (cmd.StartClock, cmd.PauseClock, cmd.ResumeClock, cmd.AdjustClock):
+            register(kind, self._tournament_clock)
+        register(cmd.HideGraphics, lambda c: [self._graphics(hide=True)])
+        register(cmd.ShowGraphics, lambda c: [self._graphics(hide=False)])
+        register(cmd.TagHand, lambda c: [self._tag(c)])
+        register(cmd.PauseAutoOperator, lambda c: [self._auto(playing=False)])
+        register(cmd.ResumeAutoOperator, lambda c: [self._auto(playing=True)])
+        self.tournament.register(self.commands)
 
-    def _production(self, command: Mapping[str, Any]) -> Event:
-        """The operator's broadcast commands (:mod:`engine.production_events`)."""
-        kind = command["type"]
-        if kind in ("hide_graphics", "show_graphics"):
-            hide = kind == "hide_graphics"
-            if hide == self._graphics_hidden:
-                raise IllegalActionError("the graphics are already "
-                                         + ("off air" if hide else "on air"))
-            return GraphicsHidden() if hide else GraphicsShown()
-        if kind == "tag_hand":
-            number = self.table.hand_number
-            if number == 0:
-                raise IllegalActionError("no hand to tag yet: a tag marks the current hand, "
-                                         "or the last one between hands")
-            asked = command.get("hand", number)
-            if asked != number:
-                raise IllegalActionError(f"hand {asked} can no longer be tagged: hand {number} "
-                                         "has started since (a tag marks the current hand, or "
-                                         "the last one until the next starts)")
-            return HandTagged(number, tag_note(command["note"]))
-        if kind == "pause_auto_operator" and self._auto_operator is None:
+    def _in_hand(self, verb: Callable[[Hand, Any], Event]) -> Callable[[Any], list[Event]]:
+        """A handler for a command on the running hand: the engine's event and what followed
+        from it; the clock (R12) stops when its player acts; a finished hand is settled."""
+        def run(command: Command) -> list[Event]:
+            hand = self.table.hand
+            if hand is None:
+                raise IllegalActionError("no hand is running: start the next hand first")
+            events = list(hand.following(verb(hand, command)))
+            if self._clock_seat is not None and any(
+                    isinstance(e, ActionTaken) and e.seat == self._clock_seat for e in events):
+                self._disarm_clock()
+            return events + self._finish_if_over()
+        return run
+
+    def _tournament_clock(self, command: Command) -> list[Event]:
+        now = self.clock()
+        done = self.tournament.clock_command(command, now)
+        return done + self._levels_due(now, after=done)  # perhaps another period now (R21)
+
+    def _set_level_command(self, command: cmd.SetLevel) -> list[Event]:
+        moved = self.tournament.level_set(command.level, self.clock())
+        return [self._set_level(command.level), *moved]
+
+    def _set_absent(self, command: cmd.SetAbsent) -> list[Event]:
+        self.table.set_absent(command.seat, command.absent)
+        return [AbsenceSet(command.seat, command.absent)]
+
+    def _stop_clock(self) -> ClockStopped:
+        if self._clock_seat is None:
+            raise IllegalActionError("no clock is running", rule="R12")
+        self._disarm_clock()
+        return ClockStopped()
+
+    def _graphics(self, *, hide: bool) -> Event:
+        if hide == self._graphics_hidden:
+            raise IllegalActionError("the graphics are already "
+                                     + ("off air" if hide else "on air"))
+        return GraphicsHidden() if hide else GraphicsShown()
+
+    def _tag(self, command: cmd.TagHand) -> HandTagged:
+        number = self.table.hand_number
+        if number == 0:
+            raise IllegalActionError("no hand to tag yet: a tag marks the current hand, "
+                                     "or the last one between hands")
+        asked = number if command.hand is None else command.hand
+        if asked != number:
+            raise IllegalActionError(f"hand {asked} can no longer be tagged: hand {number} "
+                                     "has started since (a tag marks the current hand, or "
+                                     "the last one until the next starts)")
+        return HandTagged(number, tag_note(command.note))
+
+    def _auto(self, *, playing: bool) -> AutoOperatorSet:
+        """The demo's automatic operator paused or resumed from the console."""
+        if not playing and self._auto_operator is None:
             raise IllegalActionError("no automatic operator plays this table (the demo's "
                                      "does)")
-        playing = kind == "resume_auto_operator"
         if playing == self._auto_operator:
             raise IllegalActionError("the automatic operator is already "
                                      + ("playing" if playing else "paused"))
@@ -495,31 +448,25 @@ class TableService:
         eliminated = list(self.table.finish_hand())
         if not eliminated:
             return []
-        for event in eliminated:
-            self.tournament.apply(event)  # the places are decided now (R22)
-        return [*eliminated, *self.tournament.prize_events()]
+        return [*eliminated, *self.tournament.prize_events(after=eliminated)]  # R22, R23
 
-    def _between_hands(self, command: Mapping[str, Any]) -> Event:
-        table, seat, kind = self.table, command["seat"], command["type"]
-        event: Event
-        if kind == "set_seat":
-            name = command["name"].strip()
-            if not name:
-                raise InvalidInputError("a player needs a name")
-            self.tournament.check_seat(seat)
-            if seat in table.names:
-                table.update_player(seat, name, command["stack"])
-            else:
-                table.seat_player(seat, name, command["stack"])
-            event = PlayerSeated(seat, name, command["stack"])
-        elif kind == "empty_seat":
-            table.remove_player(seat)
-            event = SeatEmptied(seat)
+    def _set_seat(self, command: cmd.SetSeat) -> list[Event]:
+        table, seat = self.table, command.seat
+        self.tournament.check_seat(seat)
+        if seat in table.names:
+            table.update_player(seat, command.name, command.stack)
         else:
-            table._require_between_hands("move the button")
-            table.set_button(seat)
-            event = ButtonSet(seat)
-        return event
+            table.seat_player(seat, command.name, command.stack)
+        return [PlayerSeated(seat, command.name, command.stack)]
+
+    def _empty_seat(self, seat: int) -> SeatEmptied:
+        self.table.remove_player(seat)
+        return SeatEmptied(seat)
+
+    def _set_button(self, seat: int) -> ButtonSet:
+        self.table._require_between_hands("move the button")
+        self.table.set_button(seat)
+        return ButtonSet(seat)
 
     def _set_level(self, number: int) -> LevelStarted:
         self.table.set_level(number)
@@ -649,22 +596,29 @@ class TableService:
                 return
             hand = self.table.hand
             assert hand is not None
-            before = len(hand.events)
-            self.table.expire_clock()
-            events = list(hand.events[before:]) + self._finish_if_over()
+            events = [*hand.following(self.table.expire_clock()), *self._finish_if_over()]
             await self._append(events, source="clock")
 
     # --- devices ---------------------------------------------------------------------------
 
-    async def report_devices(self, devices: Mapping[str, Any]) -> bool:
-        """Log the operator's device fields when they changed; returns whether it logged."""
-        report = json.dumps(devices, sort_keys=True, separators=(",", ":"))
-        if report == self._devices:
-            return False
+    async def report_devices(self) -> bool:
+        """Log the operator's device fields (:attr:`device_report`) when they changed;
+        returns whether it logged."""
         async with self._lock:
-            self._devices = report
-            await self._append([DevicesReported(report)], source="service")
-        return True
+            events = self._devices_changed()
+            if events:
+                await self._append(events, source="service")
+        return bool(events)
+
+    def _devices_changed(self) -> list[Event]:
+        """``devices_reported`` when the device fields differ from those last logged."""
+        if self.device_report is None:
+            return []
+        report = json.dumps(self.device_report(), sort_keys=True, separators=(",", ":"))
+        if report == self._devices:
+            return []
+        self._devices = report
+        return [DevicesReported(report)]
 
     def close(self) -> None:
         self._disarm_clock()

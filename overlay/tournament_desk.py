@@ -20,8 +20,9 @@ the clock, the prizes and the identities survive a restart.
 
 from __future__ import annotations
 
+import copy
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from engine.clock import CLOCK_EVENTS, TournamentClock
@@ -42,21 +43,15 @@ from engine.tournament_events import (
     PrizeAwarded,
 )
 from engine.view_tournament import TournamentSettings
+from overlay import commands as cmd
+from overlay.commands import Dispatcher
 from overlay.config import Config
 from overlay.players import PhotoStore, PlayerDirectory
 
 _log = logging.getLogger(__name__)
 
-__all__ = ["TOURNAMENT_COMMANDS", "TournamentDesk", "settings_from_config",
+__all__ = ["TournamentDesk", "settings_from_config",
            "structure_for", "tournament_config"]
-
-#: Command type -> the fields it needs (beyond ``id`` and ``type``).
-TOURNAMENT_COMMANDS: Mapping[str, tuple[str, ...]] = {
-    "start_clock": (), "pause_clock": (), "resume_clock": (), "adjust_clock": ("seconds",),
-    "correct_stack": ("seat", "stack", "reason"), "disqualify": ("seat", "reason"),
-    "set_player": ("seat",),
-}
-MAX_ADJUST = 24 * 3600
 
 
 def structure_for(config: Config) -> Structure:
@@ -172,55 +167,65 @@ class TournamentDesk:
         elif isinstance(payload, HandStarted):
             for seat, name in zip(payload.seats, payload.names, strict=True):
                 self._seen[name] = seat
-        elif isinstance(payload, PlayerEliminated):
-            self._bust(payload)
-            self.players.apply(payload)
-        elif isinstance(payload, PlayerDisqualified):
-            self._seen.setdefault(payload.name, payload.seat)
-            if ("dq", payload.name) not in self._ops:  # applied once, live or replayed
-                self._ops.append(("dq", payload.name))
+        elif isinstance(payload, PlayerEliminated | PlayerDisqualified):
+            if isinstance(payload, PlayerDisqualified):
+                self._seen.setdefault(payload.name, payload.seat)
+            self._out(payload, self._ops)
             self.players.apply(payload)
         elif isinstance(payload, Event):
             self.players.apply(payload)
 
-    def _bust(self, event: PlayerEliminated) -> None:
+    def _out(self, event: PlayerEliminated | PlayerDisqualified,
+             ops: list[tuple[str, Any]]) -> None:
+        """Add a bust (players busting in one hand share an entry: R22 ranks them by their
+        stacks at its start) or a disqualification to ``ops``."""
+        if isinstance(event, PlayerDisqualified):
+            ops.append(("dq", event.name))
+            return
         hand = self.table.hand
         start = 0
         if hand is not None and hand.started is not None and \
                 hand.started.hand_number == event.hand_number and event.seat in hand.seats:
             start = hand.started.stacks[hand.seats.index(event.seat)]
-        last = self._ops[-1] if self._ops else None
+        last = ops[-1] if ops else None
         if last is not None and last[0] == "bust" and last[1][0] == event.hand_number:
-            last[1][1].setdefault(event.name, start)  # applied once, live or replayed
+            last[1][1][event.name] = start
         else:
-            self._ops.append(("bust", (event.hand_number, {event.name: start})))
+            ops.append(("bust", (event.hand_number, {event.name: start})))
 
     # --- places and prizes (R22, R23) ------------------------------------------------------
 
     def entrants(self) -> int:
         return self.settings.entrants or max(len(self._seen), 2)
 
-    def standings(self) -> Standings:
+    def standings(self, ops: Sequence[tuple[str, Any]] | None = None) -> Standings:
+        """Places and prizes after the logged busts and disqualifications (or ``ops``)."""
+        ops = self._ops if ops is None else ops
         prizes = self.settings.prizes(self.entrants())
         # Still in: the players at the table; out: the busted and disqualified. A player who
         # left his seat without busting (moved to another table) is neither.
-        out = [name for op, value in self._ops
+        out = [name for op, value in ops
                for name in (value[1] if op == "bust" else (value,))]
         names = list(dict.fromkeys([*self.table.names.values(), *out]))
         standings = Standings.start(names, prizes)
-        for op, value in self._ops:
+        for op, value in ops:
             if op == "bust":
                 standings = standings.bust(value[0], value[1])
             else:
                 standings = standings.disqualify(value)
         return standings
 
-    def prize_events(self) -> list[Event]:
+    def prize_events(self, after: Sequence[PlayerEliminated | PlayerDisqualified] = (),
+                     ) -> list[Event]:
         """``prize_awarded`` for every decided place not logged yet, or changed (a
-        disqualification moves the players below up)."""
+        disqualification moves the players below up), with the busts and disqualifications
+        ``after`` (not logged yet: they are logged together) counted."""
+        ops = copy.deepcopy(self._ops)
+        for event in after:
+            self._out(event, ops)
         out: list[Event] = []
         try:
-            finishes = self.standings().finishes()
+            finishes = self.standings(ops).finishes()
         except FeltcastError as error:  # prizes are commentary: never stop the table for them
             _log.warning("the places and prizes could not be worked out: %s", error)
             return out
@@ -271,50 +276,43 @@ class TournamentDesk:
 
     # --- commands --------------------------------------------------------------------------
 
-    def run(self, command: Mapping[str, Any], now: float) -> list[Event]:
-        """The events of one tournament command (nothing is changed if it is refused).
+    def register(self, commands: Dispatcher) -> None:
+        """The desk's commands (the service registers the clock's: they move the table's
+        level too)."""
+        commands.register(cmd.CorrectStack, lambda c: [
+            self.table.correct_stack(c.seat, c.stack, c.reason)])
+        commands.register(cmd.Disqualify, self._disqualify)
+        commands.register(cmd.SetPlayer, self._set_player)
 
-        :raises IllegalActionError: a command the state does not allow now.
-        :raises InvalidInputError: a malformed value.
+    def _disqualify(self, command: cmd.Disqualify) -> list[Event]:
+        event = self.table.disqualify(command.seat, command.reason)
+        return [event, *self.prize_events(after=[event])]
+
+    def _set_player(self, command: cmd.SetPlayer) -> list[Event]:
+        seat = command.seat
+        self.check_seat(seat)
+        return [self.players.identify(seat, dict(command.changes),
+                                      table_name=self.table.names.get(seat),
+                                      photos=self.photos)]
+
+    def clock_command(self, command: cmd.Command, now: float) -> list[Event]:
+        """The event of a tournament clock command (nothing is changed if it is refused).
+
+        :raises IllegalActionError: a command the clock does not allow now.
         """
-        kind: str = command["type"]
-        if kind in ("start_clock", "pause_clock", "resume_clock", "adjust_clock"):
-            return self._clock_command(kind, command, now)
-        if kind == "correct_stack":
-            reason = command["reason"]
-            event = self.table.correct_stack(command["seat"], command["stack"], reason)
-            return [event]
-        if kind == "disqualify":
-            event_dq = self.table.disqualify(command["seat"], command["reason"])
-            self.apply(event_dq)
-            return [event_dq, *self.prize_events()]
-        if kind == "set_player":
-            seat: int = command["seat"]
-            self.check_seat(seat)
-            fields = {k: v for k, v in command.items() if k not in ("id", "type", "seat")}
-            return [self.players.identify(seat, fields, table_name=self.table.names.get(seat),
-                                          photos=self.photos)]
-        raise InvalidInputError(f"unknown tournament command {kind!r}")
-
-    def _clock_command(self, kind: str, command: Mapping[str, Any],
-                       now: float) -> list[Event]:
         clock = self.clock
         event: Event
-        if kind == "start_clock":
+        if isinstance(command, cmd.StartClock):
             event = ClockStarted(now, self.start_level_of_table())
-        elif kind == "pause_clock":
+        elif isinstance(command, cmd.PauseClock):
             event = ClockPaused(now)
-        elif kind == "resume_clock":
+        elif isinstance(command, cmd.ResumeClock):
             event = ClockResumed(now)
         else:
-            seconds = command["seconds"]
-            if isinstance(seconds, bool) or not isinstance(seconds, int | float) \
-                    or seconds == 0 or abs(seconds) > MAX_ADJUST:
-                raise InvalidInputError("adjust_clock: 'seconds' is the time to add (or, "
-                                        "negative, to take away), not 0 and at most a day")
+            assert isinstance(command, cmd.AdjustClock)
             if not clock.started:
                 raise IllegalActionError("the tournament clock has not started")
-            event = ClockAdjusted(float(seconds), now)
+            event = ClockAdjusted(command.seconds, now)
         clock.apply(event)  # raises (e.g. pausing a paused clock) before anything changes
         return [event]
 

@@ -40,7 +40,6 @@ import contextlib
 import logging
 import re
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
@@ -68,6 +67,7 @@ from engine.cards import Card
 from engine.errors import ConfigError, FeltcastError
 from engine.events import Street
 from engine.log import CaptureRecord
+from overlay import commands as cmd
 from overlay import config as overlay_config
 from overlay.alerts import Alert, AlertBook, AlertLevel
 from overlay.devices.deck_desk import DeckDesk
@@ -199,6 +199,7 @@ class CaptureBridge:
         await self.capture.start()
         if self.desk is not None:
             await self.desk.reload()
+            self.desk.register(self.service.commands)
         self._tasks = [asyncio.create_task(self._work(), name="capture-bridge"),
                        asyncio.create_task(self._watch_table(), name="capture-bridge-table"),
                        asyncio.create_task(self._poll_deck(), name="capture-bridge-deck")]
@@ -214,6 +215,7 @@ class CaptureBridge:
 
     async def stop(self) -> None:
         if self.desk is not None:
+            self.desk.unregister(self.service.commands)
             await self.desk.stop()
         await self.capture.stop()
         await cancel_and_wait(*self._tasks)
@@ -448,8 +450,7 @@ class CaptureBridge:
                                  "from the hole cards the hand has (manual entry?); the hand "
                                  "keeps its cards", "capture_conflict")
                 continue
-            await self._command({"type": "deal_cards", "seat": seat,
-                                 "cards": [card.code for card in pair]},
+            await self._command(cmd.DealCards(seat=seat, cards=tuple(pair)),
                                 ("deal", seat, pair), f"seat {seat}'s hole cards")
         await self._deal_board(hand)
         if hand.street is Street.SHOWDOWN:
@@ -473,7 +474,7 @@ class CaptureBridge:
             else:
                 thrown = have is not None and set(have) <= self._muck
             if thrown:
-                await self._command({"type": "muck_hand", "seat": seat},
+                await self._command(cmd.MuckHand(seat=seat),
                                     ("muck", seat, tuple(sorted(fresh))), f"seat {seat}'s muck")
 
     async def _deal_board(self, hand: Any) -> None:
@@ -491,8 +492,8 @@ class CaptureBridge:
         except FeltcastError as error:
             if getattr(error, "rule", "") != "R13":
                 return  # the betting round is not over: the cards wait
-        await self._command({"type": "deal_board", "cards": [c.code for c in dealt]},
-                            ("board", tuple(dealt)), "the board cards")
+        await self._command(cmd.DealBoard(cards=tuple(dealt)), ("board", tuple(dealt)),
+                            "the board cards")
 
     def _new_hand(self, started: object) -> None:
         """A new hand: what the previous hand had is stale until it is picked up."""
@@ -506,11 +507,11 @@ class CaptureBridge:
         self._refused.clear()
         self._done.clear()
 
-    async def _command(self, body: dict[str, Any], key: tuple[Any, ...], what: str) -> bool:
+    async def _command(self, command: cmd.Command, key: tuple[Any, ...], what: str) -> bool:
         if key in self._refused or key in self._done:
             return False
         try:
-            await self.service.execute({"id": uuid.uuid4().hex, **body})
+            await self.service.execute(command)
         except FeltcastError as error:
             self._refuse(key, f"capture read {what} but the engine refused them: "
                          f"{_without_cards(str(error))}", "capture_refused")

@@ -2,8 +2,9 @@
 
 The operator sends ``deck_scan_start`` {name, reader, antenna}, ``deck_scan_cancel``,
 ``deck_activate`` {name} and ``deck_retire`` {name} to ``POST /api/commands``
-(``docs/commands.md``); :func:`overlay.app.api_command` hands them to the capture bridge's
-:class:`DeckDesk`. A scan diverts that reader antenna's snapshots from live play
+(``docs/commands.md``); the capture bridge's :class:`DeckDesk` registers their handlers with
+the table service's one dispatcher (:mod:`overlay.commands`) while a reader is configured.
+A scan diverts that reader antenna's snapshots from live play
 (:meth:`capture.rfid.reader.RfidCapture.divert`) into a
 :class:`capture.rfid.decks.DeckRegistration` (the fixed order of
 :data:`engine.cards.REGISTRATION_ORDER`, three stable reads per card, no tag twice within
@@ -18,60 +19,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from capture.errors import DeckRegistrationError
 from capture.rfid.decks import DeckInfo, DeckRegistration, DeckRegistry, Phase
 from capture.rfid.reader import RfidCapture, SnapshotQueue
-from engine.errors import IllegalActionError, InvalidInputError
+from engine.errors import IllegalActionError
+from engine.events import Event
+from overlay import commands as cmd
 from overlay.alerts import Alert, AlertLevel
-from overlay.store import Acknowledgement, Sender
+from overlay.commands import Dispatcher
 from overlay.table_service import TableService
 from overlay.tasks import cancel_and_wait
 
 _log = logging.getLogger(__name__)
-
-DECK_COMMANDS: Mapping[str, tuple[str, ...]] = {
-    "deck_scan_start": ("name", "reader", "antenna"),
-    "deck_scan_cancel": (),
-    "deck_scan_save": ("name",),
-    "deck_activate": ("name",),
-    "deck_retire": ("name",),
-}
-"""Deck command types and their required fields."""
-
-_REMEMBERED = 200
-
-
-def is_deck_command(body: object) -> bool:
-    return isinstance(body, dict) and isinstance(body.get("type"), str) \
-        and body["type"] in DECK_COMMANDS
-
-
-def parse_deck_command(body: Mapping[str, Any]) -> dict[str, Any]:
-    """Check a deck command's shape.
-
-    :raises InvalidInputError: naming what is wrong.
-    """
-    kind = body["type"]
-    command_id = body.get("id")
-    if not isinstance(command_id, str) or not 8 <= len(command_id) <= 64:
-        raise InvalidInputError("a command needs an id (a UUID made by the client)")
-    for name in DECK_COMMANDS[kind]:
-        value = body.get(name)
-        if name == "antenna":
-            if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 64:
-                raise InvalidInputError(f"command {kind}: 'antenna' must be an antenna "
-                                        f"number of the reader (1-64), got {value!r}")
-        elif not isinstance(value, str) or not value.strip():
-            raise InvalidInputError(f"command {kind} needs {name!r} (a name)")
-        elif len(value.strip()) > 64:
-            raise InvalidInputError(f"command {kind}: {name!r} is longer than 64 characters")
-    return {key: value.strip() if isinstance(value, str) else value
-            for key, value in body.items()}
-
 
 class DeckDesk:
     """The service's deck commands and the guided scan (see the module docstring).
@@ -96,7 +58,6 @@ class DeckDesk:
         self._saved: bool | None = None
         self._started_at = 0.0
         self._task: asyncio.Task[None] | None = None
-        self._results: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._lock = asyncio.Lock()
 
     # -- the view -------------------------------------------------------------------------
@@ -146,51 +107,59 @@ class DeckDesk:
 
     # -- commands -------------------------------------------------------------------------
 
-    async def execute(self, body: Mapping[str, Any], *, sender: Sender | None = None,
-                      ) -> dict[str, Any]:
-        """Run one deck command; ``{"ok": True, "id"}`` (a repeated id answers the same, also
-        after a restart: the answer is stored in the log's database, ``command_answer``, as
-        the table's commands' are).
+    def register(self, commands: Dispatcher) -> None:
+        """The deck commands go to this desk (while the bridge runs: :meth:`unregister`).
+        A repeated id answers as the first time, also after a restart (the service's one
+        idempotency store, the log's answers)."""
+        commands.register(cmd.DeckScanStart, self._scan_start)
+        commands.register(cmd.DeckScanCancel, self._scan_cancel)
+        commands.register(cmd.DeckScanSave, self._scan_save)
+        commands.register(cmd.DeckActivate, self._activate)
+        commands.register(cmd.DeckRetire, self._retire)
 
-        :raises InvalidInputError: a malformed command or a refusal (a floor manager's
-            message: unknown reader, a name taken, a deck that cannot be activated ...).
-        :raises IllegalActionError: not now (a hand is running, a scan is already running).
-        """
-        command = parse_deck_command(body)
+    @staticmethod
+    def unregister(commands: Dispatcher) -> None:
+        commands.unregister(cmd.DeckScanStart, cmd.DeckScanCancel, cmd.DeckScanSave,
+                            cmd.DeckActivate, cmd.DeckRetire)
+
+    # Each handler refuses with a floor manager's message (InvalidInputError: an unknown
+    # reader, a name taken, a deck that cannot be activated; IllegalActionError: not now, a
+    # hand or another scan is running) and logs nothing itself: the answer only.
+
+    async def _scan_start(self, command: cmd.DeckScanStart) -> list[Event]:
         async with self._lock:
-            command_id: str = command["id"]
-            done = self._results.get(command_id) or await self.service.log.answer(command_id)
-            if done is not None:  # a retry: the first answer, never applied again
-                return done
-            kind = command["type"]
-            if kind == "deck_scan_start":
-                await self._start(command["name"], command["reader"], command["antenna"])
-            elif kind == "deck_scan_cancel":
-                self.cancel()
-            elif kind == "deck_scan_save":
-                await self._save_again(command["name"])
-            elif kind == "deck_activate":
-                self._refuse_during_hand("change the active deck")
-                await asyncio.to_thread(self.registry.activate, command["name"], self.table_name)
-                if self._scan is not None and self._scan.phase is Phase.DONE:
-                    # The registered deck is in use: the scan is over (its antenna returns
-                    # to play once the deck is off it, see _run).
-                    self._scan, self._message = None, None
-                await self._after_change()
-            else:
-                active = await asyncio.to_thread(self.registry.active_deck, self.table_name)
-                if active is not None and active.name == command["name"]:
-                    self._refuse_during_hand("retire the active deck")
-                await asyncio.to_thread(self.registry.retire, command["name"])
-                await self._after_change()
-            result = {"ok": True, "id": command_id}
-            await self.service.log.append(  # nothing for the log itself: the answer only
-                [], source="decks", acknowledge=lambda _seq: Acknowledgement(
-                    command_id, result, sender))
-            self._results[command_id] = result
-            while len(self._results) > _REMEMBERED:
-                self._results.popitem(last=False)
-            return result
+            await self._start(command.name, command.reader, command.antenna)
+        return []
+
+    async def _scan_cancel(self, command: cmd.DeckScanCancel) -> list[Event]:
+        async with self._lock:
+            self.cancel()
+        return []
+
+    async def _scan_save(self, command: cmd.DeckScanSave) -> list[Event]:
+        async with self._lock:
+            await self._save_again(command.name)
+        return []
+
+    async def _activate(self, command: cmd.DeckActivate) -> list[Event]:
+        async with self._lock:
+            self._refuse_during_hand("change the active deck")
+            await asyncio.to_thread(self.registry.activate, command.name, self.table_name)
+            if self._scan is not None and self._scan.phase is Phase.DONE:
+                # The registered deck is in use: the scan is over (its antenna returns to
+                # play once the deck is off it, see _run).
+                self._scan, self._message = None, None
+            await self._after_change()
+        return []
+
+    async def _retire(self, command: cmd.DeckRetire) -> list[Event]:
+        async with self._lock:
+            active = await asyncio.to_thread(self.registry.active_deck, self.table_name)
+            if active is not None and active.name == command.name:
+                self._refuse_during_hand("retire the active deck")
+            await asyncio.to_thread(self.registry.retire, command.name)
+            await self._after_change()
+        return []
 
     def _refuse_during_hand(self, what: str) -> None:
         hand = self.service.table.hand

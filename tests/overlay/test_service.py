@@ -200,7 +200,8 @@ async def test_a_command_built_on_a_changed_state_is_refused(client: TestClient)
     # A device report logs an entry but changes no decision: a view from before it is good.
     hubs = client.server.app[HUBS_KEY]
     current = hubs["operator"].revision
-    assert await service.report_devices({"capture": [{"source": "reader:x", "status": "ok"}]})
+    service.device_report = lambda: {"capture": [{"source": "reader:x", "status": "ok"}]}
+    assert await service.report_devices()
     status, reply = await command(client, "fold", seat=second.seat, revision=current)
     assert status == 200, reply
     status, reply = await command(client, "fold", seat=1, revision="41")
