@@ -15,7 +15,6 @@ from collections.abc import Iterable
 from engine.channels import ChannelSpec
 from engine.view import EquityCache, TableViewReducer, reducer_for
 from overlay.config import Config
-from overlay.tournament_desk import settings_from_config, structure_for
 
 __all__ = ["EQUITY_CACHE_SIZE", "view_reducers"]
 
@@ -27,10 +26,8 @@ def view_reducers(config: Config, specs: Iterable[ChannelSpec],
                   ) -> dict[str, TableViewReducer]:
     """The view reducer of each channel in ``specs``, by name (the channel named
     ``operator`` gets the operator object, see :func:`engine.view.reducer_for`)."""
-    structure = structure_for(config)
     equities = EquityCache(EQUITY_CACHE_SIZE)
-    tournament = settings_from_config(config)
     return {spec.name: reducer_for(spec, table_name=config.table.name,
-                                   seats=config.table.seats, structure=structure,
-                                   equity_cache=equities, tournament=tournament)
+                                   seats=config.table.seats, structure=config.structure,
+                                   equity_cache=equities, tournament=config.tournament_settings)
             for spec in specs}

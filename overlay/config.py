@@ -18,6 +18,17 @@ A minimal ``feltcast.toml``::
     seconds = 900
 
 Everything else has a default; ``feltcast serve --print-config`` shows the effective values.
+
+The file is read once, here, into the domain values the service runs on: besides the sections,
+a :class:`Config` carries the blind :class:`~engine.tournament.Structure` (``structure``), the
+tournament's :class:`~engine.view_tournament.TournamentSettings`, the RFID readers with their
+parsed endpoints and antenna map (``rfid``) and the OBS settings (``obs.settings``). They are
+made when the configuration is (also by ``dataclasses.replace``), so a bad value stops the
+start naming its key, and nothing downstream reads the sections again.
+
+The reader is hand-written rather than pydantic's: every message names the TOML key as the
+operator wrote it (``players[3].stack``, ``capture.readers[0].antennas.rail.3``) in one line a
+floor manager can act on, and the sections are the frozen values the engine already uses.
 """
 
 from __future__ import annotations
@@ -31,10 +42,16 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from capture.rfid.adapters import DEFAULT_UID_PATTERN, UidLinesSettings
-from capture.rfid.antenna_map import STANDARD_ANTENNAS
+from capture.rfid.antenna_map import STANDARD_ANTENNAS, AntennaMap
+from capture.rfid.reader import ReaderConfig
+from capture.rfid.transports import Endpoint, SerialEndpoint, parse_endpoint
 from engine.channels import ChannelSpec, channels_from_config
 from engine.errors import ConfigError
+from engine.payouts import PayoutTable
+from engine.tournament import DEFAULT_STRUCTURE, BlindLevel, Break, Structure
+from engine.view_tournament import TournamentSettings
 from overlay.devices.camera_config import CameraConfigSection, parse_cameras
+from overlay.devices.obs.settings import ObsSettings
 from overlay.graphics.config import GraphicsConfig, default_graphics, parse_graphics
 
 T = TypeVar("T")
@@ -107,7 +124,11 @@ class TournamentConfigSection:
 
 
 @dataclass(frozen=True, slots=True)
-class ReaderConfig:
+class ReaderSection:
+    """One ``[[capture.readers]]`` entry as written (the capture side's
+    :class:`capture.rfid.reader.ReaderConfig`, with its parsed endpoint, is in
+    :attr:`Config.rfid`)."""
+
     name: str
     transport: str
     address: str
@@ -129,9 +150,23 @@ class ObsConfigSection:
     password: str = ""
     channel: str = "delayed"
     timeout: float = 5.0
-    raw: Mapping[str, Any] = field(default_factory=dict)
-    """The whole ``[obs]`` table (scene names, automation rules, ...), validated by
-    :meth:`overlay.devices.obs.settings.ObsSettings.from_mapping`."""
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    """The whole ``[obs]`` table (scene names, automation rules, ...) as written (two
+    sections are equal when they give the same settings: a default spelt out or left out)."""
+    settings: ObsSettings = field(init=False)
+    """``raw`` read once by :meth:`ObsSettings.from_mapping` (every key and rule checked);
+    :func:`overlay.devices.obs.control.settings_from_config` adds what the service knows."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "settings", ObsSettings.from_mapping(self.raw))
+
+
+@dataclass(frozen=True, slots=True)
+class RfidSetup:
+    """The RFID readers as capture runs them (:class:`capture.rfid.reader.RfidCapture`)."""
+
+    readers: tuple[ReaderConfig, ...] = ()
+    antenna_map: AntennaMap = field(default_factory=lambda: AntennaMap(()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +176,7 @@ class Config:
     players: tuple[PlayerConfig, ...] = ()
     delay: float = 900.0
     channels: tuple[ChannelSpec, ...] = ()
-    readers: tuple[ReaderConfig, ...] = ()
+    readers: tuple[ReaderSection, ...] = ()
     cameras: tuple[CameraConfigSection, ...] = ()
     obs: ObsConfigSection = ObsConfigSection()
     tournament: TournamentConfigSection = TournamentConfigSection()
@@ -152,11 +187,105 @@ class Config:
     checkpoint_every: int = 1000
     """A state checkpoint every this many log entries (0: none; ``overlay/checkpoints.py``)."""
 
+    # The domain values, made once from the sections above (also by dataclasses.replace).
+    structure: Structure = field(init=False, compare=False)
+    """The blind structure every part of the service uses (:func:`structure_of`)."""
+    tournament_settings: TournamentSettings = field(init=False, compare=False)
+    """What the views need of ``[tournament]`` (name, field, prize pool, payout table)."""
+    rfid: RfidSetup = field(init=False, compare=False)
+    """The readers with their endpoints and the antenna map, as capture runs them."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "structure", structure_of(self.table, self.tournament))
+        object.__setattr__(self, "tournament_settings", _tournament_settings(self))
+        object.__setattr__(self, "rfid", _rfid_setup(self.readers, self.table.seats))
+
     def channel(self, name: str) -> ChannelSpec:
         for channel in self.channels:
             if channel.name == name:
                 return channel
         raise ConfigError(f"channels.{name}", "no such channel")
+
+
+# --- the domain values ------------------------------------------------------------------
+
+
+def structure_of(table: TableConfigSection, section: TournamentConfigSection) -> Structure:
+    """The blind structure: ``[[tournament.levels]]`` / ``[[tournament.breaks]]`` first, then
+    ``[table] levels``, else R21's default (with ``level_minutes`` if set)."""
+    if section.levels or section.breaks:
+        if section.levels:
+            levels = tuple(BlindLevel(k + 1, small, big, ante, minutes)
+                           for k, (small, big, ante, minutes) in enumerate(section.levels))
+        elif table.levels:
+            levels = Structure.from_rows(table.levels,  # type: ignore[arg-type]
+                                         minutes=table.level_minutes).levels
+        else:
+            levels = tuple(BlindLevel(lv.number, lv.small_blind, lv.big_blind, lv.ante,
+                                      table.level_minutes) for lv in DEFAULT_STRUCTURE.levels)
+        breaks = tuple(Break(after, minutes, name) for after, minutes, name in section.breaks)
+        try:
+            return Structure(levels, table.starting_stack, breaks)
+        except ConfigError as error:
+            raise ConfigError(f"tournament.{error.key}", error.problem) from None
+    if table.levels:
+        return Structure.from_rows(table.levels, minutes=table.level_minutes,  # type: ignore[arg-type]
+                                   starting_stack=table.starting_stack)
+    if table.level_minutes != 20:
+        return Structure.from_rows(
+            [(lv.small_blind, lv.big_blind, lv.ante) for lv in DEFAULT_STRUCTURE.levels],
+            minutes=table.level_minutes, starting_stack=table.starting_stack)
+    return DEFAULT_STRUCTURE
+
+
+def _tournament_settings(config: Config) -> TournamentSettings:
+    section = config.tournament
+    entrants = section.entrants or len(config.players)
+    payouts = None
+    if section.payouts:
+        payouts = PayoutTable.from_config(section.payouts, entrants=max(entrants, 2))
+    return TournamentSettings(name=section.name or config.table.name,
+                              entrants=section.entrants, prize_pool=section.prize_pool,
+                              currency=section.currency, payouts=payouts)
+
+
+def _endpoint(reader: ReaderSection, index: int) -> Endpoint:
+    """The transport of one reader (``transport`` serial|tcp, ``address``).
+
+    :raises ConfigError: naming the key, for an address that is not one.
+    """
+    key = f"capture.readers[{index}].address"
+    address = reader.address.strip()
+    if reader.transport == "serial":
+        if address.startswith("serial:"):
+            parsed = parse_endpoint(address, key)
+            return SerialEndpoint(parsed.port, reader.baudrate) \
+                if isinstance(parsed, SerialEndpoint) else parsed
+        if not address:
+            raise ConfigError(key, "a serial reader needs a device path, e.g. /dev/ttyUSB0")
+        return SerialEndpoint(address, reader.baudrate)
+    return parse_endpoint(address if address.startswith("tcp:") else f"tcp:{address}", key)
+
+
+def _rfid_setup(readers: tuple[ReaderSection, ...], seats: int) -> RfidSetup:
+    """Every reader's endpoint and ``antennas`` table; a reader without one gets the standard
+    layout (antennas 1-10 the seats, 11 the board, 12 the muck, 13 the burn pile)."""
+    entries: list[Any] = []
+    for index, reader in enumerate(readers):
+        if reader.antennas:
+            antennas: dict[str | int, str] = {str(k): v for k, v in reader.antennas.items()}
+            try:
+                mapped = AntennaMap.from_config({reader.name: antennas})
+            except ConfigError as error:
+                raise ConfigError(f"capture.readers[{index}].{error.key}", error.problem) \
+                    from None
+        else:
+            mapped = AntennaMap.standard(reader.name, seats)
+        entries.extend(mapped.entries)
+    return RfidSetup(
+        tuple(ReaderConfig(r.name, _endpoint(r, i), watchdog_s=r.watchdog_s,
+                           uid_lines=r.uid_lines) for i, r in enumerate(readers)),
+        AntennaMap(tuple(sorted(entries))))
 
 
 # --- validation helpers ------------------------------------------------------------------
@@ -429,13 +558,13 @@ def _parse_channels(raw: Mapping[str, Any], delay: float) -> tuple[ChannelSpec, 
     return tuple(channels_from_config({**section, "delayed": delayed}).values())
 
 
-def _parse_readers(raw: Mapping[str, Any]) -> tuple[ReaderConfig, ...]:
+def _parse_readers(raw: Mapping[str, Any]) -> tuple[ReaderSection, ...]:
     capture = _section(raw, "capture")
     _reject_unknown(capture, "capture", {"readers", "cameras"})
     readers = capture.get("readers", [])
     if not isinstance(readers, list):
         raise ConfigError("capture.readers", "expected a list of [[capture.readers]] tables")
-    result: list[ReaderConfig] = []
+    result: list[ReaderSection] = []
     names: set[str] = set()
     for i, entry in enumerate(readers):
         path = f"capture.readers[{i}]"
@@ -479,27 +608,24 @@ def _parse_readers(raw: Mapping[str, Any]) -> tuple[ReaderConfig, ...]:
         if "watchdog_s" in entry:
             watchdog = _take(entry, "watchdog_s", path, float, 3.0)
             _positive(watchdog, f"{path}.watchdog_s")
-        result.append(ReaderConfig(name, transport, address, antennas, baudrate, protocol,
+        result.append(ReaderSection(name, transport, address, antennas, baudrate, protocol,
                                    uid_lines, watchdog))
     return tuple(result)
 
 
 def _parse_obs(raw: Mapping[str, Any]) -> ObsConfigSection:
-    from overlay.devices.obs.settings import ObsSettings
-
     section = _section(raw, "obs")
-    ObsSettings.from_mapping(section)  # every key and rule checked here, at start-up
     d = ObsConfigSection()
     values = {f.name: _take(section, f.name, "obs", type(getattr(d, f.name)),
                             getattr(d, f.name))
-              for f in dataclasses.fields(ObsConfigSection) if f.name != "raw"}
+              for f in dataclasses.fields(ObsConfigSection) if f.init and f.name != "raw"}
     if not 1 <= values["port"] <= 65535:
         raise ConfigError("obs.port", f"{values['port']} is not a TCP port")
     _positive(values["timeout"], "obs.timeout")
     if values["enabled"] and not values["password"]:
         # obs-websocket listens on every interface: never run it without a password.
         raise ConfigError("obs.password", "is required when OBS control is enabled")
-    return ObsConfigSection(**values, raw=dict(section))
+    return ObsConfigSection(**values, raw=dict(section))  # raw read by ObsSettings here
 
 
 def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Config:
@@ -630,7 +756,7 @@ def config_to_toml(config: Config) -> str:
             + tomli_w.dumps(config_to_raw(config)))
 
 
-def _reader_raw(reader: ReaderConfig) -> dict[str, Any]:
+def _reader_raw(reader: ReaderSection) -> dict[str, Any]:
     raw: dict[str, Any] = {"name": reader.name, "transport": reader.transport,
                            "address": reader.address, "baudrate": reader.baudrate,
                            "protocol": reader.protocol,

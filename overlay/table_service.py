@@ -57,7 +57,7 @@ from overlay.commands import Command, Dispatcher, parse_command
 from overlay.config import Config
 from overlay.hub import TableLog
 from overlay.store import Acknowledgement, Sender
-from overlay.tournament_desk import TournamentDesk, structure_for
+from overlay.tournament_desk import TournamentDesk
 
 _log = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ def build_table(config: Config) -> Table:
     rules = TableRules(ante_mode=AnteMode(section.ante_mode), short_call_rule=section.short_call,
                        odd_chip_rule=section.odd_chip, dead_button=section.dead_button,
                        chip_unit=section.chip_unit, max_seats=section.seats)
-    return Table(rules, structure_for(config))
+    return Table(rules, config.structure)
 
 
 class TableService:

@@ -26,13 +26,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.clock import CLOCK_EVENTS, TournamentClock
-from engine.errors import ConfigError, FeltcastError, IllegalActionError, InvalidInputError
+from engine.errors import FeltcastError, IllegalActionError, InvalidInputError
 from engine.events import Event, HandStarted, PlayerEliminated
 from engine.identity import PlayerIdentified
-from engine.payouts import PayoutTable, Standings
+from engine.payouts import Standings
 from engine.table import Table
 from engine.table_events import LevelStarted, PlayerSeated
-from engine.tournament import DEFAULT_STRUCTURE, BlindLevel, Break, Structure
 from engine.tournament_events import (
     ClockAdjusted,
     ClockLevelSet,
@@ -42,7 +41,6 @@ from engine.tournament_events import (
     PlayerDisqualified,
     PrizeAwarded,
 )
-from engine.view_tournament import TournamentSettings
 from overlay import commands as cmd
 from overlay.commands import Dispatcher
 from overlay.config import Config
@@ -50,57 +48,14 @@ from overlay.players import PhotoStore, PlayerDirectory
 
 _log = logging.getLogger(__name__)
 
-__all__ = ["TournamentDesk", "settings_from_config",
-           "structure_for", "tournament_config"]
-
-
-def structure_for(config: Config) -> Structure:
-    """The configuration's blind structure, the one every part of the service uses:
-    ``[[tournament.levels]]`` / ``[[tournament.breaks]]`` first, then ``[table] levels``, else
-    R21's default (with ``level_minutes`` if set)."""
-    section, table = config.tournament, config.table
-    if section.levels or section.breaks:
-        if section.levels:
-            levels = tuple(BlindLevel(k + 1, small, big, ante, minutes)
-                           for k, (small, big, ante, minutes) in enumerate(section.levels))
-        elif table.levels:
-            levels = Structure.from_rows(table.levels,  # type: ignore[arg-type]
-                                         minutes=table.level_minutes).levels
-        else:
-            levels = tuple(BlindLevel(lv.number, lv.small_blind, lv.big_blind, lv.ante,
-                                      table.level_minutes) for lv in DEFAULT_STRUCTURE.levels)
-        breaks = tuple(Break(after, minutes, name) for after, minutes, name in section.breaks)
-        try:
-            return Structure(levels, table.starting_stack, breaks)
-        except ConfigError as error:
-            raise ConfigError(f"tournament.{error.key}", error.problem) from None
-    if table.levels:
-        return Structure.from_rows(table.levels, minutes=table.level_minutes,  # type: ignore[arg-type]
-                                   starting_stack=table.starting_stack)
-    if table.level_minutes != 20:
-        return Structure.from_rows(
-            [(lv.small_blind, lv.big_blind, lv.ante) for lv in DEFAULT_STRUCTURE.levels],
-            minutes=table.level_minutes, starting_stack=table.starting_stack)
-    return DEFAULT_STRUCTURE
-
-
-def settings_from_config(config: Config) -> TournamentSettings:
-    """What the view needs of ``[tournament]``."""
-    section = config.tournament
-    entrants = section.entrants or len(config.players)
-    payouts = None
-    if section.payouts:
-        payouts = PayoutTable.from_config(section.payouts, entrants=max(entrants, 2))
-    return TournamentSettings(name=section.name or config.table.name,
-                              entrants=section.entrants, prize_pool=section.prize_pool,
-                              currency=section.currency, payouts=payouts)
+__all__ = ["TournamentDesk", "tournament_config"]
 
 
 def tournament_config(config: Config) -> dict[str, Any]:
     """What ``GET /api/config`` tells pages and tools of the tournament: its name, field,
     prizes and the whole structure (levels with their minutes, breaks)."""
-    settings = settings_from_config(config)
-    structure = structure_for(config)
+    settings = config.tournament_settings
+    structure = config.structure
     entrants = config.tournament.entrants or len(config.players)
     return {
         "name": settings.name or None, "entrants": entrants or None,
@@ -120,7 +75,7 @@ class TournamentDesk:
 
     def __init__(self, config: Config, table: Table) -> None:
         self.config = config
-        self.settings = settings_from_config(config)
+        self.settings = config.tournament_settings
         self.photos = PhotoStore(config.data_dir)
         self.reset(table)
 

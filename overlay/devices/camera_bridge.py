@@ -63,7 +63,7 @@ from engine.errors import FeltcastError
 from engine.log import CaptureRecord
 from overlay.alerts import Alert, AlertBook, AlertLevel
 from overlay.devices.camera_config import CameraConfigSection
-from overlay.devices.capture_bridge import CaptureBridge, antenna_map_of, safe_detail
+from overlay.devices.capture_bridge import CaptureBridge, safe_detail
 from overlay.hub import TableLog
 from overlay.keys import CAMERAS_KEY, CAPTURE_KEY, CONFIG_KEY, LOG_KEY, STORE_KEY, TABLE_KEY
 from overlay.tasks import cancel_and_wait
@@ -572,8 +572,7 @@ async def camera_ctx(app: web.Application) -> AsyncIterator[None]:
         await bridge.start()
         app[CAPTURE_KEY] = bridge
     else:
-        for (reader, _antenna), zone in antenna_map_of(config.readers,
-                                                       config.table.seats).entries:
+        for (reader, _antenna), zone in config.rfid.antenna_map.entries:
             rfid_zones.setdefault(reader, set()).add(zone)
     service = CameraService(config.cameras, rfid_zones=rfid_zones, sink=bridge.capture.sink,
                             table_log=app[LOG_KEY],

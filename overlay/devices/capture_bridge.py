@@ -49,7 +49,6 @@ from capture.rfid.antenna_map import AntennaMap
 from capture.rfid.decks import DeckRegistry
 from capture.rfid.presence import PresenceConfig
 from capture.rfid.reader import ReaderConfig, ReaderState, RfidCapture
-from capture.rfid.transports import Endpoint, SerialEndpoint, parse_endpoint
 from engine.capture_events import (
     BoardCardRead,
     BurnSeen,
@@ -64,11 +63,10 @@ from engine.capture_events import (
     ZoneKind,
 )
 from engine.cards import Card
-from engine.errors import ConfigError, FeltcastError
+from engine.errors import FeltcastError
 from engine.events import Street
 from engine.log import CaptureRecord
 from overlay import commands as cmd
-from overlay import config as overlay_config
 from overlay.alerts import Alert, AlertBook, AlertLevel
 from overlay.devices.deck_desk import DeckDesk
 from overlay.hub import TableLog
@@ -94,47 +92,6 @@ _GENERIC: Mapping[FaultKind, str] = {
                               "Misdeal",
     FaultKind.CARD_AT_EMPTY_SEAT: "a card{where}, where nobody sits: suspected misdeal (R13)",
 }
-
-
-# -- configuration --------------------------------------------------------------------------
-
-
-def endpoint_of(reader: overlay_config.ReaderConfig, index: int = 0) -> Endpoint:
-    """The transport of one configured reader (``transport`` serial|tcp, ``address``).
-
-    :raises ConfigError: naming the key, for an address that is not one.
-    """
-    key = f"capture.readers[{index}].address"
-    address = reader.address.strip()
-    if reader.transport == "serial":
-        if address.startswith("serial:"):
-            parsed = parse_endpoint(address, key)
-            return SerialEndpoint(parsed.port, reader.baudrate) \
-                if isinstance(parsed, SerialEndpoint) else parsed
-        if not address:
-            raise ConfigError(key, "a serial reader needs a device path, e.g. /dev/ttyUSB0")
-        return SerialEndpoint(address, reader.baudrate)
-    return parse_endpoint(address if address.startswith("tcp:") else f"tcp:{address}", key)
-
-
-def antenna_map_of(readers: Sequence[overlay_config.ReaderConfig],
-                   seats: int = 10) -> AntennaMap:
-    """Every reader's ``antennas`` table; a reader without one gets the standard layout
-    (antennas 1-10 the seats, 11 the board, 12 the muck, 13 the burn pile)."""
-    entries: list[Any] = []
-    for reader in readers:
-        if reader.antennas:
-            antennas: dict[str | int, str] = {str(k): v for k, v in reader.antennas.items()}
-            mapped = AntennaMap.from_config({reader.name: antennas})
-        else:
-            mapped = AntennaMap.standard(reader.name, seats)
-        entries.extend(mapped.entries)
-    return AntennaMap(tuple(sorted(entries)))
-
-
-def capture_readers(readers: Sequence[overlay_config.ReaderConfig]) -> list[ReaderConfig]:
-    return [ReaderConfig(r.name, endpoint_of(r, i), watchdog_s=r.watchdog_s, uid_lines=r.uid_lines)
-            for i, r in enumerate(readers)]
 
 
 # -- the bridge -----------------------------------------------------------------------------
@@ -597,8 +554,7 @@ async def capture_ctx(app: web.Application) -> AsyncIterator[None]:
     if not config.readers:
         yield
         return
-    readers = capture_readers(config.readers)
-    antenna_map = antenna_map_of(config.readers, config.table.seats)
+    readers, antenna_map = config.rfid.readers, config.rfid.antenna_map
     registry = await asyncio.to_thread(DeckRegistry, app[STORE_KEY].engine)
     bridge = CaptureBridge(app[TABLE_KEY], app[LOG_KEY], readers=readers,
                            antenna_map=antenna_map, registry=registry,

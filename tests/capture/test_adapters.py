@@ -37,7 +37,6 @@ from engine.capture_events import (
 from engine.cards import Card
 from engine.errors import ConfigError
 from overlay.config import parse_config
-from overlay.devices.capture_bridge import capture_readers
 
 from .rig import FAST, Rig
 
@@ -152,10 +151,10 @@ def test_the_configuration_reads_the_adapter_and_refuses_what_does_not_fit(
                              "capture": {"readers": [{"name": "home", "transport": "serial",
                                                       "address": "/dev/ttyACM0", **reader}]},
                              "data_dir": str(tmp_path)})
-    (native,) = capture_readers(config().readers)
+    (native,) = config().rfid.readers
     assert native.uid_lines is None and native.watchdog_s == 3.0
-    (home,) = capture_readers(config(protocol="uid-lines", hold_s=0.8,
-                                     antennas={"1": "seat 1", "5": "board"}).readers)
+    (home,) = config(protocol="uid-lines", hold_s=0.8,
+                             antennas={"1": "seat 1", "5": "board"}).rfid.readers
     assert home.uid_lines is not None and home.watchdog_s is None
     assert (home.uid_lines.antennas, home.uid_lines.hold_s) == (5, 0.8)
     with pytest.raises(ConfigError, match="only for protocol") as caught:
@@ -165,7 +164,7 @@ def test_the_configuration_reads_the_adapter_and_refuses_what_does_not_fit(
         config(protocol="feig")
     with pytest.raises(ConfigError, match="missing: antenna"):
         config(protocol="uid-lines", pattern="(?P<uid>.*)")
-    (watched,) = capture_readers(config(protocol="uid-lines", watchdog_s=2).readers)
+    (watched,) = config(protocol="uid-lines", watchdog_s=2).rfid.readers
     assert watched.watchdog_s == 2.0
 
 

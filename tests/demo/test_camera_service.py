@@ -137,7 +137,7 @@ async def play_to_showdown(rig: ServiceRig) -> None:
             await rig.ok("call" if legal.can_call else "check", seat=legal.seat)
             legal = rig.hand.legal_actions()
         await rig.until(lambda size=size: len(rig.hand.board) >= size,  # type: ignore[misc]
-                        timeout=10, what=f"{size} board cards from the camera")
+                        timeout=60, what=f"{size} board cards from the camera")
     legal = rig.hand.legal_actions()
     while legal is not None:
         await rig.ok("check", seat=legal.seat)
@@ -257,7 +257,7 @@ async def test_recognition_slower_than_the_source_skips_frames_never_queues(
         # Every frame was recognised or skipped: at most the last one or two were neither
         # (waiting, or being recognised when the file ended). Nothing queued up.
         assert camera_.frames - 2 <= camera_.processed + camera_.dropped <= camera_.frames
-        await rig.until(lambda: set(rig.bridge._seats) == {1, 4, 7}, timeout=10,
+        await rig.until(lambda: set(rig.bridge._seats) == {1, 4, 7}, timeout=60,
                         what="the hole cards read from the frames that were recognised")
 
 

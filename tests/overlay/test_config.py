@@ -133,3 +133,39 @@ def test_a_zero_delay_makes_the_delayed_channel_token_only() -> None:
     assert not parse_config({"delay": {"seconds": 30}}).channel("delayed").requires_token
     config = with_overrides(parse_config({}), delay=0)
     assert config.channel("delayed").requires_token
+
+
+def test_the_configuration_is_read_once_into_domain_values() -> None:
+    """The structure, tournament settings, readers and OBS settings are made with the
+    configuration (a replace makes them again), and what they refuse names the key."""
+    import dataclasses
+
+    from capture.rfid.transports import TcpEndpoint
+    from engine.tournament import BlindLevel
+    from overlay.table_service import build_table
+
+    config = parse_config({
+        "table": {"name": "Day 3", "seats": 9},
+        "players": [{"seat": 1, "name": "A", "stack": 100}, {"seat": 2, "name": "B",
+                                                             "stack": 100}],
+        "tournament": {"levels": [{"small_blind": 100, "big_blind": 200, "ante": 200,
+                                   "minutes": 30}], "prize_pool": 1000,
+                       "payouts": {"percentages": [70, 30]}},
+        "capture": {"readers": [{"name": "rail", "transport": "tcp",
+                                 "address": "127.0.0.1:4001"}]},
+        "obs": {"table_scene": "Feature"}})
+    assert config.structure.levels == (BlindLevel(1, 100, 200, 200, 30),)
+    assert build_table(config).structure is config.structure  # the service uses that one
+    assert config.tournament_settings.name == "Day 3"
+    assert config.tournament_settings.prizes(2) == (700, 300)
+    (reader,) = config.rfid.readers
+    assert reader.endpoint == TcpEndpoint("127.0.0.1", 4001)
+    assert len(config.rfid.antenna_map.entries) == 9 + 3  # standard layout, nine seats
+    assert config.obs.settings.table_scene == "Feature"
+    renamed = dataclasses.replace(config, table=dataclasses.replace(config.table, name="Day 4"))
+    assert renamed.tournament_settings.name == "Day 4"
+    with pytest.raises(ConfigError) as caught:
+        parse_config({"capture": {"readers": [{"name": "rail", "transport": "tcp",
+                                               "address": "127.0.0.1:4001",
+                                               "antennas": {"4": "rail"}}]}})
+    assert caught.value.key == "capture.readers[0].antennas.rail.4"

@@ -69,7 +69,7 @@ def settings_from_config(config: Config, *, base_url: str | None = None,
         channel.name for channel in config.channels
         if channel.name != SECURE_CHANNEL and channel.enabled and channel.filter == "full"
         and (channel.delay < config.delay or channel.delay == 0)))
-    configured = ObsSettings.from_mapping(section.raw)
+    configured = section.settings  # [obs] as read once, at start-up
     values: dict[str, Any] = {
         "rules": configured.rules,
         **{name: getattr(configured, name) for name in _SCENE_FIELDS if name in section.raw},
