@@ -36,7 +36,7 @@ from engine.cards import Card
 from engine.errors import IllegalActionError, InvalidInputError
 from engine.events import Event
 
-__all__ = ["COMMANDS", "Command", "Dispatcher", "parse_command", "section_of"]
+__all__ = ["COMMANDS", "Command", "Dispatcher", "parse_command"]
 
 MAX_NAME = 64
 """A deck or reader name's longest form (characters)."""
@@ -90,18 +90,17 @@ COMMANDS: dict[str, type[Command]] = {}
 C = TypeVar("C", bound=Command)
 
 
+@typing.dataclass_transform(frozen_default=True, kw_only_default=True)
 def command(kind: str, section: str) -> Callable[[type[C]], type[C]]:
-    """Register a command class under its wire ``type``."""
+    """Make a command class (a frozen, keyword-only dataclass) and register it under its wire
+    ``type``."""
     def register(cls: type[C]) -> type[C]:
         assert kind not in COMMANDS, kind
+        cls = dataclass(frozen=True, kw_only=True)(cls)
         cls.type, cls.section = kind, section
         COMMANDS[kind] = cls
         return cls
     return register
-
-
-def section_of(kind: str) -> str:
-    return COMMANDS[kind].section
 
 
 Cards = tuple[Card | None, ...]
@@ -115,109 +114,91 @@ class SeatCommand(Command):
 
 
 @command("fold", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class Fold(SeatCommand):
     pass
 
 
 @command("check", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class Check(SeatCommand):
     pass
 
 
 @command("call", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class Call(SeatCommand):
     pass
 
 
 @command("bet", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class Bet(SeatCommand):
     amount: int
 
 
 @command("raise_to", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class RaiseTo(SeatCommand):
     amount: int
 
 
 @command("all_in", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class AllIn(SeatCommand):
     pass
 
 
 @command("undo", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class Undo(Command):
     pass
 
 
 @command("misdeal", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class Misdeal(Command):
     pass
 
 
 @command("next_hand", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class NextHand(Command):
     pass
 
 
 @command("deal_cards", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class DealCards(SeatCommand):
     cards: Cards
 
 
 @command("deal_board", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class DealBoard(Command):
     cards: Cards
 
 
 @command("call_clock", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class CallClock(SeatCommand):
     pass
 
 
 @command("stop_clock", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class StopClock(Command):
     pass
 
 
 @command("show_hand", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class ShowHand(SeatCommand):
     cards: Cards | None = None
 
 
 @command("muck_hand", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class MuckHand(SeatCommand):
     pass
 
 
 @command("restrict", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class Restrict(SeatCommand):
     pass
 
 
 @command("set_absent", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class SetAbsent(SeatCommand):
     absent: bool
 
 
 @command("set_level", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class SetLevel(Command):
     level: int
 
@@ -226,7 +207,6 @@ class SetLevel(Command):
 
 
 @command("set_seat", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class SetSeat(SeatCommand):
     name: str
     stack: int
@@ -239,13 +219,11 @@ class SetSeat(SeatCommand):
 
 
 @command("empty_seat", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class EmptySeat(SeatCommand):
     pass
 
 
 @command("set_button", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class SetButton(SeatCommand):
     pass
 
@@ -254,32 +232,27 @@ class SetButton(SeatCommand):
 
 
 @command("hide_graphics", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class HideGraphics(Command):
     pass
 
 
 @command("show_graphics", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class ShowGraphics(Command):
     pass
 
 
 @command("tag_hand", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class TagHand(Command):
     note: str
     hand: int | None = field(default=None, metadata={"what": "a hand number"})
 
 
 @command("pause_auto_operator", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class PauseAutoOperator(Command):
     pass
 
 
 @command("resume_auto_operator", "Commands")
-@dataclass(frozen=True, kw_only=True)
 class ResumeAutoOperator(Command):
     pass
 
@@ -314,7 +287,6 @@ class NamedDeckCommand(DeckCommand):
 
 
 @command("deck_scan_start", "Decks")
-@dataclass(frozen=True, kw_only=True)
 class DeckScanStart(NamedDeckCommand):
     reader: str
     antenna: int
@@ -328,25 +300,21 @@ class DeckScanStart(NamedDeckCommand):
 
 
 @command("deck_scan_cancel", "Decks")
-@dataclass(frozen=True, kw_only=True)
 class DeckScanCancel(DeckCommand):
     pass
 
 
 @command("deck_scan_save", "Decks")
-@dataclass(frozen=True, kw_only=True)
 class DeckScanSave(NamedDeckCommand):
     pass
 
 
 @command("deck_activate", "Decks")
-@dataclass(frozen=True, kw_only=True)
 class DeckActivate(NamedDeckCommand):
     pass
 
 
 @command("deck_retire", "Decks")
-@dataclass(frozen=True, kw_only=True)
 class DeckRetire(NamedDeckCommand):
     pass
 
@@ -355,19 +323,16 @@ class DeckRetire(NamedDeckCommand):
 
 
 @command("start_clock", "Tournament")
-@dataclass(frozen=True, kw_only=True)
 class StartClock(Command):
     pass
 
 
 @command("pause_clock", "Tournament")
-@dataclass(frozen=True, kw_only=True)
 class PauseClock(Command):
     pass
 
 
 @command("resume_clock", "Tournament")
-@dataclass(frozen=True, kw_only=True)
 class ResumeClock(Command):
     pass
 
@@ -377,7 +342,6 @@ MAX_ADJUST = 24 * 3600
 
 
 @command("adjust_clock", "Tournament")
-@dataclass(frozen=True, kw_only=True)
 class AdjustClock(Command):
     seconds: float
 
@@ -389,14 +353,12 @@ class AdjustClock(Command):
 
 
 @command("correct_stack", "Tournament")
-@dataclass(frozen=True, kw_only=True)
 class CorrectStack(SeatCommand):
     stack: int
     reason: str
 
 
 @command("disqualify", "Tournament")
-@dataclass(frozen=True, kw_only=True)
 class Disqualify(SeatCommand):
     reason: str
 
@@ -405,7 +367,6 @@ IDENTITY_FIELDS = ("name", "display_name", "country", "photo")
 
 
 @command("set_player", "Tournament")
-@dataclass(frozen=True, kw_only=True)
 class SetPlayer(SeatCommand):
     """``changes``: the identity fields given (a field left out keeps its value, ``None``
     clears it)."""
@@ -473,7 +434,7 @@ _HINTS: dict[type[Command], dict[str, Any]] = {}
 def _hints(cls: type[Command]) -> dict[str, Any]:
     hints = _HINTS.get(cls)
     if hints is None:
-        hints = _HINTS[cls] = typing.get_type_hints(cls, globalns={**globals(), "Cards": Cards})
+        hints = _HINTS[cls] = typing.get_type_hints(cls)
     return hints
 
 

@@ -58,7 +58,6 @@ class DeckDesk:
         self._saved: bool | None = None
         self._started_at = 0.0
         self._task: asyncio.Task[None] | None = None
-        self._lock = asyncio.Lock()
 
     # -- the view -------------------------------------------------------------------------
 
@@ -122,43 +121,39 @@ class DeckDesk:
         commands.unregister(cmd.DeckScanStart, cmd.DeckScanCancel, cmd.DeckScanSave,
                             cmd.DeckActivate, cmd.DeckRetire)
 
-    # Each handler refuses with a floor manager's message (InvalidInputError: an unknown
-    # reader, a name taken, a deck that cannot be activated; IllegalActionError: not now, a
-    # hand or another scan is running) and logs nothing itself: the answer only.
+    # The handlers run one at a time, under the table service's lock. Each refuses with a
+    # floor manager's message (InvalidInputError: an unknown reader, a name taken, a deck
+    # that cannot be activated; IllegalActionError: not now, a hand or another scan is
+    # running) and logs nothing itself: the answer only.
 
     async def _scan_start(self, command: cmd.DeckScanStart) -> list[Event]:
-        async with self._lock:
-            await self._start(command.name, command.reader, command.antenna)
+        await self._start(command.name, command.reader, command.antenna)
         return []
 
     async def _scan_cancel(self, command: cmd.DeckScanCancel) -> list[Event]:
-        async with self._lock:
-            self.cancel()
+        self.cancel()
         return []
 
     async def _scan_save(self, command: cmd.DeckScanSave) -> list[Event]:
-        async with self._lock:
-            await self._save_again(command.name)
+        await self._save_again(command.name)
         return []
 
     async def _activate(self, command: cmd.DeckActivate) -> list[Event]:
-        async with self._lock:
-            self._refuse_during_hand("change the active deck")
-            await asyncio.to_thread(self.registry.activate, command.name, self.table_name)
-            if self._scan is not None and self._scan.phase is Phase.DONE:
-                # The registered deck is in use: the scan is over (its antenna returns to
-                # play once the deck is off it, see _run).
-                self._scan, self._message = None, None
-            await self._after_change()
+        self._refuse_during_hand("change the active deck")
+        await asyncio.to_thread(self.registry.activate, command.name, self.table_name)
+        if self._scan is not None and self._scan.phase is Phase.DONE:
+            # The registered deck is in use: the scan is over (its antenna returns to
+            # play once the deck is off it, see _run).
+            self._scan, self._message = None, None
+        await self._after_change()
         return []
 
     async def _retire(self, command: cmd.DeckRetire) -> list[Event]:
-        async with self._lock:
-            active = await asyncio.to_thread(self.registry.active_deck, self.table_name)
-            if active is not None and active.name == command.name:
-                self._refuse_during_hand("retire the active deck")
-            await asyncio.to_thread(self.registry.retire, command.name)
-            await self._after_change()
+        active = await asyncio.to_thread(self.registry.active_deck, self.table_name)
+        if active is not None and active.name == command.name:
+            self._refuse_during_hand("retire the active deck")
+        await asyncio.to_thread(self.registry.retire, command.name)
+        await self._after_change()
         return []
 
     def _refuse_during_hand(self, what: str) -> None:
