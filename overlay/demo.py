@@ -393,17 +393,20 @@ class AutoOperator:
         self.reported = tournament["eliminated"]
         return view
 
-    async def keep_pace(self, view: dict[str, Any]) -> None:
+    async def keep_pace(self, view: dict[str, Any], *, waiting_out_break: bool = False) -> None:
         """At ``--speed F`` the table plays F times faster than real time; the floor keeps the
         tournament clock at the same pace by taking away, between hands, the time the table
         saved since the last time (``adjust_clock``). It never takes the clock further than
-        just past the end of the running level or break, so no break is skipped and a level
-        lasts at least a hand. Nothing to do at speed 1, or while the clock is paused."""
+        just past the end of the running level or break, so a level lasts at least a hand;
+        and a break that began during the last hand is not shortened by the time that hand
+        saved (a slow hand on a busy machine would skip it): only :meth:`wait_out_break`
+        takes time off a break, as it waits it out. Nothing to do at speed 1, or while the
+        clock is paused."""
         now = time.monotonic()
         real, self.synced = now - self.synced, now
         take = real * (self.timing.speed - 1)
         clock = view["tournament"]["clock"]
-        if not clock["running"]:
+        if not clock["running"] or (clock["is_break"] and not waiting_out_break):
             return
         if take > 0 and clock["remaining"] is not None:
             left = clock["remaining"] - (time.time() - clock["as_of"])
@@ -425,7 +428,7 @@ class AutoOperator:
                 self.out(f"  {clock['name']}: play resumes in {max(0, left) / 60:.1f} "
                          f"minutes of tournament time")
             await asyncio.sleep(max(0.05, min(left / self.timing.speed, 1.0)))
-            await self.keep_pace(view)
+            await self.keep_pace(view, waiting_out_break=True)
 
     def announce_over(self, view: dict[str, Any]) -> None:
         self.over = True

@@ -131,9 +131,11 @@ class ServiceRig:
 async def service_rig(tmp_path: Path, *, players: list[dict[str, Any]] | None = None,
                       channels: dict[str, Any] | None = None,
                       deck: bool = True, protocol: str = "native",
-                      scan_interval: float = 0.05) -> AsyncIterator[ServiceRig]:
+                      scan_interval: float = 0.05,
+                      tournament: dict[str, Any] | None = None) -> AsyncIterator[ServiceRig]:
     """``protocol`` "uid-lines": the table's reader is a home-built board printing one tag
-    read per line (:class:`capture.simulator.UidLineReader`), configured as such."""
+    read per line (:class:`capture.simulator.UidLineReader`), configured as such;
+    ``tournament`` a ``[tournament]`` section (levels, breaks)."""
     data = tmp_path / "data"
     if deck:
         register_deck(data)
@@ -151,7 +153,7 @@ async def service_rig(tmp_path: Path, *, players: list[dict[str, Any]] | None = 
                                  "antennas": {str(s): f"seat{s}" for s in range(1, 10)}
                                  | {"11": "board", "12": "muck", "13": "burn"}}]},
         "data_dir": str(data),
-    })
+    } | ({"tournament": tournament} if tournament is not None else {}))
     tokens = rotate_tokens(data, SHARED_ROLES)  # each start its own: a restart works too
     server = TestServer(create_app(config, tokens=tokens), host="127.0.0.1")
     await server.start_server()

@@ -285,3 +285,29 @@ async def test_the_operator_calls_the_clock_and_the_player_acts_in_time(tmp_path
             assert action["seat"] == entries[i]["seat"] and action.get("rule") != "R12"
         assert not any(e["kind"] == "action_taken" and e.get("rule") == "R12" for e in entries)
         assert [e["kind"] for e in entries].count("hand_ended") == 1
+
+
+async def test_a_break_that_began_during_a_slow_hand_is_waited_out(tmp_path: Path) -> None:
+    """On a busy machine a hand may take seconds; the time it saved at ``--speed F`` is not
+    taken off a break that began meanwhile (it would skip the break: R21 wants no hand dealt
+    during it). The floor waits the break out, announced, at the table's pace."""
+    tournament = {"levels": [{"small_blind": 100, "big_blind": 200, "minutes": 1},
+                             {"small_blind": 200, "big_blind": 400, "minutes": 1}],
+                  "breaks": [{"after_level": 1, "minutes": 1, "name": "Break"}]}
+    async with service_rig(tmp_path, tournament=tournament) as rig:
+        lines: list[str] = []
+        operator = AutoOperator(rig.session, rig.url("/").rstrip("/"),
+                                rig.app[TOKENS_KEY].tokens.operator, rig.sim, random.Random(7),
+                                Timing(speed=50), lines.append)
+        await rig.ok("start_clock")
+        await rig.ok("adjust_clock", seconds=-59.5)  # the level ends in half a second
+        view = await rig.until_view("operator", lambda v: v["tournament"]["clock"]["is_break"],
+                                    timeout=60)
+        operator.synced = time.monotonic() - 10  # a 10 s hand: 490 s saved at speed 50
+        await operator.keep_pace(view)
+        clock = (await rig.state("operator"))["tournament"]["clock"]
+        assert clock["is_break"] and clock["remaining"] > 50, clock  # the break is all there
+        after = await asyncio.wait_for(operator.wait_out_break(), timeout=120)
+        assert not after["tournament"]["clock"]["is_break"]
+        assert any("Break: play resumes in" in line for line in lines), lines
+        assert after["tournament"]["clock"]["level"] == 2, after["tournament"]["clock"]
