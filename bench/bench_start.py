@@ -57,7 +57,7 @@ from overlay.config import Config, config_to_toml, parse_config
 from overlay.keys import CHECKPOINTS_KEY, TABLE_KEY
 from overlay.store import create_db_engine, database_url, open_store
 from overlay.table_service import build_table
-from tests.log.hands import drive_hand
+from tests.hands import drive_hand
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_SECONDS = 2.0

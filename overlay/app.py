@@ -9,6 +9,7 @@ OBS control and the device reporter. Errors become JSON in one place
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import time
@@ -45,15 +46,13 @@ from overlay.checkpoints import Checkpoints
 from overlay.commands import parse_command
 from overlay.config import Config
 from overlay.device_tokens import DeviceBook, create_device, list_devices, revoke_device
-from overlay.devices.camera_bridge import camera_ctx
+from overlay.devices import merge_statuses
 from overlay.devices.capture_bridge import capture_ctx
 from overlay.graphics.desk import GraphicsDesk
 from overlay.graphics.web import add_graphics_routes, theme_link
 from overlay.hub import ChannelHub, TableLog
 from overlay.keys import (
     ASSET_VERSION_KEY,
-    CAMERAS_KEY,
-    CAPTURE_KEY,
     CHECKPOINTS_KEY,
     CLOCK_KEY,
     CONFIG_KEY,
@@ -66,6 +65,7 @@ from overlay.keys import (
     OBS_SOCKETS_KEY,
     PAGES_KEY,
     STORE_KEY,
+    TABLE_DEVICES_KEY,
     TABLE_KEY,
     THROTTLE_KEY,
     TOKENS_KEY,
@@ -139,14 +139,14 @@ def create_app(config: Config, *, clock: Callable[[], float] = time.time,
     app[THROTTLE_KEY] = TokenThrottle()
     app[DEVICE_SOCKETS_KEY] = {}
     app[GRAPHICS_KEY] = GraphicsDesk(config.graphics, config.data_dir)
+    app[TABLE_DEVICES_KEY] = []  # the device contexts add theirs
     app.cleanup_ctx.append(quiet_garbage_http)
     app.cleanup_ctx.append(store_ctx)
     app.cleanup_ctx.append(device_tokens_ctx)
     app.cleanup_ctx.append(log_ctx)
     app.cleanup_ctx.append(table_ctx)
     app.cleanup_ctx.append(obs_ctx)
-    app.cleanup_ctx.append(capture_ctx)
-    app.cleanup_ctx.append(camera_ctx)  # after capture_ctx: feeds its bridge
+    app.cleanup_ctx.append(capture_ctx)  # readers and cameras: the pipeline, built once
     app.cleanup_ctx.append(devices_ctx)
     app.on_shutdown.append(close_websockets)
     app.add_routes([
@@ -270,10 +270,12 @@ async def obs_ctx(app: web.Application) -> AsyncIterator[None]:
         return
     async with ObsControl(settings, on_status=lambda _status: obs_guard_changed(app)) as obs:
         app[OBS_KEY] = obs
+        app[TABLE_DEVICES_KEY].append(obs)
         hub = app[HUBS_KEY].get(settings.overlay_channel)
         task = asyncio.create_task(_automate(obs, hub)) if hub is not None else None
         yield
         await cancel_and_wait(task)
+        app[TABLE_DEVICES_KEY].remove(obs)
 
 
 async def _automate(obs: Any, hub: ChannelHub[Any]) -> None:
@@ -291,26 +293,34 @@ async def _automate(obs: Any, hub: ChannelHub[Any]) -> None:
         subscription.close()
 
 
-async def devices_ctx(app: web.Application) -> AsyncIterator[None]:
-    """Report the devices (OBS, channels, connected pages) to the operator channel."""
+REPORT_SECONDS = 1.0
+"""The device report's beat (connected pages, a reader's recent faults fading); a device's
+``changed`` signal brings it forward."""
 
+
+async def devices_ctx(app: web.Application) -> AsyncIterator[None]:
+    """Report the devices (readers, cameras, OBS, channels, connected pages) to the operator
+    channel: every beat, and at once when a device's ``changed`` signal says so."""
     app[TABLE_KEY].device_report = lambda: device_report(app)
+    wake = asyncio.Event()
+    disconnect = [device.changed.connect(wake.set) for device in app[TABLE_DEVICES_KEY]]
 
     async def report_forever() -> None:
         while True:
+            wake.clear()
             try:
                 await app[TABLE_KEY].report_devices()
             except Exception:
                 _log.exception("could not report the devices to the operator console")
-            capture = app.get(CAPTURE_KEY)
-            if capture is not None:
-                await capture.wait_changed(1.0)  # capture faults reach the console at once
-            else:
-                await asyncio.sleep(1.0)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(REPORT_SECONDS):
+                    await wake.wait()
 
     task = asyncio.create_task(report_forever())
     yield
     await cancel_and_wait(task)
+    for each in disconnect:
+        each()
 
 
 def device_report(app: web.Application) -> dict[str, Any]:
@@ -318,27 +328,15 @@ def device_report(app: web.Application) -> dict[str, Any]:
     pages = app[PAGES_KEY]
     channels = [{"name": hub.name, "delay": hub.spec.delay, "clients": pages.clients(hub.name)}
                 for hub in app[HUBS_KEY].values() if hub.name != OPERATOR_CHANNEL]
-    obs = app.get(OBS_KEY)
-    alerts: list[Alert] = []
-    obs_view = None
-    if obs is not None:
-        obs_view = obs.status.operator_view()
-        alerts.extend(obs.status.alerts())
-    capture = app.get(CAPTURE_KEY)
-    readers: list[dict[str, Any]] = []
-    decks = None
-    if capture is not None:
-        readers = capture.operator_capture()
-        decks = capture.operator_decks()
-        alerts.extend(capture.alerts())
-    cameras = app.get(CAMERAS_KEY)
-    if cameras is not None:
-        readers.extend(cameras.operator_capture())
-        alerts.extend(cameras.alerts())
+    devices = app[TABLE_DEVICES_KEY]
+    status = merge_statuses(device.status() for device in devices)
+    alerts = [alert for device in devices for alert in device.alerts()]
     alerts.extend(transport_alerts(app[CONFIG_KEY]))
     return {"channels": channels, "pages": pages.summary(),
-            "refused_pages": pages.refused_summary(app[CLOCK_KEY]()), "obs": obs_view,
-            "capture": readers, "decks": decks,
+            "refused_pages": pages.refused_summary(app[CLOCK_KEY]()),
+            "obs": None if status.obs is None else dict(status.obs),
+            "capture": [dict(entry) for entry in status.capture],
+            "decks": None if status.decks is None else dict(status.decks),
             "alerts": [alert.to_view() for alert in alerts]}
 
 

@@ -5,7 +5,7 @@ pages' view comes from (``docs/view-model.md``), with the configuration's table 
 seats, blind structure (R21) and tournament settings, and one equity cache shared by the
 table's channels (the secure, operator and delayed channels ask for the same equities). What
 the service's hubs draw, ``feltcast log show --view`` prints and the leak test
-(``tests/log/test_leak.py``) checks is therefore one and the same view.
+(``tests/overlay/test_leak.py``) checks is therefore one and the same view.
 """
 
 from __future__ import annotations

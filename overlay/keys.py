@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from overlay.checkpoints import Checkpoints
     from overlay.config import Config
     from overlay.device_tokens import DeviceBook
-    from overlay.devices.camera_bridge import CameraService
+    from overlay.devices import Device
     from overlay.devices.capture_bridge import CaptureBridge
     from overlay.devices.obs.control import ObsControl
     from overlay.graphics.desk import GraphicsDesk
@@ -48,6 +48,7 @@ ASSET_VERSION_KEY: web.AppKey[str] = web.AppKey("asset_version")
 GRAPHICS_KEY: web.AppKey[GraphicsDesk] = web.AppKey("graphics")
 """The look on air: themes, logo, sponsors (``overlay/graphics``)."""
 CAPTURE_KEY: web.AppKey[CaptureBridge] = web.AppKey("capture_bridge")
-"""The RFID capture pipeline and its bridge to the table (``[[readers]]``)."""
-CAMERAS_KEY: web.AppKey[CameraService] = web.AppKey("cameras")
-"""The table's cameras (``[[cameras]]``)."""
+"""The capture pipeline (readers and cameras) and its bridge to the table."""
+TABLE_DEVICES_KEY: web.AppKey[list[Device]] = web.AppKey("table_devices")
+"""The running devices (the capture bridge, its cameras, OBS) whose status, alerts and
+``changed`` signal the console's device report follows (``overlay.devices.Device``)."""

@@ -56,6 +56,7 @@ from overlay.checkpoints import Captured, Checkpoints
 from overlay.commands import Command, Dispatcher, parse_command
 from overlay.config import Config
 from overlay.hub import TableLog
+from overlay.signals import Signal
 from overlay.store import Acknowledgement, Sender
 from overlay.tournament_desk import TournamentDesk
 
@@ -114,6 +115,9 @@ class TableService:
         """The operator's device fields now (set by the service's device reporting)."""
         self.commands = Dispatcher()
         """Every command's handler (:mod:`overlay.commands`)."""
+        self.changed = Signal("table")
+        """Emitted after an append that changed the table (a command, a level, a timer's
+        fold): not for device reports, graphics or tags, which change no decision."""
         self._register()
 
     # --- start-up --------------------------------------------------------------------------
@@ -333,6 +337,7 @@ class TableService:
             _log.exception("the log could not be written; rebuilding the table from it")
             self._reset()
             self._replay(self.log.store.iter_all())
+            self.changed.emit()  # rebuilt from the log: what listeners knew may be gone
             raise
         for event in events:
             self.tournament.apply(event)
@@ -342,6 +347,7 @@ class TableService:
                                             and not isinstance(e, PRODUCTION_EVENTS))
                for e in events):  # device reports, graphics and tags change no decision
             self._changed_at = self._operator_revision()
+            self.changed.emit()
         self._checkpoint_soon(entries)
         return entries
 

@@ -4,14 +4,15 @@
 // players left, average stack, prize pool.
 //   ?channel=delayed (default)  ?token=
 import { setText, toggle } from "./js/dom.js";
-import { anteText, blindsText, chips, clockText, everyTick, levelRemaining, money,
-  playersLeftText, startGraphic, tournamentOf, wallNow } from "./js/tournament.js";
+import { anteText, blindsText, chips, clockText, everyTick, levelClock, money,
+  playersLeftText, startGraphic, tournamentOf } from "./js/tournament.js";
 
 const $ = (id) => document.getElementById(id);
-const shown = { clock: null };
+const shown = { view: null, clock: null };
 
 function tick() {
-  const remaining = shown.clock ? levelRemaining(shown.clock, wallNow(channel)) : null;
+  const level = shown.clock ? levelClock(shown.view, channel, { unstarted: true }) : null;
+  const remaining = level ? level.remaining : null;
   setText($("time"), remaining === null ? "" : clockText(remaining));
   // The last minute of a level is flagged (the floor announces it).
   toggle($("clock"), "last-minute", remaining !== null && remaining <= 60 && shown.clock
@@ -22,6 +23,7 @@ function tick() {
 export function render(view) {
   const tournament = tournamentOf(view);
   const clock = tournament ? tournament.clock : null;
+  shown.view = view;
   shown.clock = clock || null;
   const stage = $("stage");
   toggle(stage, "empty", !clock);

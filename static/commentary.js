@@ -5,10 +5,10 @@
 import { connectChannel, pageParams } from "./js/channel.js";
 import { followTheme } from "./js/graphics.js";
 import { cardElement, syncCards } from "./js/cards.js";
-import { KeyedList, bigBlinds, chips, clockText, el, fitText, fitTexts, isCut, levelRemaining,
+import { KeyedList, bigBlinds, chips, clockText, el, fitText, fitTexts, isCut,
   loadFonts, nameForms, percent, setText, timeOfDay, toggle } from "./js/dom.js";
-import { flagElement, isBusted, levelOf, levelRemaining as tournamentRemaining, money,
-  ordinal, playerAt, seatName, shareText, syncFlag, tournamentOf, wallNow }
+import { flagElement, isBusted, levelClock, levelOf, money,
+  ordinal, playerAt, seatName, shareText, syncFlag, tournamentOf }
   from "./js/tournament.js";
 
 const STREETS = ["preflop", "flop", "turn", "river", "showdown"];
@@ -17,6 +17,8 @@ const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: 
 const ANTE_LABELS = { big_blind: "BB ante", button: "Button ante", per_player: "Ante" };
 const CONNECTION_TEXT = { connecting: "Connecting…", live: "", resyncing: "Resyncing…",
   offline: "Server unreachable — showing the last known state" };
+/** While offline after the server last answered: how soon to ask it again (ms). */
+const RECHECK_MS = 2000;
 /** Statistics over fewer hands than this are greyed: a sample too small to mean much. */
 export const STATS_SAMPLE = 20;
 /** The stacks of the decision list every other pair while at most this many are in. */
@@ -656,17 +658,9 @@ function renderTicker(tournament) {
 }
 
 function renderLevelClock() {
-  const tournament = tournamentOf(shown.view);
-  const clock = tournament ? tournament.clock : null;
-  if (clock && clock.started) {
-    // The tournament clock (R21), counted on the server's time (docs/view-model.md).
-    const left = tournamentRemaining(clock, wallNow(channel));
-    setText($("level-clock"), left === null ? "" : clock.running ? `${clockText(left)} left`
-      : `${clockText(left)} left · paused`);
-    return;
-  }
-  const remaining = shown.view ? levelRemaining(shown.view, channel.viewNow()) : null;
-  setText($("level-clock"), remaining === null ? "" : `${clockText(remaining)} left`);
+  const level = shown.view ? levelClock(shown.view, channel) : null;
+  setText($("level-clock"), level === null || level.remaining === null ? ""
+    : `${clockText(level.remaining)} left${level.running ? "" : " · paused"}`);
 }
 
 // ---------------------------------------------------------------- fitting the screen
@@ -847,6 +841,15 @@ function showConnection(status) {
     setText(node, reason ? `Channel ${asked.channel} refused: ${reason.message}`
       : "Reconnecting…");
     node.dataset.status = reason ? "refused" : "offline";
+    // The server answered, yet the socket is down: it may be going away (a restart, a stop).
+    // Ask again while the channel stays offline, so a server that is gone is called so.
+    if (!reason) {
+      setTimeout(() => {
+        if (asked !== channel || channel.status !== "offline") return;
+        refusalAsked = null;
+        showConnection("offline");
+      }, RECHECK_MS);
+    }
   });
 }
 

@@ -11,6 +11,7 @@ import { Keypad } from "./js/keypad.js";
 import { renderTournament, tickTournamentClock, wireTournament }
   from "./js/operator-tournament.js";
 import { KeyedList, chips, clockText, el, loadFonts, setText, toggle } from "./js/dom.js";
+import { actionClockRemaining, tournamentOf, wallNow } from "./js/tournament.js";
 
 const TOKEN_KEY = "feltcast.operator.token";
 const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
@@ -566,13 +567,13 @@ function renderClock() {
     && (clock.phase === "minute" || clock.phase === "countdown");
   const node = $("clock");
   if (running) {
-    // remaining is counted at the view's as_of; the channel knows how far "now" is past it.
-    const asOf = view.channel && typeof view.channel.as_of === "number" ? view.channel.as_of
-      : null;
-    const elapsed = asOf === null || !state.channel ? (Date.now() - state.receivedAt) / 1000
-      : state.channel.viewNow() - asOf;
+    // The R12 clock as every page counts it: the tournament's action_clock on server time.
+    const tournament = tournamentOf(view);
+    const left = state.channel ? actionClockRemaining(tournament && tournament.action_clock,
+      wallNow(state.channel)) : null;
     const seat = (view.seats || []).find((s) => s.seat === clock.seat);
-    setText(node, `${clockText(clock.remaining - elapsed)}${seat ? ` · ${seat.name}` : ""}`);
+    setText(node, `${clockText(left === null ? clock.remaining : left)}`
+      + `${seat ? ` · ${seat.name}` : ""}`);
   } else {
     setText(node, clock && clock.phase === "expired" ? "expired" : "—");
   }

@@ -5,10 +5,10 @@
 import { connectChannel, pageParams } from "./js/channel.js";
 import { syncCards } from "./js/cards.js";
 import { followTheme } from "./js/graphics.js";
-import { KeyedList, bigBlinds, chips, clockText, el, fitStage, fitTexts, levelRemaining,
+import { KeyedList, bigBlinds, chips, clockText, el, fitStage, fitTexts,
   loadFonts, nameForms, percent, setText, showOnAir, toggle } from "./js/dom.js";
 import { actionClockFinal, actionClockRemaining, anteText, blindsText, flagElement, isBusted,
-  levelOf, levelRemaining as clockRemaining, localPath, photoElement, playerAt, seatName,
+  levelClock, levelOf, localPath, photoElement, playerAt, seatName,
   syncFlag, syncPhoto, tournamentOf, wallNow } from "./js/tournament.js";
 
 const STREET_LABELS = { preflop: "Pre-flop", flop: "Flop", turn: "Turn", river: "River",
@@ -205,14 +205,10 @@ function renderLevelClock() {
   const view = shown.view;
   const tournament = tournamentOf(view);
   // A clock the floor has not started yet is no news on air: the table level's end, if any.
-  const clock = tournament && tournament.clock && tournament.clock.started !== false
-    ? tournament.clock : null;
-  // The tournament's times are the server's (delay included), the table level's log time.
+  const level = view ? levelClock(view, channel) : null;
   const now = wallNow(channel);
-  const remaining = clock ? clockRemaining(clock, now)
-    : view ? levelRemaining(view, channel.viewNow()) : null;
-  setText($("level-clock"), remaining === null ? "" : clockText(remaining));
-  toggle($("level-clock"), "paused", Boolean(clock && !clock.running));
+  setText($("level-clock"), level === null ? "" : clockText(level.remaining));
+  toggle($("level-clock"), "paused", Boolean(level && !level.running));
 
   const called = tournament ? tournament.action_clock : null;
   const left = actionClockRemaining(called, now);

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -30,3 +31,12 @@ settings.load_profile("feltcast-ci" if os.environ.get("CI") == "true" else "felt
 def pg_server() -> Iterator[PostgresServer]:
     with PostgresServer() as server:
         yield server
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh, empty database of each kind (the log's tests run on both)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'feltcast.db'}"
+    server: PostgresServer = request.getfixturevalue("pg_server")
+    return server.create_database()

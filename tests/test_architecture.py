@@ -1,4 +1,5 @@
-"""The layering rules: ``overlay -> engine <- capture``, and ``engine`` is pure."""
+"""The layering rules: ``overlay -> engine <- capture``, ``engine`` is pure, the service has
+no import cycle, every AppKey is in ``keys.py``, and ``tests/`` mirrors the packages."""
 
 from __future__ import annotations
 
@@ -171,3 +172,34 @@ def test_every_app_key_is_defined_in_keys_py() -> None:
         offenders += [f"{path.relative_to(ROOT)}:{node.lineno}" for node in ast.walk(tree)
                       if isinstance(node, ast.Call) and "AppKey" in ast.unparse(node.func)]
     assert offenders == []
+
+
+TEST_ROOMS = {"pages": "static"}
+"""Test folders named otherwise than what they test: the pages in a real browser (static/)."""
+
+
+def unmirrored_test_folders(root: Path) -> list[str]:
+    """Test folders (packages under tests/) with no package or module of that path: a
+    test of ``overlay/devices/deck_desk.py`` lives in ``tests/overlay/devices/``."""
+    tests = root / "tests"
+    strays = []
+    for init in sorted(tests.rglob("__init__.py")):
+        folder = init.parent.relative_to(tests)
+        if folder == Path("."):
+            continue
+        target = root / TEST_ROOMS.get(folder.parts[0], folder.parts[0]) / Path(*folder.parts[1:])
+        if not (target.is_dir() or target.with_suffix(".py").is_file()):
+            strays.append(folder.as_posix())
+    return strays
+
+
+def test_the_tests_mirror_the_packages() -> None:
+    assert unmirrored_test_folders(ROOT) == []
+
+
+def test_the_mirror_check_sees_a_stray_folder(tmp_path: Path) -> None:
+    for folder in ("overlay/devices", "tests/overlay/devices", "tests/log", "tests/pages"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "static").mkdir()
+    assert unmirrored_test_folders(tmp_path) == ["log"]

@@ -1,7 +1,8 @@
 """Cameras in the running service: one coordinator per camera, fused with RFID.
 
-:func:`camera_ctx` is the service's cleanup context for the ``[[capture.cameras]]`` of the
-configuration (``overlay/devices/camera_config.py``). For each camera a :class:`CameraCoordinator`:
+The capture bridge (:class:`overlay.devices.capture_bridge.CaptureBridge`) builds a
+:class:`CameraService` for the ``[[capture.cameras]]`` of the configuration
+(``overlay/devices/camera_config.py``). For each camera a :class:`CameraCoordinator`:
 
 - owns the camera's ``cv2.VideoCapture`` (:class:`capture.camera.source.FrameSource`) on a
   thread of its own: frames are read there, never on the event loop;
@@ -22,10 +23,10 @@ one per camera, with the camera's ``fusion`` policy) into the same path the RFID
 the :class:`overlay.devices.capture_bridge.CaptureBridge` of the table, which deals the cards with
 ``deal_cards`` / ``deal_board`` and logs every capture event as a secret capture record. RFID
 events of a zone a camera also reads are routed through that camera's fusion first (the
-service wraps :attr:`capture.rfid.reader.RfidCapture.sink`); a reader or a camera going
-offline or coming back tells the fusions, which switch a zone to the other source where the
-camera's ``fallback`` allows it. On a table without RFID readers the context starts a bridge
-of its own with no reader.
+bridge builds its RfidCapture with :meth:`CameraService.rfid` as its sink); a reader or a
+camera going offline or coming back tells the fusions, which switch a zone to the other
+source where the camera's ``fallback`` allows it. A table without RFID readers has a bridge
+with no reader.
 
 A disagreement between a camera and RFID is logged as a secret ``capture.capture_fault``
 record naming both readings and shown to the operator as an alert that names the zone, never
@@ -35,21 +36,17 @@ a card (alerts are public).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
-from aiohttp import web
-
 from capture.camera.fusion import CardFusion, Source
-from capture.rfid.antenna_map import AntennaMap
 from engine.capture_events import (
     CaptureEvent,
     CaptureFault,
@@ -62,10 +59,11 @@ from engine.capture_events import (
 from engine.errors import FeltcastError
 from engine.log import CaptureRecord
 from overlay.alerts import Alert, AlertBook, AlertLevel
+from overlay.devices import DeviceStatus
 from overlay.devices.camera_config import CameraConfigSection
-from overlay.devices.capture_bridge import CaptureBridge, safe_detail
+from overlay.devices.faults import safe_detail
 from overlay.hub import TableLog
-from overlay.keys import CAMERAS_KEY, CAPTURE_KEY, CONFIG_KEY, LOG_KEY, STORE_KEY, TABLE_KEY
+from overlay.signals import Signal
 from overlay.tasks import cancel_and_wait
 
 _log = logging.getLogger(__name__)
@@ -94,6 +92,11 @@ class Tracker(Protocol):
     """Frames in, capture events out (:class:`capture.camera.tracker.CardTracker`)."""
 
     def update(self, frame: Any, t: float) -> list[CaptureEvent]: ...
+
+
+CameraFactory = Callable[[CameraConfigSection], tuple[Callable[[], Frames], Callable[[], Tracker]]]
+"""Builds a camera's frame source and tracker factories (:func:`opencv_pipeline`, or a
+test's own)."""
 
 
 class CameraState(StrEnum):
@@ -355,8 +358,7 @@ class CameraService:
     def __init__(self, cameras: Sequence[CameraConfigSection], *,
                  rfid_zones: Mapping[str, Iterable[Zone]],
                  sink: Callable[[CaptureEvent], object], table_log: TableLog | None = None,
-                 make: Callable[[CameraConfigSection],
-                                tuple[Callable[[], Frames], Callable[[], Tracker]]],
+                 make: CameraFactory,
                  timing: CameraTiming = CameraTiming(),
                  clock: Callable[[], float] = time.time,
                  alert_seconds: float = ALERT_SECONDS) -> None:
@@ -382,6 +384,8 @@ class CameraService:
                 camera, open_source=open_source, make_tracker=make_tracker,
                 deliver=self.camera_events, changed=self._on_change, timing=timing)
         self._alerts = AlertBook(clock=clock, expire_seconds=alert_seconds)
+        self.changed = Signal("cameras")
+        """Emitted when a camera's health or the camera alerts changed."""
         self._down: set[str] = set()
         """Cameras offline or ended (RFID stands in where the policy and fallback say so)."""
         self._tasks: list[asyncio.Task[None]] = []
@@ -474,15 +478,21 @@ class CameraService:
                             f"{camera.error}", "camera_fault")
             else:
                 self._alerts.clear(key)
+        self.changed.emit()
 
     def _alert(self, key: tuple[str, ...], level: str, source: str, message: str, kind: str,
                *, sticky: bool = False) -> None:
-        self._alerts.raise_alert(key, Alert(AlertLevel(level), source, kind, message,
-                                            sticky=sticky))
+        if self._alerts.raise_alert(key, Alert(AlertLevel(level), source, kind, message,
+                                               sticky=sticky)):
+            self.changed.emit()
 
     def alerts(self) -> list[Alert]:
         """Current camera alerts, newest first (one-off faults expire)."""
         return self._alerts.current()
+
+    def status(self) -> DeviceStatus:
+        """The cameras' entries of the operator view's ``capture`` list."""
+        return DeviceStatus(capture=tuple(self.operator_capture()))
 
     def operator_capture(self) -> list[dict[str, Any]]:
         """The operator view's ``capture`` entries: one per camera."""
@@ -509,9 +519,7 @@ def _zone_of(event: CaptureEvent) -> Zone | None:
 # -- the real pipeline ----------------------------------------------------------------------
 
 
-def opencv_pipeline(engine: Any) -> Callable[[CameraConfigSection],
-                                             tuple[Callable[[], Frames],
-                                                   Callable[[], Tracker]]]:
+def opencv_pipeline(engine: Any) -> CameraFactory:
     """Frame sources and trackers from ``capture.camera`` (OpenCV); decks from ``engine``'s
     camera deck registry (the service's database), a deck file, or the project's own."""
 
@@ -551,37 +559,3 @@ def opencv_pipeline(engine: Any) -> Callable[[CameraConfigSection],
 
 
 # -- the cleanup context --------------------------------------------------------------------
-
-
-
-
-async def camera_ctx(app: web.Application) -> AsyncIterator[None]:
-    """The configured cameras (nothing when none is configured); runs after ``capture_ctx``
-    and feeds the same capture bridge."""
-    config = app[CONFIG_KEY]
-    if not config.cameras:
-        yield
-        return
-    own_bridge: CaptureBridge | None = None
-    bridge = app.get(CAPTURE_KEY)
-    rfid_zones: dict[str, set[Zone]] = {}
-    if bridge is None:
-        own_bridge = bridge = CaptureBridge(  # cameras only: no reader, no RFID deck
-            app[TABLE_KEY], app[LOG_KEY], readers=[], antenna_map=AntennaMap(()),
-            registry=None, table_name=config.table.name)
-        await bridge.start()
-        app[CAPTURE_KEY] = bridge
-    else:
-        for (reader, _antenna), zone in config.rfid.antenna_map.entries:
-            rfid_zones.setdefault(reader, set()).add(zone)
-    service = CameraService(config.cameras, rfid_zones=rfid_zones, sink=bridge.capture.sink,
-                            table_log=app[LOG_KEY],
-                            make=opencv_pipeline(app[STORE_KEY].engine))
-    bridge.capture.sink = service.rfid  # RFID events pass through the fusion first
-    await service.start()
-    app[CAMERAS_KEY] = service
-    yield
-    await service.stop()
-    if own_bridge is not None:
-        with contextlib.suppress(Exception):
-            await own_bridge.stop()

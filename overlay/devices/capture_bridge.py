@@ -3,7 +3,10 @@
 :func:`capture_ctx` is the service's cleanup context for capture: it builds
 :class:`capture.rfid.reader.RfidCapture` from the configured ``[[capture.readers]]`` and their
 antenna maps, with UID -> card from the table's active deck in the deck registry (SQLModel
-tables on the service's own database), and runs a :class:`CaptureBridge`.
+tables on the service's own database), and, for the configured ``[[capture.cameras]]``, the
+:class:`overlay.devices.camera_bridge.CameraService` whose fusion RFID events pass through:
+the whole pipeline, built once by one :class:`CaptureBridge` (a table read by cameras only has
+a bridge with no reader).
 
 The bridge keeps what capture says lies on the table (a pair per seat, the board by position,
 the muck) and, after every capture event and every change of the table, *reconciles* it with
@@ -27,8 +30,9 @@ commands it caused.
 
 Reader health and faults (unplugged, silent, unknown UID, one card in two places, crosstalk, a
 third card at a seat, a card at an empty seat, malformed lines counted) go to the operator
-view's ``capture`` list and ``alerts`` (:meth:`CaptureBridge.operator_capture`,
-:meth:`CaptureBridge.alerts`; merged by ``overlay.app.device_report``). Alerts travel in a
+view's ``capture`` list and ``alerts`` (the bridge is a :class:`overlay.devices.Device`:
+:meth:`CaptureBridge.status`, :meth:`CaptureBridge.alerts` and its ``changed`` signal; the
+service merges the devices in ``overlay.app.device_report``). Alerts travel in a
 *public* ``devices_reported`` event, so they never name a card: the cards are in the secret
 ``capture.*`` records of the log (:class:`engine.log.CaptureRecord`).
 """
@@ -36,9 +40,7 @@ view's ``capture`` list and ``alerts`` (:meth:`CaptureBridge.operator_capture`,
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import re
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
@@ -60,6 +62,7 @@ from engine.capture_events import (
     HoleCardsRead,
     ReaderOffline,
     ReaderOnline,
+    Zone,
     ZoneKind,
 )
 from engine.cards import Card
@@ -68,9 +71,14 @@ from engine.events import Street
 from engine.log import CaptureRecord
 from overlay import commands as cmd
 from overlay.alerts import Alert, AlertBook, AlertLevel
+from overlay.devices import DeviceStatus
+from overlay.devices.camera_bridge import CameraFactory, CameraService, opencv_pipeline
+from overlay.devices.camera_config import CameraConfigSection
 from overlay.devices.deck_desk import DeckDesk
+from overlay.devices.faults import safe_detail, without_cards
 from overlay.hub import TableLog
-from overlay.keys import CAPTURE_KEY, CONFIG_KEY, LOG_KEY, STORE_KEY, TABLE_KEY
+from overlay.keys import CAPTURE_KEY, CONFIG_KEY, LOG_KEY, STORE_KEY, TABLE_DEVICES_KEY, TABLE_KEY
+from overlay.signals import Signal
 from overlay.table_service import TableService
 from overlay.tasks import cancel_and_wait
 
@@ -83,17 +91,6 @@ RECORD_DELAY_S = 0.05
 DECK_POLL_SECONDS = 5.0
 """How often the bridge looks for a newly activated deck (``feltcast deck activate``)."""
 
-_GENERIC: Mapping[FaultKind, str] = {
-    FaultKind.DUPLICATE_CARD: "two tags read as the same card{where}: suspected misdeal (R13); "
-                              "confirm with Misdeal",
-    FaultKind.CROSSTALK: "one tag is read on two antennas at once{where}; move the antennas "
-                         "apart or the card away",
-    FaultKind.TOO_MANY_CARDS: "too many cards{where}: suspected misdeal (R13); confirm with "
-                              "Misdeal",
-    FaultKind.CARD_AT_EMPTY_SEAT: "a card{where}, where nobody sits: suspected misdeal (R13)",
-}
-
-
 # -- the bridge -----------------------------------------------------------------------------
 
 
@@ -101,13 +98,18 @@ _GENERIC: Mapping[FaultKind, str] = {
 class CaptureBridge:
     """Capture events in, table commands and operator alerts out (see the module docstring).
 
-    ``capture`` is built by the caller (or by :func:`capture_ctx`); the bridge becomes its sink.
+    The bridge builds the pipeline: its :attr:`capture` (the readers) and, with ``cameras``,
+    its :attr:`cameras` (``make_camera`` builds a camera's frame source and tracker; the
+    default uses OpenCV and the decks of ``camera_engine``'s database).
     """
 
     def __init__(self, service: TableService, table_log: TableLog, *,
                  readers: Sequence[ReaderConfig], antenna_map: AntennaMap,
                  registry: DeckRegistry | None, table_name: str,
                  presence: PresenceConfig | None = None,
+                 cameras: Sequence[CameraConfigSection] = (),
+                 make_camera: CameraFactory | None = None,
+                 camera_engine: Any = None,
                  clock: Callable[[], float] = time.time,
                  alert_seconds: float = ALERT_SECONDS) -> None:
         self.service = service
@@ -117,16 +119,25 @@ class CaptureBridge:
         self.clock = clock
         self.alert_seconds = alert_seconds
         self._alerts = AlertBook(clock=clock, expire_seconds=alert_seconds)
-        self._changed = asyncio.Event()
+        self.changed = Signal("capture")
+        """Emitted when the readers' health, the decks or the capture alerts changed."""
         self.deck, cards = self._load_deck()
-        self.capture = RfidCapture(readers, antenna_map, cards, sink=self._on_capture,
-                                   presence=presence, occupied_seats=set(service.table.names))
+        self.cameras = None if not cameras else CameraService(
+            cameras, rfid_zones=_zones_by_reader(antenna_map), sink=self._on_capture,
+            table_log=table_log, make=make_camera or opencv_pipeline(camera_engine))
+        """The cameras, fused with RFID (None without ``[[capture.cameras]]``)."""
+        self.capture = RfidCapture(
+            readers, antenna_map, cards,  # RFID goes through the camera fusion first
+            sink=self._on_capture if self.cameras is None else self.cameras.rfid,
+            presence=presence, occupied_seats=set(service.table.names))
         self.desk = None if registry is None else DeckDesk(
-            registry, self.capture, service, table_name, changed=self._changed.set,
+            registry, self.capture, service, table_name, changed=self.changed.emit,
             use_active=self.refresh_deck)
         """Deck commands and the operator page's guided scan (``overlay.devices.deck_desk``)."""
         self._queue: asyncio.Queue[CaptureEvent | None] = asyncio.Queue()
         self._tasks: list[asyncio.Task[None]] = []
+        self._unwatch: Callable[[], None] = lambda: None
+        """Disconnects the bridge from the table service's ``changed`` signal."""
         # What capture says lies on the table.
         self._seats: dict[int, tuple[Card, Card]] = {}
         self._board: dict[int, Card] = {}
@@ -154,11 +165,13 @@ class CaptureBridge:
 
     async def start(self) -> None:
         await self.capture.start()
+        if self.cameras is not None:
+            await self.cameras.start()
         if self.desk is not None:
             await self.desk.reload()
             self.desk.register(self.service.commands)
+        self._unwatch = self.service.changed.connect(self.table_changed)
         self._tasks = [asyncio.create_task(self._work(), name="capture-bridge"),
-                       asyncio.create_task(self._watch_table(), name="capture-bridge-table"),
                        asyncio.create_task(self._poll_deck(), name="capture-bridge-deck")]
         if not self.deck:
             self._no_deck_alert()
@@ -171,22 +184,18 @@ class CaptureBridge:
                     "(register and activate one: feltcast deck)", "no_deck", sticky=True)
 
     async def stop(self) -> None:
+        self._unwatch()
         if self.desk is not None:
             self.desk.unregister(self.service.commands)
             await self.desk.stop()
+        if self.cameras is not None:
+            await self.cameras.stop()
         await self.capture.stop()
         await cancel_and_wait(*self._tasks)
         self._tasks = []
         if self._flusher is not None:
             await self._flusher  # it only sleeps, then writes
         await self.flush_records()
-
-    async def wait_changed(self, timeout: float) -> None:
-        """Return when the operator's capture fields changed, or after ``timeout`` s."""
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout):
-                await self._changed.wait()
-        self._changed.clear()
 
     # -- inputs ---------------------------------------------------------------------------
 
@@ -195,29 +204,10 @@ class CaptureBridge:
         self._queue.put_nowait(event)
 
     def table_changed(self) -> None:
-        """Something changed the table (an operator command): reconcile soon."""
-        self._queue.put_nowait(None)
-
-    async def _watch_table(self) -> None:
-        hub = self.log.hubs.get("operator")
-        while True:
-            if hub is None or hub.closed:
-                await asyncio.sleep(0.5)
-                self.table_changed()
-                continue
-            try:
-                subscription = hub.subscribe()
-            except FeltcastError:
-                await asyncio.sleep(0.5)
-                continue
-            try:
-                async for _message in subscription:
-                    if self._queue.empty():
-                        self.table_changed()
-            except FeltcastError:
-                await asyncio.sleep(0.5)  # the hub closed or resynchronised us: resubscribe
-            finally:
-                subscription.close()
+        """Something changed the table (the table service's ``changed`` signal: an operator
+        command, a level, a timer): reconcile soon (once for a burst of changes)."""
+        if self._queue.empty():
+            self._queue.put_nowait(None)
 
     async def _poll_deck(self) -> None:
         while True:
@@ -261,7 +251,7 @@ class CaptureBridge:
             self._alerts.clear(("deck",))
         else:
             self._no_deck_alert()
-        self._changed.set()
+        self.changed.emit()
 
     async def _work(self) -> None:
         while True:
@@ -319,9 +309,9 @@ class CaptureBridge:
         elif isinstance(event, ReaderOnline):
             self._offline_reason.pop(event.reader, None)
             self._alerts.clear(("offline", event.reader))
-            self._changed.set()
+            self.changed.emit()
         elif isinstance(event, ReaderOffline):
-            self._changed.set()
+            self.changed.emit()
         elif isinstance(event, CaptureFault):
             self._on_fault(event)
 
@@ -471,7 +461,7 @@ class CaptureBridge:
             await self.service.execute(command)
         except FeltcastError as error:
             self._refuse(key, f"capture read {what} but the engine refused them: "
-                         f"{_without_cards(str(error))}", "capture_refused")
+                         f"{without_cards(str(error))}", "capture_refused")
             return False
         self._done.add(key)
         self.commands += 1
@@ -490,13 +480,18 @@ class CaptureBridge:
                *, sticky: bool = False) -> None:
         if self._alerts.raise_alert(key, Alert(AlertLevel(level), source, kind, message,
                                                sticky=sticky)):
-            self._changed.set()
+            self.changed.emit()
 
     def alerts(self) -> list[Alert]:
         """Current capture alerts, newest first (one-off faults expire), the deck desk's
         first."""
         scan = self.desk.alert() if self.desk is not None else None
         return [*([scan] if scan else []), *self._alerts.current()]
+
+    def status(self) -> DeviceStatus:
+        """The readers' entries of the operator view's ``capture`` list and its ``decks``."""
+        return DeviceStatus(capture=tuple(self.operator_capture()),
+                            decks=self.operator_decks())
 
     def operator_decks(self) -> dict[str, Any] | None:
         """The operator view's ``decks`` field (``None`` without a deck registry)."""
@@ -526,40 +521,40 @@ class CaptureBridge:
         return out
 
 
-_CARD_CODE = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][shdc](?![A-Za-z0-9])")
-
-
-def _without_cards(text: str) -> str:
-    """A message with card codes blanked (alerts are public events)."""
-    return _CARD_CODE.sub("**", text)
-
-
-def safe_detail(fault: CaptureFault) -> str:
-    """The fault's message without any card (it goes into a public event)."""
-    if not fault.cards or not any(card.code in fault.detail for card in fault.cards):
-        return _without_cards(fault.detail)
-    zones = [str(zone) for zone in fault.zones]
-    where = f" ({' and '.join(zones)})" if zones else ""
-    template = _GENERIC.get(fault.kind, "{kind}{where}")
-    return template.format(where=where, kind=str(fault.kind).replace("_", " "))
-
-
 # -- the cleanup context --------------------------------------------------------------------
 
 
 
 async def capture_ctx(app: web.Application) -> AsyncIterator[None]:
-    """RFID capture for the configured readers (nothing when none is configured)."""
+    """The capture pipeline for the configured readers and cameras (nothing when neither is
+    configured), built once; the bridge joins the service's devices, and so do its cameras."""
     config = app[CONFIG_KEY]
-    if not config.readers:
+    if not config.readers and not config.cameras:
         yield
         return
     readers, antenna_map = config.rfid.readers, config.rfid.antenna_map
-    registry = await asyncio.to_thread(DeckRegistry, app[STORE_KEY].engine)
+    registry = (await asyncio.to_thread(DeckRegistry, app[STORE_KEY].engine)
+                if config.readers else None)  # cameras only: no RFID deck
     bridge = CaptureBridge(app[TABLE_KEY], app[LOG_KEY], readers=readers,
                            antenna_map=antenna_map, registry=registry,
-                           table_name=config.table.name)
+                           table_name=config.table.name, cameras=config.cameras,
+                           camera_engine=app[STORE_KEY].engine)
     await bridge.start()
     app[CAPTURE_KEY] = bridge
+    devices = app[TABLE_DEVICES_KEY]
+    devices.append(bridge)
+    if bridge.cameras is not None:
+        devices.append(bridge.cameras)
     yield
+    devices.remove(bridge)
+    if bridge.cameras is not None:
+        devices.remove(bridge.cameras)
     await bridge.stop()
+
+
+def _zones_by_reader(antenna_map: AntennaMap) -> dict[str, set[Zone]]:
+    """The zones each reader covers (a camera's fusion knows where RFID reads too)."""
+    zones: dict[str, set[Zone]] = {}
+    for (reader, _antenna), zone in antenna_map.entries:
+        zones.setdefault(reader, set()).add(zone)
+    return zones

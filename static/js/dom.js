@@ -66,13 +66,6 @@ export function clockText(seconds) {
   return `${minutes}:${String(whole % 60).padStart(2, "0")}`;
 }
 
-/** Seconds left in the blind level at `viewNow` (the channel's Channel.viewNow()). */
-export function levelRemaining(view, viewNow) {
-  const level = view && view.table ? view.table.level : null;
-  if (!level || typeof level.ends_at !== "number") return null;
-  return Math.max(0, level.ends_at - viewNow);
-}
-
 /** Unix seconds → local "HH:MM:SS". */
 export function timeOfDay(unixSeconds) {
   if (unixSeconds === null || unixSeconds === undefined) return "";

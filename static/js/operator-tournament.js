@@ -4,8 +4,8 @@
 // Every action is a typed, acknowledged command through the console's one command path
 // (docs/commands.md, "Tournament"); every refusal is shown, in the panel and in the banner.
 import { el, setText, toggle } from "./dom.js";
-import { blindsText, chips, clockText, levelRemaining, syncFlag, syncPhoto, tournamentOf,
-  wallNow } from "./tournament.js";
+import { blindsText, chips, clockText, levelClock, syncFlag, syncPhoto, tournamentOf }
+  from "./tournament.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -103,7 +103,8 @@ export function tickTournamentClock() {
     setText($("t-time"), "—");
     return;
   }
-  const left = levelRemaining(clock, wallNow(channel));
+  const level = levelClock(panel.view, channel, { unstarted: true });
+  const left = level ? level.remaining : null;
   setText($("t-time"), left === null ? "last level" : clockText(left));
   toggle($("t-time"), "last-minute", left !== null && left <= 60 && clock.running);
 }

@@ -85,6 +85,29 @@ export function levelRemaining(clock, now) {
   return Math.max(0, clock.remaining - Math.max(0, now - clock.as_of));
 }
 
+/**
+ * The level clock, the one way every page reads it: `{ remaining, running, tournament }` or
+ * null. The tournament clock (R21, `tournament.clock`, on the server's time: wallNow()) once
+ * the floor has started it; before that the table level's end (`table.level.ends_at`, log
+ * time: Channel.viewNow()), running; with `unstarted` (the clock graphic, the director's
+ * panel) the tournament clock not started yet, standing still, in its place.
+ */
+export function levelClock(view, channel, { unstarted = false } = {}) {
+  const tournament = tournamentOf(view);
+  const clock = tournament ? tournament.clock : null;
+  const known = clock && typeof clock.remaining === "number";
+  if (known && (clock.started !== false || unstarted)) {
+    return { remaining: levelRemaining(clock, wallNow(channel)),
+      running: Boolean(clock.running), tournament: true };
+  }
+  const level = view && view.table ? view.table.level : null;
+  if (!unstarted && level && typeof level.ends_at === "number") {
+    return { remaining: Math.max(0, level.ends_at - channel.viewNow()), running: true,
+      tournament: false };
+  }
+  return null;
+}
+
 /** R12 action clock: seconds left at `now` (wallNow()), or null when no clock is called. */
 export function actionClockRemaining(actionClock, now) {
   if (!actionClock || typeof actionClock.ends_at !== "number") return null;

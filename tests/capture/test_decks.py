@@ -25,7 +25,7 @@ from capture.rfid.decks import (
 )
 from engine.cards import REGISTRATION_ORDER, Card
 from overlay.store import EventStore, create_db_engine, database_url
-from tests.log.hands import random_log
+from tests.hands import random_log
 
 from .conftest import uid_of
 

@@ -13,7 +13,7 @@ from engine.events import Event, HandStarted
 from engine.table import Table
 from engine.table_events import ButtonSet, LevelStarted, PlayerSeated, SeatEmptied
 from engine.table_replay import ReplayMismatchError, replay_table
-from tests.log.hands import drive_hand
+from tests.hands import drive_hand
 
 
 def play(seed: int, hands: int) -> tuple[Table, list[Event], list[int]]:

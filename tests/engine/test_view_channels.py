@@ -1,4 +1,4 @@
-"""The view model per channel on seeded random tournament play (tests/log/hands.py: the real
+"""The view model per channel on seeded random tournament play (tests/hands.py: the real
 Table and Hand, random legal actions, undos, misdeals, mucks, unread cards, burn cards,
 eliminations): what each channel's view may show, checked after every released item against
 the full log replayed by the engine.
@@ -13,7 +13,7 @@ the full log replayed by the engine.
   snapshot plus patches equal the view.
 
 The oracle (:class:`tests.engine.viewkit.Oracle`, :func:`tests.engine.viewkit.check_view`) is
-shared with the leak test (``tests/log/test_leak.py``).
+shared with the leak test (``tests/overlay/test_leak.py``).
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from tests.engine.viewkit import (
     released,
     shape_errors,
 )
-from tests.log.hands import random_log
+from tests.hands import random_log
 
 
 def check_channel(spec: ChannelSpec, oracle: Oracle) -> int:

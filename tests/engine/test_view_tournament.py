@@ -39,7 +39,7 @@ from tests.engine.viewkit import (
     released,
     shape_errors,
 )
-from tests.log.hands import random_log
+from tests.hands import random_log
 
 POOL = TournamentSettings(name="Main Event", entrants=4, prize_pool=10_000, currency="EUR",
                           payouts=PayoutTable.from_percentages([50, 30, 20]))

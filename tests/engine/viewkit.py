@@ -2,7 +2,7 @@
 fold them through :class:`engine.view.TableViewReducer`, the documented shape of a view
 (``docs/view-model.md``) to check every field is present, and the oracle of what a channel's
 view may show (:class:`Oracle`, :func:`check_view`: the full log replayed by the engine),
-shared by the view tests and the leak test (``tests/log/test_leak.py``)."""
+shared by the view tests and the leak test (``tests/overlay/test_leak.py``)."""
 
 from __future__ import annotations
 

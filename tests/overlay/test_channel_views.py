@@ -1,6 +1,6 @@
 """overlay/channel_views.py builds the view reducers the service's hubs use: for the same log,
 the running service's channels (overlay/app.py) and :func:`view_reducers` draw the same views,
-so what the leak test (tests/log/test_leak.py) and ``feltcast log show --view`` check is what
+so what the leak test (tests/overlay/test_leak.py) and ``feltcast log show --view`` check is what
 the pages get."""
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from overlay.store import open_store
-from tests.log.hands import random_log
+from tests.hands import random_log
 from tests.pages.service import printed_tokens
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -260,9 +261,13 @@ def test_clock_health_channels_and_live_updates(page: Page, harness: Harness,
         "overlay on secure refused (10.0.0.7): that token does not open the secure channel")
     expect(page.locator("#clock")).to_have_text("—")
     expect(page.locator("#btn-stop-clock")).to_be_disabled()
+    # As the service sends a called clock (R12): the operator's phase and seat, and the
+    # tournament's action_clock, which every page counts down from (on server time).
+    ends = time.time() + 59.5
     harness.push_patch("operator", {"operator": {"clock": {"seat": 1, "phase": "minute",
-                                                           "remaining": 59.5}}})
-    # remaining is counted at the view's as_of (when the view was built, a moment ago).
+                                                           "remaining": 59.5}},
+                                    "tournament": {"action_clock": {
+                                        "seat": 1, "ends_at": ends, "countdown_at": ends - 10}}})
     expect(page.locator("#clock")).to_have_text(re.compile(r"^0:5\d · Ashton Griffin$"))
     expect(page.locator("#btn-stop-clock")).to_be_enabled()
     page.wait_for_timeout(300)

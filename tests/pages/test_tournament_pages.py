@@ -702,6 +702,19 @@ def test_shared_formats(page: Page, harness: Harness) -> None:
                     t.levelRemaining({remaining: 100, running: true, as_of: 1000}, 990),
                     t.levelRemaining({remaining: null, running: true, as_of: 1000}, 1000),
                     t.levelRemaining(null, 1000)],
+            clock: (() => {
+                // One level clock (docs/view-model.md): a channel at log time 1020, 10 s late.
+                const channel = {viewNow: () => 1020, view: {channel: {delay: 10}}};
+                const started = {remaining: 100, running: true, as_of: 1000, started: true};
+                const waiting = {remaining: 600, running: false, as_of: null, started: false};
+                const table = {level: {ends_at: 1100}};
+                return [t.levelClock({tournament: {clock: started}, table}, channel),
+                        t.levelClock({tournament: {clock: waiting}, table}, channel),
+                        t.levelClock({tournament: {clock: waiting}, table}, channel,
+                                     {unstarted: true}),
+                        t.levelClock({table: {level: {ends_at: null}}}, channel),
+                        t.levelClock({table}, channel, {unstarted: true})];
+            })(),
             action: [t.actionClockRemaining({seat: 1, ends_at: 1070}, 1000),
                      t.actionClockFinal({seat: 1, ends_at: 1070}, 1059),
                      t.actionClockFinal({seat: 1, ends_at: 1070}, 1060),
@@ -723,3 +736,8 @@ def test_shared_formats(page: Page, harness: Harness) -> None:
     assert results["paths"] == ["/media/players/a.jpg", None, None, None, None]
     assert results["level"] == [69.5, 100, 0, 100, None, None]
     assert results["action"] == [70, False, True, False, None]
+    assert results["clock"] == [
+        {"remaining": 70, "running": True, "tournament": True},  # on server time: 1030
+        {"remaining": 80, "running": True, "tournament": False},  # the table level, log time
+        {"remaining": 600, "running": False, "tournament": True},  # standing, not started
+        None, None]

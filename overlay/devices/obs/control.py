@@ -16,9 +16,9 @@ context::
 
 Then ``await app[OBS_KEY].handle_table_event(event.to_dict())`` for each event of the
 channel the overlay reads (``handle_event(kind, payload)`` for tournament moments), and
-``obs.status.operator_view()`` / ``obs.status.alerts()`` for the console. Nothing here
-ever waits for OBS: while it is down, events are reported ``unavailable`` and the service
-goes on.
+``obs.status()`` / ``obs.alerts()`` for the console (OBS is an
+:class:`overlay.devices.Device`, with a ``changed`` signal). Nothing here ever waits for OBS:
+while it is down, events are reported ``unavailable`` and the service goes on.
 """
 
 from __future__ import annotations
@@ -26,11 +26,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from overlay.alerts import Alert
+from overlay.devices import DeviceStatus
 from overlay.devices.obs.automation import ObsAutomation, RuleOutcome
 from overlay.devices.obs.client import ObsClient
 from overlay.devices.obs.feed import AutomationFeed
 from overlay.devices.obs.monitor import ObsMonitor, ObsStatus
 from overlay.devices.obs.settings import SECURE_CHANNEL, ObsSettings
+from overlay.signals import Signal
 
 if TYPE_CHECKING:
     from overlay.config import Config
@@ -91,14 +94,31 @@ class ObsControl:
                  recheck_seconds: float | None = None) -> None:
         self.settings = settings
         self.client = ObsClient(settings)
-        self.monitor = ObsMonitor(self.client, settings, on_change=on_status,
+        self.changed = Signal("obs")
+        """Emitted when the OBS status (connection, delay check) changed."""
+        self._on_status = on_status
+        self.monitor = ObsMonitor(self.client, settings, on_change=self._status_changed,
                                   recheck_seconds=recheck_seconds or settings.recheck_seconds)
         self.automation = ObsAutomation(self.client, settings.effective_rules)
         self.feed = AutomationFeed()
 
+    def _status_changed(self, status: ObsStatus) -> None:
+        if self._on_status is not None:
+            self._on_status(status)
+        self.changed.emit()
+
     @property
-    def status(self) -> ObsStatus:
+    def obs_status(self) -> ObsStatus:
+        """The connection and the last delay check."""
         return self.monitor.status
+
+    def status(self) -> DeviceStatus:
+        """The operator view's ``obs`` object (an :class:`overlay.devices.Device`)."""
+        return DeviceStatus(obs=self.monitor.status.operator_view())
+
+    def alerts(self) -> list[Alert]:
+        """OBS's entries of the operator's ``alerts`` (standing conditions)."""
+        return self.monitor.status.alerts()
 
     @property
     def secure_allowed(self) -> bool:
