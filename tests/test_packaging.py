@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -141,7 +142,7 @@ def test_the_installed_demo_serves_every_page(installed: Path, tmp_path: Path) -
     elsewhere.mkdir()
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     process = subprocess.Popen(
-        [str(installed / "feltcast"), "demo", "--hands", "2", "--port", "0", "--speed", "4",
+        [str(installed / "feltcast"), "demo", "--port", "0", "--speed", "4",
          "--seed", "5", "--delay", "2", "--data", str(tmp_path / "demo")],
         cwd=elsewhere, env={**env, "PYTHONUNBUFFERED": "1"}, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True)
@@ -165,9 +166,12 @@ def test_the_installed_demo_serves_every_page(installed: Path, tmp_path: Path) -
                     check_page(browser, label, url)
             finally:
                 browser.close()
+        # Every page checked while the demo plays: Ctrl-C, as its last line says, stops it
+        # cleanly (playing a number of hands and exiting is tests/overlay/demo's business).
+        process.send_signal(signal.SIGINT)
         rest = process.stdout.read()
         assert process.wait(timeout=120) == 0, "\n".join(lines) + rest
-        assert "demo finished: 2 hands played" in rest, rest
+        assert "demo stopped" in rest, rest
     finally:
         if process.poll() is None:
             process.kill()
