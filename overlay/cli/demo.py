@@ -26,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from overlay.demo import DemoOptions, run_demo
+    from overlay.demo.run import run_demo
+    from overlay.demo.show import DemoOptions
 
     options = DemoOptions(port=args.port, delay=args.delay, speed=args.speed,
                           hands=args.hands, seed=args.seed, data=args.data)

@@ -96,12 +96,38 @@ function rotateSponsors(urls, period) {
 
 /**
  * Apply every look `channel` announces. `onChange()` is called after a new stylesheet and its
- * fonts are in (pages re-fit their texts then). Returns the function that applies a theme
- * object, for tests.
+ * fonts are in (pages re-fit their texts then). Looks are applied one at a time, in the
+ * order they came (see below). Returns the function that applies a theme object (its promise
+ * settles once every look asked for so far is on the page), for tests.
  */
 export function followTheme(channel, { onChange = () => {} } = {}) {
   const pinned = pinnedTheme();
-  async function apply(theme) {
+  // One look at a time, the newest last: a look that arrives while an earlier one's
+  // stylesheet still loads waits for it (else the earlier one, finishing last, would put
+  // its layout back on air); looks that were overtaken meanwhile are skipped.
+  let pending = null;
+  let draining = null;
+  async function drain() {
+    try {
+      while (pending) {
+        const theme = pending;
+        pending = null;
+        try {
+          await applyNow(theme);
+        } catch (error) {
+          console.error("a look could not be applied; the last good one stays", error);
+        }
+      }
+    } finally {
+      draining = null;
+    }
+  }
+  function apply(theme) {
+    pending = theme;
+    if (!draining) draining = drain();
+    return draining;
+  }
+  async function applyNow(theme) {
     const root = document.documentElement;
     if (!pinned && typeof theme.css === "string") {
       const result = await swapStylesheet(theme.css);

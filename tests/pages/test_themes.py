@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 
 from overlay.assets import static_dir
 from overlay.graphics.config import bundled_themes
@@ -140,6 +140,42 @@ def test_a_change_of_look_reaches_every_page_on_air_without_a_reload(
     assert probe.page_errors == []
     assert probe.unexpected_console_errors() == []
     assert probe.foreign_requests() == []
+
+
+def test_a_look_that_overtakes_a_loading_stylesheet_stays_on_air(
+        page: Page, harness: Harness) -> None:
+    """Two looks back to back (the producer picks a theme, then a layout): the first one's
+    stylesheet is still loading when the second arrives. The second must be what stays on
+    air, not the first one finishing last (seen in CI on a busy machine)."""
+    held: list[Route] = []
+    page.route("**/graphics/theme/classic.css*", lambda route: held.append(route))
+    harness.set_view("delayed", flop_view())
+    page.goto(f"{harness.base}/overlay?all=1")
+    page.evaluate("window.__sameDocument = true")
+    themes = harness.graphics.themes
+    base = {"title": "", "logo": None, "sponsors": [], "sponsor_period": 20}
+    first = {**base, "look": "first", "name": "classic", "css": themes["classic"].css_url,
+             "regions": {"name": "first", "landscape": {}, "portrait": {}}}
+    second = {**base, "look": "second", "name": "dark", "css": themes["dark"].css_url,
+              "regions": {"name": "second", "landscape": {}, "portrait": {}}}
+    page.evaluate("""() => {  // every look the page puts on, in order
+      window.looks = [];
+      window.arrived = [];  // and every look the channel brought
+      window.feltcast.channel.onTheme((theme) => window.arrived.push(theme.look));
+      new MutationObserver(() => window.looks.push(document.documentElement.dataset.look))
+        .observe(document.documentElement, {attributes: true, attributeFilter: ["data-look"]});
+    }""")
+    harness.push_raw("delayed", {"type": "theme", "theme": first})
+    until(lambda: look_of(page) is not None and bool(held), "the classic stylesheet asked for")
+    harness.push_raw("delayed", {"type": "theme", "theme": second})
+    until(lambda: page.evaluate("window.arrived") == ["first", "second"], "the second look")
+    held[0].continue_()  # the first look's stylesheet arrives now, after the second look
+    until(lambda: len(page.evaluate("window.looks")) >= 2, "both looks applied")
+    assert page.evaluate("window.looks")[-1] == "second"  # in the order they came
+    layout = page.evaluate("document.documentElement.dataset.layout")
+    assert layout == "second" and look_of(page)["theme"] == "dark", (layout, look_of(page))
+    assert look_of(page)["panel"] == PANEL["dark"] and look_of(page)["same"]
+    assert page.locator("link#feltcast-theme").count() == 1
 
 
 def test_a_stylesheet_that_does_not_load_leaves_the_last_good_look(

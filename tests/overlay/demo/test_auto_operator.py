@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 
 from engine.cards import Card
-from overlay.demo import AutoOperator, Timing, preflop_strength
+from overlay.demo.operator import AutoOperator, Timing, preflop_strength
 from overlay.keys import TOKENS_KEY
 from tests.overlay.devices.rig import service_rig
 

@@ -29,7 +29,8 @@ import numpy as np
 
 from engine.payouts import default_payouts
 from overlay.auth import read_tokens
-from overlay.demo import (
+from overlay.demo.operator import AutoOperator, Timing
+from overlay.demo.show import (
     BREAK_AFTER,
     BREAK_MINUTES,
     CURRENCY,
@@ -38,8 +39,6 @@ from overlay.demo import (
     LEVEL_MINUTES,
     PRIZE_POOL,
     TOURNAMENT_NAME,
-    AutoOperator,
-    Timing,
     initials,
     portrait_png,
 )

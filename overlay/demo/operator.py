@@ -1,34 +1,6 @@
-"""``feltcast demo``: a simulated final table, live in the browser within a minute.
-
-The whole product runs for real; only the table and the people are simulated:
-
-- a data directory (a fresh temporary one unless ``--data`` is given) with the database, the
-  tokens and a registered, active deck of simulated RFID tags;
-- a tournament (``[tournament]``): the Feltcast Demo Main Event, nine entrants (the final table
-  is the money), a 100,000 EUR prize pool paid by the default table of R23, and a structure of
-  three-minute levels with a one-minute break after level 3 (R21), the clock started by the
-  operator at the start;
-- a nine-handed final table with plausible names, stacks (450,000 chips in play), identities
-  (full and display names, countries with their bundled flags) and portraits drawn here (the
-  initials on a coloured disc), uploaded through the photo API like any photo;
-- the reader simulator (:mod:`capture.simulator`) on a real pseudo-terminal, configured as an
-  ordinary serial reader: the service reads it through the same code as a real one;
-- a dealer that lays the cards on the antennas with realistic timing (hole cards clockwise,
-  a burn card before each street, folded hands to the muck, the table cleared after the hand),
-  so that hole and board cards come from capture;
-- an automatic operator that plays plausible poker (opens, 3-bets, calls, folds, c-bets, now
-  and then an all-in, showdowns) by sending the operator's commands through the real HTTP API
-  with the operator token, exactly as the console does; now and then it calls the clock (R12)
-  on a player who thinks too long, and it deals no hand during a break;
-- a 30 s security delay on the ``delayed`` channel (``--delay``).
-
-It prints the URLs of every page and runs until Ctrl-C (``--hands N`` stops after N hands).
-``--speed`` scales every pause (the presence debounce of the readers is real time and is never
-scaled); the tournament clock keeps the table's pace: at ``--speed F`` the operator takes away,
-before each hand, the time the table saved (``adjust_clock``), so a level lasts about 3/F
-minutes. When one player has all the chips the tournament is over: the demo stops dealing and
-the pages stay up until Ctrl-C.
-"""
+"""The demo's dealer and automatic operator: cards laid on the simulated reader's antennas,
+plausible poker played through the operator's HTTP API, the tournament clock kept at the
+table's pace."""
 
 from __future__ import annotations
 
@@ -36,7 +8,6 @@ import asyncio
 import contextlib
 import logging
 import random
-import tempfile
 import time
 import uuid
 from collections.abc import Callable
@@ -45,95 +16,23 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
-from aiohttp import web
 
-from capture.rfid.decks import DeckRegistry
 from capture.simulator import (
     BOARD_ANTENNA,
     BURN_ANTENNA,
     MUCK_ANTENNA,
     SimulatedReader,
-    simulated_deck,
     simulated_uid,
 )
 from engine.cards import FULL_DECK, Card
-from engine.errors import InvalidInputError
-from overlay.app import channel_specs, create_app
-from overlay.assets import static_dir
-from overlay.auth import SHARED_ROLES, Tokens, rotate_tokens
-from overlay.config import Config, parse_config
-from overlay.startup import address_lines, bound_port, listen_socket, page_addresses
-from overlay.store import create_db_engine, database_url
-from overlay.tasks import StopSignals, until_stopped
+from overlay.demo.show import IDENTITIES, PLAYERS, initials, money, ordinal, portrait_png
 
 _log = logging.getLogger(__name__)
 
-TABLE_NAME = "Feltcast Demo Final Table"
-READER = "demo-table"
-DECK = "Demo deck (simulated tags)"
-
-TOURNAMENT_NAME = "Feltcast Demo Main Event"
-ENTRANTS = 9
-"""Nine entrants: the whole field is at the final table, and it is the money."""
-PRIZE_POOL = 100_000
-CURRENCY = "EUR"
-STARTING_STACK = 50_000
-LEVEL_MINUTES = 3
-#: The demo's structure (R21): small blind, big blind, big-blind ante; three-minute levels,
-#: a one-minute break after level 3; the last level lasts for ever.
-LEVELS: tuple[tuple[int, int, int], ...] = (
-    (1_000, 2_000, 0), (1_500, 3_000, 0), (2_000, 4_000, 4_000), (2_500, 5_000, 5_000),
-    (3_000, 6_000, 6_000), (4_000, 8_000, 8_000), (5_000, 10_000, 10_000),
-    (6_000, 12_000, 12_000), (8_000, 16_000, 16_000), (10_000, 20_000, 20_000),
-    (15_000, 30_000, 30_000), (20_000, 40_000, 40_000),
-)
-BREAK_AFTER = 3
-BREAK_MINUTES = 1
-
-#: seat, name, stack: nine players, 450,000 chips in play (nine entries of 50,000).
-PLAYERS: tuple[tuple[int, str, int], ...] = (
-    (1, "Lena Moreau", 84_500), (2, "Kenji Watanabe", 61_250), (3, "Marcus Hale", 23_000),
-    (4, "Sofia Lindqvist", 47_750), (5, "Diego Ferreira", 39_500), (6, "Aisha Okafor", 72_000),
-    (7, "Tomasz Nowak", 18_250), (8, "Hannah Becker", 55_000), (9, "Rafael Ortiz", 48_750),
-)
-
-#: seat -> full name, display name (the short one the graphics use), ISO 3166-1 country.
-IDENTITIES: dict[int, tuple[str, str, str]] = {
-    1: ("Lena Claire Moreau", "Lena Moreau", "FR"),
-    2: ("Kenji Watanabe", "Kenji", "JP"),
-    3: ("Marcus J. Hale", "Marcus Hale", "US"),
-    4: ("Sofia Lindqvist", "Sofia", "SE"),
-    5: ("Diego Ferreira da Silva", "Diego Ferreira", "BR"),
-    6: ("Aisha Okafor", "Aisha", "NG"),
-    7: ("Tomasz Nowak", "Tomek", "PL"),
-    8: ("Hannah Becker", "Hannah", "DE"),
-    9: ("Rafael Ortiz Vega", "Rafa Ortiz", "MX"),
-}
 
 MIN_CLEAR_S = 1.5
 """Real seconds between clearing the table and the next deal: a tag must be seen gone
 (presence release, 0.8 s and three empty scans) before a new hand may put it back."""
-
-
-@dataclass(frozen=True, slots=True)
-class DemoOptions:
-    port: int = 8080
-    delay: float = 30.0
-    speed: float = 1.0
-    hands: int | None = None
-    seed: int | None = None
-    data: Path | None = None
-    host: str = "127.0.0.1"
-
-    def __post_init__(self) -> None:
-        if self.speed <= 0:
-            raise InvalidInputError("--speed must be a positive factor, e.g. 1 or 20")
-        if self.delay < 0:
-            raise InvalidInputError("--delay must be 0 or more seconds")
-        if self.hands is not None and self.hands < 1:
-            raise InvalidInputError("--hands must be at least 1")
-        if not 0 <= self.port <= 65535:
-            raise InvalidInputError(f"--port {self.port} is not a TCP port (0-65535)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,98 +49,6 @@ class Timing:
 
     def of(self, seconds: float) -> float:
         return seconds / self.speed
-
-
-SAMPLES = static_dir() / "samples"
-"""A sample logo and two sponsors (drawn for the demo) that the demo's graphics show."""
-
-
-def demo_config(data_dir: Path, reader_path: str, options: DemoOptions) -> Config:
-    return parse_config({
-        "server": {"host": options.host, "port": options.port},
-        "table": {"name": TABLE_NAME, "seats": 9, "button": 1, "level": 1,
-                  "starting_stack": STARTING_STACK, "ante_mode": "big_blind"},
-        "players": [{"seat": s, "name": n, "stack": st} for s, n, st in PLAYERS],
-        "tournament": {
-            "name": TOURNAMENT_NAME, "entrants": ENTRANTS, "prize_pool": PRIZE_POOL,
-            "currency": CURRENCY,  # no [tournament.payouts]: R23's table by field size
-            "levels": [{"small_blind": small, "big_blind": big, "ante": ante,
-                        "minutes": LEVEL_MINUTES} for small, big, ante in LEVELS],
-            "breaks": [{"after_level": BREAK_AFTER, "minutes": BREAK_MINUTES,
-                        "name": "Break"}]},
-        "delay": {"seconds": options.delay},
-        "channels": {"secure": {"enabled": True}},
-        "capture": {"readers": [{
-            "name": READER, "transport": "serial", "address": reader_path,
-            "antennas": {**{str(s): f"seat{s}" for s in range(1, 10)},
-                         str(BOARD_ANTENNA): "board", str(MUCK_ANTENNA): "muck",
-                         str(BURN_ANTENNA): "burn"}}]},
-        "graphics": {"logo": str(SAMPLES / "logo.svg"),  # the show's branding (ours)
-                     "sponsors": [str(SAMPLES / "sponsor-a.svg"), str(SAMPLES / "sponsor-b.svg")],
-                     "sponsor_period": 12},
-        "data_dir": str(data_dir),
-    })
-
-
-def register_demo_deck(data_dir: Path) -> None:
-    """The simulator's tags, registered as a deck and active at the demo table."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    engine = create_db_engine(database_url("", data_dir))
-    try:
-        registry = DeckRegistry(engine)
-        if registry.active_deck(TABLE_NAME) is not None:
-            return
-        if DECK not in {info.name for info in registry.decks()}:
-            registry.save(DECK, {card: uid for uid, card in simulated_deck(1).items()})
-        registry.activate(DECK, TABLE_NAME)
-    finally:
-        engine.dispose()
-
-
-def initials(name: str) -> str:
-    """The first letters of the first and last word of a name (``Lena Moreau`` -> ``LM``)."""
-    words = [w for w in name.split() if w[:1].isalpha()]
-    if not words:
-        return "?"
-    return (words[0][0] + (words[-1][0] if len(words) > 1 else "")).upper()
-
-
-def portrait_png(name: str, seat: int, size: int = 400) -> bytes:
-    """A placeholder portrait drawn here with OpenCV: the player's initials on a coloured disc
-    (one hue per seat) on a dark square, as a PNG. No image is ever downloaded."""
-    import cv2
-    import numpy as np
-
-    image = np.full((size, size, 3), (46, 36, 30), np.uint8)  # BGR: a dark slate
-    hue = (seat * 37) % 180
-    hsv = np.array([[[hue, 150, 190]]], np.uint8)
-    colour = tuple(int(c) for c in cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)[0, 0])
-    centre, radius = (size // 2, size // 2), int(size * 0.44)
-    cv2.circle(image, centre, radius, colour, -1, cv2.LINE_AA)
-    cv2.circle(image, centre, radius, (240, 240, 240), max(2, size // 100), cv2.LINE_AA)
-    text = initials(name)
-    font, thickness = cv2.FONT_HERSHEY_DUPLEX, max(2, size // 40)
-    (width, height), _ = cv2.getTextSize(text, font, 1.0, thickness)
-    scale = size * 0.42 / max(width, height)
-    (width, height), _ = cv2.getTextSize(text, font, scale, thickness)
-    origin = ((size - width) // 2, (size + height) // 2)
-    cv2.putText(image, text, origin, font, scale, (255, 255, 255), thickness, cv2.LINE_AA)
-    ok, encoded = cv2.imencode(".png", image)
-    if not ok:
-        raise RuntimeError("OpenCV could not encode the portrait as PNG")
-    return encoded.tobytes()
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def _money(amount: int) -> str:
-    return f"{amount:,} {CURRENCY}"
-
-
-# -- the automatic operator -----------------------------------------------------------------
 
 
 def _rank(card: Card) -> int:
@@ -439,7 +246,7 @@ class AutoOperator:
         winner = left[0]["name"]
         payouts = view["tournament"].get("payouts")
         first = payouts["places"][0]["prize"] if payouts and payouts["places"] else 0
-        prize = f" and wins {_money(first)}" if first else ""
+        prize = f" and wins {money(first)}" if first else ""
         self.out(f"The tournament is over: {winner} has all the chips{prize}. "
                  "The pages stay up until Ctrl-C.")
 
@@ -661,8 +468,8 @@ class AutoOperator:
         tournament = view["tournament"]
         fresh = tournament["eliminated"] - self.reported  # the newest are last (R22 order)
         for out in tournament["eliminations"][max(0, len(tournament["eliminations"]) - fresh):]:
-            prize = f" and wins {_money(out['prize'])}" if out["prize"] else ""
-            winners.append(f"{out['name']} is out in {_ordinal(out['place'])}{prize}")
+            prize = f" and wins {money(out['prize'])}" if out["prize"] else ""
+            winners.append(f"{out['name']} is out in {ordinal(out['place'])}{prize}")
         self.reported = tournament["eliminated"]
         self.hands += 1
         self.out(f"hand {number}: " + ("; ".join(winners) or "over"))
@@ -672,67 +479,3 @@ class AutoOperator:
 
 
 # -- running it -----------------------------------------------------------------------------
-
-
-async def run_demo(options: DemoOptions, out: Callable[[str], None] = print) -> int:
-    """Run the demo until Ctrl-C or SIGTERM, or until ``options.hands`` hands were played
-    (when the tournament ends first without ``--hands``, the pages stay up until stopped).
-    Stopped, it closes within :data:`overlay.tasks.STOP_SECONDS` (:class:`StopSignals`)."""
-    stop = StopSignals(out)
-    stop.install()
-    data_dir = options.data or Path(tempfile.mkdtemp(prefix="feltcast-demo-"))
-    await asyncio.to_thread(register_demo_deck, data_dir)
-    # tokens.json keeps digests only: each demo run (a --data of an earlier run too) issues
-    # its own, to print and to drive the table with
-    tokens = await asyncio.to_thread(rotate_tokens, data_dir, SHARED_ROLES)
-    reader = SimulatedReader(READER, scan_interval=0.1, heartbeat_interval=1.0)
-    reader_path = await reader.open_pty(data_dir / "reader.tty")
-    config = demo_config(data_dir, reader_path, options)
-    sock = listen_socket(options.host, options.port)
-    runner = web.AppRunner(create_app(config, tokens=tokens), access_log=None)
-    try:
-        await runner.setup()
-        await web.SockSite(runner, sock).start()
-        base = f"http://{options.host}:{bound_port(sock)}"
-        async with aiohttp.ClientSession() as session:
-            stopped, _ = await until_stopped(
-                _play(options, config, tokens, session, base, reader, reader_path, out), stop)
-        if stopped:
-            out("demo stopped")
-        return 0
-    finally:
-        await runner.cleanup()
-        sock.close()
-        await reader.close()
-
-
-async def _play(options: DemoOptions, config: Config, tokens: Tokens,
-                session: aiohttp.ClientSession, base: str, reader: SimulatedReader,
-                reader_path: str, out: Callable[[str], None]) -> None:
-    """The demo's show: the addresses printed, then the automatic operator's hands."""
-    data_dir = config.data_dir
-    seed = options.seed if options.seed is not None else random.randrange(2**32)
-    operator = AutoOperator(session, base, tokens.operator, reader, random.Random(seed),
-                            Timing(speed=options.speed), out)
-    before = await operator.prepare(data_dir / "portraits")
-    small, big, _ = LEVELS[0]
-    out(f"Feltcast demo: {TOURNAMENT_NAME}, {TABLE_NAME}, nine players, prize pool "
-        f"{_money(PRIZE_POOL)}, {LEVEL_MINUTES}-minute levels from {small:,}/{big:,}, "
-        f"security delay {options.delay:g} s")
-    out(f"  data directory                 {data_dir}")
-    out(f"  simulated RFID reader          {reader_path} (serial, native protocol)")
-    if before["table"]["hand_number"]:  # --data of an earlier run
-        field = before["tournament"]["field"]
-        out(f"  continuing after hand {before['table']['hand_number']}: "
-            f"{field['remaining']} of {ENTRANTS} players left, "
-            f"{before['tournament']['clock']['name']}")
-    for line in address_lines(page_addresses(
-            base, channel_specs(config).values(), operator_token=tokens.operator,
-            secure_token=tokens.secure)):
-        out(line)
-    out("The delayed pages show the table after the security delay. Ctrl-C stops.")
-    await operator.run(options.hands)
-    plural = "" if operator.hands == 1 else "s"
-    out(f"demo finished: {operator.hands} hand{plural} played (seed {seed})")
-    if operator.over and options.hands is None:
-        await asyncio.Event().wait()  # the pages stay up until Ctrl-C
