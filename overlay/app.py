@@ -268,7 +268,9 @@ async def obs_ctx(app: web.Application) -> AsyncIterator[None]:
     if settings is None:
         yield
         return
-    async with ObsControl(settings, on_status=lambda _status: obs_guard_changed(app)) as obs:
+    obs = ObsControl(settings)
+    obs.changed.connect(lambda: obs_guard_changed(app))  # the guard's verdict may have changed
+    async with obs:
         app[OBS_KEY] = obs
         app[TABLE_DEVICES_KEY].append(obs)
         hub = app[HUBS_KEY].get(settings.overlay_channel)

@@ -8,15 +8,15 @@ import { anteText, blindsText, chips, clockText, everyTick, levelClock, money,
   playersLeftText, startGraphic, tournamentOf } from "./js/tournament.js";
 
 const $ = (id) => document.getElementById(id);
-const shown = { view: null, clock: null };
+const shown = { view: null };
 
 function tick() {
-  const level = shown.clock ? levelClock(shown.view, channel, { unstarted: true }) : null;
+  // The tournament clock, standing still before the floor starts it (null without one).
+  const level = shown.view ? levelClock(shown.view, channel, { unstarted: true }) : null;
   const remaining = level ? level.remaining : null;
   setText($("time"), remaining === null ? "" : clockText(remaining));
   // The last minute of a level is flagged (the floor announces it).
-  toggle($("clock"), "last-minute", remaining !== null && remaining <= 60 && shown.clock
-    && shown.clock.running);
+  toggle($("clock"), "last-minute", remaining !== null && remaining <= 60 && level.running);
 }
 
 /** The one render function: first paint and every update. */
@@ -24,7 +24,6 @@ export function render(view) {
   const tournament = tournamentOf(view);
   const clock = tournament ? tournament.clock : null;
   shown.view = view;
-  shown.clock = clock || null;
   const stage = $("stage");
   toggle(stage, "empty", !clock);
   if (!clock) return;

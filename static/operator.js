@@ -20,7 +20,7 @@ const RANKS = ["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2"];
 const SUITS = ["s", "h", "d", "c"];
 
 const $ = (id) => document.getElementById(id);
-const state = { view: null, receivedAt: 0, busy: false, token: null, ruling: null,
+const state = { view: null, busy: false, token: null, ruling: null,
   manual: [], manualLast: null, rankTyped: null, channel: null, confirm: null,
   sheetSeat: null, awaitRevision: null, awaitUntil: 0 };
 
@@ -636,9 +636,8 @@ function wireProduction() {
 // ---------------------------------------------------------------- render
 
 /** The one render function: first paint and every update. */
-export function render(view, meta = {}) {
+export function render(view) {
   state.view = view;
-  if (meta.receivedAt) state.receivedAt = meta.receivedAt;
   document.body.classList.toggle("busy", isBusy());
   const op = view.operator || {};
   const legal = op.legal || null;

@@ -6,7 +6,7 @@ Every device has one shape, :class:`Device`: its :meth:`~Device.status` (what it
 operator view's ``capture``, ``decks`` and ``obs`` fields, ``docs/view-model.md``), its
 :meth:`~Device.alerts` (:class:`overlay.alerts.Alert`, one frozen type for all) and its
 ``changed`` signal (:class:`overlay.signals.Signal`), emitted when either changed. The service
-keeps the running devices under ``DEVICES_KEY``; ``overlay.app.device_report`` merges their
+keeps the running devices under ``TABLE_DEVICES_KEY``; ``overlay.app.device_report`` merges their
 statuses and alerts, and its reporting wakes on any device's ``changed`` (a reader going
 offline reaches the console at once, not at the next beat).
 

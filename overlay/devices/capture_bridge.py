@@ -62,7 +62,6 @@ from engine.capture_events import (
     HoleCardsRead,
     ReaderOffline,
     ReaderOnline,
-    Zone,
     ZoneKind,
 )
 from engine.cards import Card
@@ -123,7 +122,9 @@ class CaptureBridge:
         """Emitted when the readers' health, the decks or the capture alerts changed."""
         self.deck, cards = self._load_deck()
         self.cameras = None if not cameras else CameraService(
-            cameras, rfid_zones=_zones_by_reader(antenna_map), sink=self._on_capture,
+            cameras, sink=self._on_capture,
+            rfid_zones={reader: {zone for _, zone in antenna_map.antennas_of(reader)}
+                        for reader in antenna_map.readers()},
             table_log=table_log, make=make_camera or opencv_pipeline(camera_engine))
         """The cameras, fused with RFID (None without ``[[capture.cameras]]``)."""
         self.capture = RfidCapture(
@@ -551,10 +552,3 @@ async def capture_ctx(app: web.Application) -> AsyncIterator[None]:
         devices.remove(bridge.cameras)
     await bridge.stop()
 
-
-def _zones_by_reader(antenna_map: AntennaMap) -> dict[str, set[Zone]]:
-    """The zones each reader covers (a camera's fusion knows where RFID reads too)."""
-    zones: dict[str, set[Zone]] = {}
-    for (reader, _antenna), zone in antenna_map.entries:
-        zones.setdefault(reader, set()).add(zone)
-    return zones

@@ -10,7 +10,9 @@ context::
         if settings is None:            # [obs] enabled = false
             yield
             return
-        async with ObsControl(settings, on_status=publish_obs_status) as obs:
+        obs = ObsControl(settings)
+        obs.changed.connect(publish_obs_status)
+        async with obs:
             app[OBS_KEY] = obs
             yield
 
@@ -23,7 +25,7 @@ while it is down, events are reported ``unavailable`` and the service goes on.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from overlay.alerts import Alert
@@ -90,22 +92,15 @@ class ObsControl:
     """Client, monitor and automation for one OBS, started and stopped together."""
 
     def __init__(self, settings: ObsSettings, *,
-                 on_status: Callable[[ObsStatus], None] | None = None,
                  recheck_seconds: float | None = None) -> None:
         self.settings = settings
         self.client = ObsClient(settings)
         self.changed = Signal("obs")
         """Emitted when the OBS status (connection, delay check) changed."""
-        self._on_status = on_status
-        self.monitor = ObsMonitor(self.client, settings, on_change=self._status_changed,
+        self.monitor = ObsMonitor(self.client, settings, on_change=lambda _s: self.changed.emit(),
                                   recheck_seconds=recheck_seconds or settings.recheck_seconds)
         self.automation = ObsAutomation(self.client, settings.effective_rules)
         self.feed = AutomationFeed()
-
-    def _status_changed(self, status: ObsStatus) -> None:
-        if self._on_status is not None:
-            self._on_status(status)
-        self.changed.emit()
 
     @property
     def obs_status(self) -> ObsStatus:
