@@ -131,3 +131,10 @@ class HandHistoryError(InvalidInputError):
     """A hand history (PHH) that cannot be read or replayed; the message names the spot."""
 
     code = "hand_history"
+
+
+class NoPhhSpellingError(HandHistoryError):
+    """A hand played under a live ruling PHH's conventions cannot express (R5: the call of
+    the full big blind over a short all-in blind); the other formats still carry it."""
+
+    code = "no_phh_spelling"

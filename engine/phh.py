@@ -10,6 +10,13 @@ small blind (PokerKit's convention). Amounts follow the PHH/PokerKit call conven
 :attr:`HandStarted.short_call_rule` ``"phh"``), antes are live when
 ``ante_trimming_status`` is true and dead money in the main pot otherwise.
 
+PokerKit, the reference PHH reader, keeps a betting round open for the last player with
+chips when everyone else is all-in for no more than his bet, and records his no-op check
+(``p2 cc``); the engine closes that round at once. Reading accepts that check as the no-op
+it is (:func:`apply_action`); writing (:func:`export`) records it where PokerKit expects it
+and leaves out a live call that is a no-op in PHH's convention, so that every written file
+replays in PokerKit as it is. The live rule is unchanged.
+
 >>> history = loads('''
 ... variant = "NT"
 ... antes = [0, 0]
@@ -32,10 +39,18 @@ import tomllib
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.errors import FeltcastError, HandHistoryError, InvalidInputError
+from engine.errors import (
+    FeltcastError,
+    HandHistoryError,
+    InvalidInputError,
+    NoPhhSpellingError,
+)
 from engine.events import (
     ActionKind,
     ActionTaken,
+    AntePosted,
+    BetsCollected,
+    BlindPosted,
     BoardDealt,
     Event,
     HandMucked,
@@ -43,10 +58,12 @@ from engine.events import (
     HandStarted,
     HoleCardsDealt,
     Street,
+    StreetStarted,
 )
 from engine.hand import Hand
 
 _PLAYER = re.compile(r"p(\d+)$")
+_BETTING = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,16 +170,36 @@ def apply_action(hand: Hand, action: str) -> Event | None:
         case [player, "f"]:
             return hand.fold(seats[_player(player, len(seats))])
         case [player, "cc"]:
-            return hand.check_or_call(seats[_player(player, len(seats))])
+            seat = seats[_player(player, len(seats))]
+            if _closing_check(hand, seat):
+                return None
+            return hand.check_or_call(seat)
         case [player, "cbr", amount]:
             return hand.raise_to(_amount(amount), seats[_player(player, len(seats))])
         case [player, "sm"]:
             return hand.muck_hand(seats[_player(player, len(seats))])
         case [player, "sm", "-"]:
             return hand.show_hand(seats[_player(player, len(seats))])
+        case [player, "sm", cards] if set(cards) == {"?"}:
+            # Unknown cards at the showdown (PokerKit writes a hand nobody saw so): not shown.
+            return hand.muck_hand(seats[_player(player, len(seats))])
         case [player, "sm", cards]:
             return hand.show_hand(seats[_player(player, len(seats))], cards)
     raise InvalidInputError(f"not a No-Limit Hold'em PHH action: {action!r}")
+
+
+def _closing_check(hand: Hand, seat: int) -> bool:
+    """Whether ``seat`` checking now is PokerKit's closing no-op: the round is closed for the
+    engine (nobody is to act) because every other player still in is all-in, and ``seat``,
+    with chips behind, has the highest bet."""
+    if hand.is_over or hand.street not in _BETTING or hand.legal_actions() is not None:
+        return False
+    live = hand.live_seats
+    if seat not in live or hand.stack(seat) == 0:
+        return False
+    if any(hand.stack(other) for other in live if other != seat):
+        return False
+    return hand.bets[hand.seats.index(seat)] >= max(hand.bets)
 
 
 def _player(token: str, count: int) -> int:
@@ -232,8 +269,9 @@ def verify(history: HandHistory) -> Verification:
 def export(hand: Hand, *, extra: dict[str, Any] | None = None) -> str:
     """The hand as PHH text, written from its events so that a replay gives the same stacks.
 
-    :raises HandHistoryError: if the replay of the text would differ (a live-rule call of a
-        full big blind over a short all-in blind (R5) has no PHH spelling).
+    :raises NoPhhSpellingError: if PHH cannot express the hand as played (a live-rule call
+        of a full big blind over a short all-in blind, R5): the replay of the text would
+        differ, or PHH readers would expect another player to act.
     """
     started = hand.started
     if started is None:
@@ -250,6 +288,7 @@ def export(hand: Hand, *, extra: dict[str, Any] | None = None) -> str:
     actions = [_action_text(HoleCardsDealt(seat, hand.hole_cards(seat) or (None, None)),
                             position) for seat in dealt]
     shown: set[int] = set()
+    turns = _PhhTurns(started)
     for event in hand.effective_events:
         if isinstance(event, HoleCardsDealt):
             continue
@@ -257,6 +296,11 @@ def export(hand: Hand, *, extra: dict[str, Any] | None = None) -> str:
             if event.seat in shown:
                 continue
             shown.add(event.seat)
+        if isinstance(event, ActionTaken):
+            if not turns.act(event):
+                continue  # a live call PHH spells as nothing (R5)
+        else:
+            actions.extend(turns.follow(event))
         actions.append(_action_text(event, position))
     lines = [
         'variant = "NT"',
@@ -282,8 +326,112 @@ def export(hand: Hand, *, extra: dict[str, Any] | None = None) -> str:
     if hand.is_over:
         check = verify(loads(text))
         if not check.passed:
-            raise HandHistoryError(f"this hand has no faithful PHH spelling: {check.message}")
+            raise turns.unspellable(check.message)
     return text
+
+
+class _PhhTurns:
+    """Whose turn PokerKit, the reference PHH reader, expects as the writer walks a hand.
+
+    Each betting round, every player still in with chips (and something to play for) acts
+    from the opener, and again after every bet or raise; the round is not closed early when
+    the others are all-in, so the last player with chips checks (``cc``) even when nothing
+    is left to decide. A call is the largest amount actually in front of a player (R5 in
+    PHH's convention). The engine's own events say what happened; :meth:`follow` and
+    :meth:`act` add the checks PokerKit expects, drop the live calls PHH spells as nothing,
+    and raise :class:`HandHistoryError` for what PHH cannot express.
+    """
+
+    def __init__(self, started: HandStarted) -> None:
+        count = len(started.seats)
+        self._position = {seat: k for k, seat in enumerate(started.seats)}
+        self._blinds = started.blinds
+        self._stacks = list(started.stacks)
+        self._bets = [0] * count
+        self._in = [True] * count
+        self._queue: list[int] = []
+        self.notes: list[str] = []
+        """Where the live rule parted from PHH's convention (R5): the reason a replay of the
+        text may end differently."""
+
+    def follow(self, event: Event) -> list[str]:
+        """Track a non-action event; the no-op checks PokerKit expects before it."""
+        if isinstance(event, AntePosted):
+            self._stacks[self._position[event.seat]] -= event.amount
+        elif isinstance(event, BlindPosted):
+            i = self._position[event.seat]
+            self._stacks[i] -= event.amount
+            self._bets[i] += event.amount
+        elif isinstance(event, StreetStarted) and event.street in _BETTING:
+            self._begin()
+        elif isinstance(event, BetsCollected):
+            return self._close()
+        return []
+
+    def act(self, event: ActionTaken) -> bool:
+        """Track a player's action; False when PHH spells it as nothing."""
+        i = self._position[event.seat]
+        top = max(self._bets)
+        idle = event.action in (ActionKind.CHECK, ActionKind.CALL) and self._bets[i] >= top
+        if event.action is ActionKind.FOLD and self._bets[i] >= top and not event.rule:
+            self.notes.append(  # (an absent player's fold, R11, is no such fold)
+                f"p{i + 1} folds facing the live call of the full big blind (R5), where PHH's "
+                "convention has nothing to call")
+        if not self._queue or self._queue[0] != i:
+            if idle:  # e.g. the button calling the full big blind over a short one (R5)
+                return False
+            expected = f"p{self._queue[0] + 1}" if self._queue else "nobody"
+            raise self.unspellable(f"p{i + 1} acts where PHH readers expect {expected} to")
+        self._queue.pop(0)
+        if event.action is ActionKind.FOLD:
+            self._in[i] = False
+            if sum(self._in) <= 1:
+                self._queue.clear()
+        elif event.action in (ActionKind.CHECK, ActionKind.CALL):
+            added = min(top - self._bets[i], self._stacks[i])
+            if event.action is ActionKind.CALL and event.to > self._bets[i] + added:
+                self.notes.append(
+                    f"p{i + 1}'s call of {event.to:,}, the full big blind over a short "
+                    f"all-in blind (R5, the live rule), is a call of {self._bets[i] + added:,} "
+                    "in PHH's convention")
+            self._bets[i] += added
+            self._stacks[i] -= added
+        else:
+            self._stacks[i] -= event.to - self._bets[i]
+            self._bets[i] = event.to
+            count = len(self._bets)
+            after = ((i + k) % count for k in range(1, count))
+            self._queue = [j for j in after if self._in[j] and self._stacks[j]]
+        return True
+
+    def unspellable(self, what: str) -> NoPhhSpellingError:
+        why = f" ({self.notes[0]})" if self.notes else ""
+        return NoPhhSpellingError(f"this hand has no faithful PHH spelling: {what}{why}")
+
+    def _begin(self) -> None:
+        count = len(self._bets)
+        top = max(range(count), key=lambda i: (self._bets[i] if self._blinds[i] else 0, i))
+        order = [(top + 1 + k) % count for k in range(count)]
+        totals = sorted(self._bets[i] + self._stacks[i] for i in range(count) if self._in[i])
+        second = totals[-2] if len(totals) > 1 else 0
+        self._queue = [i for i in order if self._in[i] and self._stacks[i]
+                       and min(self._stacks[i], second - self._bets[i]) > 0]
+        if len(self._queue) == 1 and self._bets[self._queue[0]] >= max(self._bets):
+            self._queue.clear()
+
+    def _close(self) -> list[str]:
+        checks = []
+        for i in self._queue:
+            if self._bets[i] < max(self._bets):
+                raise self.unspellable(f"p{i + 1} would still have to call in PHH's "
+                                        "convention")
+            checks.append(f"p{i + 1} cc")
+        self._queue.clear()
+        ordered = sorted(self._bets)
+        if len(ordered) > 1 and ordered[-1] > ordered[-2]:  # the uncalled bet comes back
+            self._stacks[self._bets.index(ordered[-1])] += ordered[-1] - ordered[-2]
+        self._bets = [0] * len(self._bets)
+        return checks
 
 
 def _action_text(event: Event, position: dict[int, int]) -> str:

@@ -174,17 +174,26 @@ def open_service_store(url: str, data_dir: Path) -> EventStore:
     """The table log the service writes (:func:`overlay.store.open_store`).
 
     :raises StartupError: for a database that cannot be opened (not a database, no server
-        at that address, a wrong password, a log of a newer Feltcast), naming it.
+        at that address, a wrong password, a log of a newer Feltcast), naming it, and for a
+        log of imported hand histories (:func:`overlay.importing.check_servable`).
     """
     import sqlalchemy as sa
 
+    from engine.errors import InvalidInputError
+    from overlay.importing import check_servable
     from overlay.store import StoreError, database_url, open_store
 
     target = database_url(url, data_dir)
+    shown = sa.engine.make_url(target).render_as_string(hide_password=True)
     try:
-        return open_store(url, data_dir)
+        store = open_store(url, data_dir)
     except (sa.exc.SQLAlchemyError, StoreError, OSError) as error:
         orig = getattr(error, "orig", None)
         reason = str(orig if orig is not None else error).strip().splitlines()[0]
-        shown = sa.engine.make_url(target).render_as_string(hide_password=True)
         raise StartupError(f"cannot open the database {shown}: {reason}") from None
+    try:
+        check_servable(store)
+    except InvalidInputError as error:
+        store.close()
+        raise StartupError(f"cannot serve {shown}: {error}") from None
+    return store

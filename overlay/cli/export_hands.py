@@ -102,7 +102,7 @@ class _Output:
 
 
 def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from engine.errors import HandHistoryError, InvalidInputError
+    from engine.errors import HandHistoryError, InvalidInputError, NoPhhSpellingError
     from overlay.config import load_config
     from overlay.export import ohh, phh, pokerstars
     from overlay.export.hands import DEFAULT_TABLE, TournamentInfo, parse_hand_range, read_hands
@@ -131,6 +131,7 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         written: list[int] = []
         texts: list[str] = []
         skipped: list[str] = []
+        unspellable: list[int] = []
         tty = err.isatty()
         for done, record in enumerate(read_hands(entries_to(store, head), numbers=numbers,
                                                  table=table, tournament=info), 1):
@@ -149,6 +150,8 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 else:
                     texts.append(ohh.ohh_text(record, tournament=tournament, log_head=head))
             except HandHistoryError as error:
+                if isinstance(error, NoPhhSpellingError):
+                    unspellable.append(record.number)
                 note = str(error).removeprefix(f"hand {record.number}: ")
                 skipped.append(f"hand {record.number} skipped: {note}")
                 print(f"\n{skipped[-1]}" if tty else skipped[-1], file=err)
@@ -169,6 +172,11 @@ def run_export(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             if module is pokerstars:  # the text has no place for the head: a sidecar
                 output.write(name + SIDECAR_SUFFIX, sidecar_text(head, path))
         notes = f"; {len(skipped)} skipped (see above)" if skipped else ""
+        if unspellable:
+            one = len(unspellable) == 1
+            notes += (f"; {'hand' if one else 'hands'} {', '.join(map(str, unspellable))} "
+                      f"{'has' if one else 'have'} no PHH spelling (a live ruling of R5; the "
+                      f"pokerstars and ohh formats keep {'it' if one else 'them'})")
         where = (f" and its log head in {name}{SIDECAR_SUFFIX}"
                  if args.format == "pokerstars" else "")
         print(f"exported {len(written)} hand(s) as {args.format} to {args.out} "

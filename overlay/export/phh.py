@@ -134,4 +134,4 @@ def phh_text(record: HandRecord, *, event: str = "", log_head: LogHead | None = 
         return phh.export(record.hand, extra=feltcast_fields(record, event=event,
                                                              log_head=log_head))
     except HandHistoryError as error:
-        raise HandHistoryError(f"hand {record.number}: {error}") from None
+        raise type(error)(f"hand {record.number}: {error}") from None

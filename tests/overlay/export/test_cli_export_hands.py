@@ -177,3 +177,53 @@ def test_a_postgresql_log_exports_the_same(session_dir: Path, tmp_path: Path,
     assert [without_log_id(p) for p in pg] == [
         without_log_id(p) for p in sorted((tmp_path / "lite").iterdir())]
     assert all("_feltcast_log_head = " in p.read_text(encoding="utf-8") for p in pg)
+
+
+def r5_log(data: Path) -> None:
+    """A log of two hands: hand 2 is a live R5 ruling PHH cannot express (three players call
+    the full big blind over a big blind all-in for 60)."""
+    from engine.hand import Hand
+    from tests.overlay.export.conftest import log_of
+
+    hands = []
+    for number, short in ((1, 1000), (2, 60)):
+        hand = Hand.start(seats=(1, 2, 3, 4), stacks=(1000, short, 1000, 1000),
+                          blinds=(50, 100, 0, 0), big_blind=100, button=4, hand_number=number,
+                          names=("Ann", "Bo", "Cy", "Di"))
+        for seat, cards in zip((1, 2, 3, 4), ("AhAd", "KhKd", "QcQd", "JcJd"), strict=True):
+            hand.deal_hole(seat, cards)
+        if number == 1:
+            for _ in range(3):
+                hand.fold()
+        else:
+            for _ in range(3):
+                hand.call()
+            for board in ("2c3d7h", "8s", "9s"):
+                hand.deal_board(board)
+                while hand.legal_actions() is not None:
+                    hand.check()
+        hands.append(hand)
+    entries = log_of(hands[0])
+    entries += [TableEvent.record(len(entries) + k + 1, entries[-1].time + 1 + k, e.payload)
+                for k, e in enumerate(log_of(hands[1]))]
+    store = open_store(data_dir=data)
+    try:
+        store.append(entries)
+    finally:
+        store.close()
+
+
+def test_the_summary_names_the_hands_phh_cannot_spell(capsys: pytest.CaptureFixture[str],
+                                                      tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    r5_log(data)
+    done = in_process(capsys, "--format", "phh", "--data-dir", data, "--out", tmp_path / "phh")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == (
+        f"exported 1 hand(s) as phh to {tmp_path / 'phh'} (1 file(s)); 1 skipped (see above); "
+        "hand 2 has no PHH spelling (a live ruling of R5; the pokerstars and ohh formats keep "
+        "it)")
+    assert "hand 2 skipped: this hand has no faithful PHH spelling: " in done.stderr
+    kept = in_process(capsys, "--format", "pokerstars", "--data-dir", data, "--out",
+                      tmp_path / "ps")
+    assert kept.stdout.startswith("exported 2 hand(s) as pokerstars"), kept.stdout
