@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -103,6 +104,8 @@ class FootageInfo:
     """The exact frame rate as ffmpeg writes it (``30000/1001``); ``""`` without ffprobe."""
     audio: str | None = None
     """The first audio stream's codec (None: no audio, or unknown without ffprobe)."""
+    timecode: str = ""
+    """The start time code the file carries (``01:00:00:00``), ``""``: none or no ffprobe."""
 
     @property
     def duration(self) -> float:
@@ -127,12 +130,14 @@ def probe_footage(path: Path, ffmpeg: str | None = None) -> FootageInfo:
         frames = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
     finally:
         capture.release()
-    rate, audio = "", None
+    rate, audio, timecode = "", None, ""
     probe = _ffprobe(ffmpeg)
     if probe is not None:
         stats = _probe_streams(probe, path)
         video = next((s for s in stats if s.get("codec_type") == "video"), None)
         sound = next((s for s in stats if s.get("codec_type") == "audio"), None)
+        timecode = next((str(s["tags"]["timecode"]) for s in stats
+                         if isinstance(s.get("tags"), dict) and s["tags"].get("timecode")), "")
         audio = str(sound.get("codec_name")) if sound is not None else None
         if video is not None:
             rate = str(video.get("r_frame_rate") or video.get("avg_frame_rate") or "")
@@ -148,18 +153,45 @@ def probe_footage(path: Path, ffmpeg: str | None = None) -> FootageInfo:
         raise FootageError(f"footage {path}: no usable frame rate ({fps!r})")
     if frames <= 0:
         raise FootageError(f"footage {path}: no frames")
-    return FootageInfo(path, width, height, fps, frames, rate, audio)
+    return FootageInfo(path, width, height, fps, frames, rate, audio, timecode)
 
 
 def _probe_streams(probe: str, path: Path) -> list[dict[str, Any]]:
+    """The file's streams as ffprobe reports them; the file's own (format) tags come last,
+    as a pseudo-stream of ``codec_type`` ``"format"``."""
     done = subprocess.run(
         [probe, "-v", "error", "-count_packets", "-show_entries",
-         "stream=codec_type,codec_name,r_frame_rate,avg_frame_rate,nb_frames,nb_read_packets",
+         "stream=codec_type,codec_name,r_frame_rate,avg_frame_rate,nb_frames,nb_read_packets"
+         ":stream_tags=timecode:format_tags=timecode",
          "-of", "json", str(path)], capture_output=True, text=True, check=False, timeout=300)
     if done.returncode != 0:
         return []
-    streams = json.loads(done.stdout or "{}").get("streams", [])
-    return [s for s in streams if isinstance(s, dict)]
+    report = json.loads(done.stdout or "{}")
+    streams = [s for s in report.get("streams", []) if isinstance(s, dict)]
+    form = report.get("format")
+    if isinstance(form, dict):
+        streams.append({"codec_type": "format", "tags": form.get("tags") or {}})
+    return streams
+
+
+_TIMECODE = re.compile(r"^(\d{2}):(\d{2}):(\d{2})[:;.](\d{2})$")
+
+
+def parse_timecode(text: str, fps: float) -> int:
+    """The frame count of SMPTE ``HH:MM:SS:FF`` (non-drop-frame at the nominal rate; a
+    drop-frame ``;`` is counted the same way, as editors' NDF display does).
+
+    :raises InvalidInputError: not such a time code, or frames beyond the rate.
+    """
+    match = _TIMECODE.match(text.strip())
+    nominal = max(1, round(fps))
+    if match is None:
+        raise InvalidInputError(f"time code {text!r}: write HH:MM:SS:FF, e.g. 01:00:00:00")
+    hh, mm, ss, ff = (int(v) for v in match.groups())
+    if mm > 59 or ss > 59 or ff >= nominal:
+        raise InvalidInputError(f"time code {text!r}: minutes and seconds run to 59, frames "
+                                f"to {nominal - 1} at {fps:g} fps")
+    return ((hh * 60 + mm) * 60 + ss) * nominal + ff
 
 
 class FrameSink(Protocol):

@@ -284,7 +284,7 @@ def _read_frames(path: Path, info: FootageInfo) -> Iterator[np.ndarray]:
         capture.release()
 
 
-class _Pictures:
+class Pictures:
     """The layer of each frame: redrawn when the view changes, or when a clock's text does
     (the level clock once a second while it runs; the R12 action clock too)."""
 
@@ -327,7 +327,7 @@ def _burn(frames: Iterable[np.ndarray], cursor: ViewCursor, renderer: OverlayRen
         sink = OpenCVWriter(out, info.fps, size)
     progress = Progress(info.frames, stream=options.progress, enabled=options.progress
                         is not None, label="burning in")
-    pictures = _Pictures(renderer, result.sync)
+    pictures = Pictures(renderer, result.sync)
     count = 0
     try:
         for count, frame in enumerate(frames, 1):
@@ -371,7 +371,7 @@ def _alpha(cursor: ViewCursor, renderer: OverlayRenderer, frames: int, fps: floa
                          comment=options.comment)
     progress = Progress(frames, stream=options.progress, enabled=options.progress is not None,
                         label="graphics")
-    pictures = _Pictures(renderer, result.sync)
+    pictures = Pictures(renderer, result.sync)
     try:
         for frame in range(frames):
             writer.write_png(pictures.at(cursor, frame).png())
