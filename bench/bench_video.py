@@ -22,7 +22,11 @@ Measured, each export in a fresh interpreter (peak memory is the process's own):
   same settings. The capture itself is not timed (our ``--alpha`` PNGs stand in for it), so
   the ratio flatters the alternative;
 * ``ffmpeg drawtext``: text-only graphics (hand, board, pot as one line per picture, timed
-  with ``enable``): no cards, no player boxes, and still a filter graph per picture.
+  with ``enable``): no cards, no player boxes, and still a filter graph per picture;
+* ``ffmpeg encode, no graphics``: the footage re-encoded with the same x264 settings, the
+  limit a burn-in approaches (its ratio to ours is the graphics' overhead);
+* ``feltcast export timeline``: the editors' timeline (:mod:`overlay.export.video.project`):
+  no frame is encoded, a PNG is written per change of the graphics.
 
 Results go to ``bench/results/video-<UTC time>.json`` (``--no-save``: stdout only); the exit
 status is 1 if a target is missed.
@@ -79,16 +83,24 @@ tracemalloc.start()
 cpu_before = cpu()
 start = time.perf_counter()
 stop, take = sample()
-result = export_footage(lambda: iter(entries), Path({footage!r}), Path({out!r}),
-                        SyncSpec(start=0.0), ExportOptions(ffmpeg={ffmpeg!r},
-                        via_opencv={via_opencv!r}, alpha={alpha!r}, clips=False))
+options = ExportOptions(ffmpeg={ffmpeg!r}, via_opencv={via_opencv!r}, alpha={alpha!r},
+                        clips=False)
+if {timeline!r}:
+    from overlay.export.video.project import export_timeline
+    result = export_timeline(lambda: iter(entries), Path({footage!r}), Path({out!r}),
+                             SyncSpec(start=0.0), options)
+    pictures = result.images
+else:
+    result = export_footage(lambda: iter(entries), Path({footage!r}), Path({out!r}),
+                            SyncSpec(start=0.0), options)
+    pictures = result.pictures
 take()  # the RSS at the end: short runs on a busy machine may get no sample in their 2nd half
 seconds = time.perf_counter() - start
 stop.set()
 _, peak = tracemalloc.get_traced_memory()
 half = [m for t, m in samples if t < seconds / 2] or [0.0]
 rest = [m for t, m in samples if t >= seconds / 2] or [0.0]
-print(json.dumps({{"seconds": seconds, "frames": result.frames, "pictures": result.pictures,
+print(json.dumps({{"seconds": seconds, "frames": result.frames, "pictures": pictures,
                   "tracemalloc_peak_mb": peak / 2**20,
                   "rss_peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "cpu_seconds": cpu() - cpu_before,
@@ -132,9 +144,11 @@ def make_footage(path: Path, seconds: float, size: str, ffmpeg: str) -> Path:
 
 
 def run_feltcast(footage: Path, out: Path, seconds: float, ffmpeg: str, *,
-                 via_opencv: bool = False, alpha: bool = False) -> dict[str, Any]:
+                 via_opencv: bool = False, alpha: bool = False,
+                 timeline: bool = False) -> dict[str, Any]:
     code = _CHILD.format(root=str(ROOT), seconds=seconds, footage=str(footage),
-                         out=str(out), ffmpeg=ffmpeg, via_opencv=via_opencv, alpha=alpha)
+                         out=str(out), ffmpeg=ffmpeg, via_opencv=via_opencv, alpha=alpha,
+                         timeline=timeline)
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, check=False)
     if done.returncode != 0:
@@ -152,6 +166,16 @@ def timed(command: list[str]) -> dict[str, Any]:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return {"seconds": wall, "cpu_seconds": (after.ru_utime - before.ru_utime)
             + (after.ru_stime - before.ru_stime)}
+
+
+def run_plain_encode(ffmpeg: str, footage: Path, out: Path, seconds: float) -> dict[str, Any]:
+    """The footage re-encoded with the same settings and no graphics: the limit a burn-in
+    can approach (decoding and encoding are the same work)."""
+    figures = timed([ffmpeg, "-v", "error", "-y", "-i", str(footage), "-c:v", "libx264",
+                     "-preset", PRESET, "-crf", "18", "-pix_fmt", "yuv420p", "-c:a", "copy",
+                     str(out)])
+    figures["realtime"] = seconds / figures["seconds"]
+    return figures
 
 
 def run_png_overlay(ffmpeg: str, footage: Path, frames_dir: Path, out: Path,
@@ -242,6 +266,12 @@ def main(argv: list[str] | None = None) -> int:
                                  alpha=True)
             runs["feltcast_alpha_short"] = alpha
             _line("feltcast --alpha (PNG+ProRes)", alpha)
+            runs["feltcast_timeline_short"] = run_feltcast(
+                footage[short], folder / "timeline", short, ffmpeg, timeline=True)
+            _line("feltcast export timeline", runs["feltcast_timeline_short"])
+            runs["ffmpeg_plain_encode_short"] = run_plain_encode(
+                ffmpeg, footage[short], folder / "plain.mp4", short)
+            _line("ffmpeg encode, no graphics", runs["ffmpeg_plain_encode_short"])
             runs["ffmpeg_png_overlay_short"] = run_png_overlay(
                 ffmpeg, footage[short], folder / "graphics_frames", folder / "png.mp4", short)
             _line("ffmpeg overlay of PNGs", runs["ffmpeg_png_overlay_short"])

@@ -26,13 +26,16 @@ def test_bench_video_runs_and_reports_every_figure() -> None:
     report = json.loads(done.stdout)
     runs = report["runs"]
     assert set(runs) == {"feltcast_short", "feltcast_long", "feltcast_via_opencv_short",
-                         "feltcast_alpha_short", "ffmpeg_png_overlay_short",
+                         "feltcast_alpha_short", "feltcast_timeline_short",
+                         "ffmpeg_plain_encode_short", "ffmpeg_png_overlay_short",
                          "ffmpeg_drawtext_short"}
     assert runs["feltcast_short"]["frames"] == 15 and runs["feltcast_long"]["frames"] == 60
     assert runs["feltcast_long"]["pictures"] >= runs["feltcast_short"]["pictures"] >= 1
     assert all(run["seconds"] > 0 and run["realtime"] > 0 for run in runs.values())
     assert set(report["ratios"]) == {"feltcast_via_opencv_short", "feltcast_alpha_short",
+                                     "feltcast_timeline_short", "ffmpeg_plain_encode_short",
                                      "ffmpeg_png_overlay_short", "ffmpeg_drawtext_short"}
+    assert runs["feltcast_timeline_short"]["frames"] == 15
     assert set(report["checks"]) == {
         "realtime>=1 (short)", "realtime>=1 (long)",
         "memory_flat (long rss <= short*1.1+20MB)",
