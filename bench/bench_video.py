@@ -297,11 +297,17 @@ def main(argv: list[str] | None = None) -> int:
     report["checks"] = {
         "realtime>=1 (short)": runs["feltcast_short"]["realtime"] >= 1.0,
         "realtime>=1 (long)": runs["feltcast_long"]["realtime"] >= 1.0,
+        "realtime>=2 (short, issue 23)": runs["feltcast_short"]["realtime"] >= 2.0,
         "memory_flat (long rss <= short*1.1+20MB)": l_rss <= s_rss * 1.1 + 20,
         "memory_flat (long: 2nd half max rss <= 1st half max*1.05+10MB)":
             runs["feltcast_long"]["rss_second_half_max_mb"]
             <= runs["feltcast_long"]["rss_first_half_max_mb"] * 1.05 + 10,
     }
+    if not args.skip_baselines:
+        plain = runs["ffmpeg_plain_encode_short"]["seconds"]
+        report["checks"]["time<=1.15x the plain encode (short, issue 23)"] = ours <= 1.15 * plain
+        report["checks"]["alpha realtime>=1 (short, issue 23)"] = \
+            runs["feltcast_alpha_short"]["realtime"] >= 1.0
     report["machine"] = {"python": platform.python_version(), "cpus": os.cpu_count(),
                          "load_before": load_before, "load_after": os.getloadavg()}
     for name, ratio in report["ratios"].items():
