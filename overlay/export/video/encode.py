@@ -281,6 +281,7 @@ class FfmpegWriter:
         self.frames = 0
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 - ffmpeg's stderr, read on failure
         self.i420 = size[0] % 2 == 0 and size[1] % 2 == 0
+        self._yuv: np.ndarray | None = None
         command = [ffmpeg, "-hide_banner", "-loglevel", "error", "-y",
                    "-f", "rawvideo", "-pix_fmt", "yuv420p" if self.i420 else "bgr24",
                    "-s", f"{size[0]}x{size[1]}", "-framerate", rate or repr(fps),
@@ -295,7 +296,8 @@ class FfmpegWriter:
         stdin = self.process.stdin
         assert stdin is not None
         if self.i420:
-            frame = cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420)
+            self._yuv = cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420, dst=self._yuv)
+            frame = self._yuv
         try:
             stdin.write(np.ascontiguousarray(frame).tobytes() if not frame.flags.c_contiguous
                         else frame.data)
