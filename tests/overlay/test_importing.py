@@ -135,6 +135,8 @@ def test_numbers_times_repeats_and_refusals(tmp_path: Path) -> None:
     assert records[0].started_at == 1_800_000_100.0 and records[0].ended_at == pytest.approx(
         1_800_000_110.0)
     assert records[1].started_at >= records[0].ended_at + 30  # no time given: after it
+    assert records[1].ended_at - records[1].started_at == pytest.approx(  # 2 s an event
+        2.0 * (len(records[1].entries) - 1))
     # Again: nothing new, each hand named as already there; the log is as it was.
     store = open_store(data_dir=data)
     before = store.last_seq

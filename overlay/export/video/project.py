@@ -56,7 +56,8 @@ from overlay.export.video.export import (
 from overlay.export.video.render import OverlayRenderer
 from overlay.export.video.timeline import Sync, ViewCursor, frame_views
 
-__all__ = ["FORMATS", "HandMarker", "Still", "TimelineResult", "export_timeline"]
+__all__ = ["FORMATS", "HandMarker", "Still", "StillFiles", "TimelineResult", "export_timeline",
+           "otio_timeline"]
 
 #: format -> (OTIO adapter, or None for this module's own writer; file suffix)
 FORMATS: dict[str, tuple[str | None, str]] = {
@@ -152,7 +153,7 @@ def export_timeline(source: LogSource, footage: Path, out: Path, spec: SyncSpec,
     result = TimelineResult([], info.frames, info.fps, start_frame, sync, markers,
                             log_head=options.log_head)
     result.stills, result.images = _stills(source, sync, info, folder, options)
-    timeline = _otio_timeline(info, start_frame, result, options.table_name)
+    timeline = otio_timeline(info, start_frame, result, options.table_name)
     for name in chosen:
         adapter, suffix = FORMATS[name]
         path = stem.with_name(stem.name + suffix)
@@ -194,7 +195,7 @@ def _stills(source: LogSource, sync: Sync, info: FootageInfo, folder: Path,
     pictures = Pictures(OverlayRenderer(info.width, info.height), sync)
     progress = Progress(info.frames, stream=options.progress,
                         enabled=options.progress is not None, label="graphics")
-    files: dict[str, Path] = {}
+    files = StillFiles(folder)
     stills: list[Still] = []
     shown = None
     first = 0
@@ -204,17 +205,33 @@ def _stills(source: LogSource, sync: Sync, info: FootageInfo, folder: Path,
         if layer is not shown:
             if shown is not None and frame > first:
                 stills.append(Still(first, frame, image))
-            png = layer.png()
-            digest = hashlib.sha256(png).hexdigest()
-            image = files.get(digest) or folder / f"graphics-{len(files) + 1:05d}.png"
-            if digest not in files:
-                image.write_bytes(png)
-                files[digest] = image
+            image = files.path_for(layer.png())
             shown, first = layer, frame
         progress.update(frame + 1)
     stills.append(Still(first, info.frames, image))
     progress.update(info.frames, final=True)
     return _merged(stills), len(files)
+
+
+class StillFiles:
+    """The PNG files of the graphics track: a picture shown again is the file written the
+    first time (by the digest of its bytes)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._paths: dict[str, Path] = {}
+
+    def path_for(self, png: bytes) -> Path:
+        digest = hashlib.sha256(png).hexdigest()
+        path = self._paths.get(digest)
+        if path is None:
+            path = self.folder / f"graphics-{len(self._paths) + 1:05d}.png"
+            path.write_bytes(png)
+            self._paths[digest] = path
+        return path
+
+    def __len__(self) -> int:
+        return len(self._paths)
 
 
 def _merged(stills: list[Still]) -> list[Still]:
@@ -235,8 +252,10 @@ def _rate(info: FootageInfo) -> float:
         return info.fps
 
 
-def _otio_timeline(info: FootageInfo, start_frame: int, result: TimelineResult,
-                   title: str) -> Any:
+def otio_timeline(info: FootageInfo, start_frame: int, result: TimelineResult,
+                  title: str) -> Any:
+    """The timeline of ``result`` as an OpenTimelineIO ``Timeline`` (every format but MLT is
+    written from it)."""
     import opentimelineio as otio
 
     rate = _rate(info)

@@ -4,6 +4,7 @@ graphics where the burn-in export shows them."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import shutil
 import subprocess
@@ -19,8 +20,14 @@ import pytest
 from engine.errors import InvalidInputError
 from overlay.cli import main
 from overlay.export.hands import read_hands
+from overlay.export.video.encode import probe_footage
 from overlay.export.video.export import ExportOptions, SyncSpec, export_footage
-from overlay.export.video.project import TimelineResult, export_timeline
+from overlay.export.video.project import (
+    StillFiles,
+    TimelineResult,
+    export_timeline,
+    otio_timeline,
+)
 from overlay.export.video.timeline import Sync
 from overlay.store import open_store
 from tests.overlay.export.videokit import (
@@ -197,9 +204,10 @@ def test_melt_renders_the_graphics_where_the_burn_in_export_has_them(
 def test_the_footages_own_start_timecode_is_used(tmp_path: Path) -> None:
     assert FFMPEG is not None
     data = write_log(scripted_log(), tmp_path / "data")
-    silent = make_footage(tmp_path / "silent.mp4", frames=FRAMES, fps=FPS)
-    footage = tmp_path / "tc.mov"
-    subprocess.run([FFMPEG, "-v", "error", "-y", "-i", str(silent), "-c", "copy",
+    footage = tmp_path / "tc.mov"  # a camera's file: NTSC rate, its own time code
+    subprocess.run([FFMPEG, "-v", "error", "-y", "-f", "lavfi", "-i",
+                    "testsrc=size=320x180:rate=30000/1001", "-frames:v", str(FRAMES),
+                    "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p",
                     "-timecode", "10:00:00:12", str(footage)], check=True)
     store = open_store(data_dir=data)
     try:
@@ -207,9 +215,11 @@ def test_the_footages_own_start_timecode_is_used(tmp_path: Path) -> None:
             start=T0 - LEAD), ExportOptions(ffmpeg=FFMPEG), formats=["otio"])
     finally:
         store.close()
-    assert result.start_frame == 10 * HOUR + 12
+    assert result.start_frame == 10 * HOUR + 12  # (non-drop-frame at the nominal 30)
     timeline = otio.adapters.read_from_file(str(tmp_path / "tc.otio"))
     assert timeline.global_start_time.to_frames() == 10 * HOUR + 12
+    assert footage_clip(timeline).source_range.start_time.rate == pytest.approx(30000 / 1001,
+                                                                                abs=1e-9)
     assert [p.suffix for p in result.files] == [".otio", ""]
 
 
@@ -253,3 +263,28 @@ def test_the_command_as_an_editor_runs_it(made: tuple[TimelineResult, Path, Path
                           (".otio", ".xml", ".fcpxml", ".mlt", "_graphics")]
     assert lines[6].startswith("log chain head ")
     assert done.stderr == ""
+
+
+def test_a_picture_shown_again_is_the_same_file(tmp_path: Path) -> None:
+    files = StillFiles(tmp_path)
+    first, second = b"\x89PNG first", b"\x89PNG second"
+    paths = [files.path_for(png) for png in (first, second, first)]
+    assert paths[0] == paths[2] != paths[1]
+    assert len(files) == 2 and sorted(p.name for p in tmp_path.iterdir()) == [
+        "graphics-00001.png", "graphics-00002.png"]
+    assert paths[0].read_bytes() == first
+
+
+def test_a_tagged_hands_marker_is_red_and_names_its_tags(
+        made: tuple[TimelineResult, Path, Path]) -> None:
+    result, _, footage = made
+    tagged = dataclasses.replace(result.markers[1], clip=dataclasses.replace(
+        result.markers[1].clip, tags=("bluff of the day", "")))
+    again = dataclasses.replace(result, markers=[result.markers[0], tagged])
+    info = probe_footage(footage, FFMPEG)
+    timeline = otio_timeline(info, HOUR, again, "Main Event Final Table")
+    markers = footage_clip(timeline).markers
+    assert [m.color for m in markers] == [otio.schema.MarkerColor.GREEN,
+                                          otio.schema.MarkerColor.RED]
+    assert markers[1].comment.endswith("; tags: bluff of the day | (tagged)")
+    assert list(markers[1].metadata["feltcast"]["tags"]) == ["bluff of the day", ""]
