@@ -61,9 +61,9 @@ from engine.events import (
     StreetStarted,
 )
 from engine.hand import Hand
+from engine.hand_state import BETTING_STREETS
 
 _PLAYER = re.compile(r"p(\d+)$")
-_BETTING = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,11 +94,22 @@ def loads(text: str, *, source: str = "") -> HandHistory:
 
     :raises HandHistoryError: for TOML errors, a variant other than ``NT`` or missing fields.
     """
-    where = f"{source}: " if source else ""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
+        where = f"{source}: " if source else ""
         raise HandHistoryError(f"{where}not valid TOML: {error}") from None
+    return from_dict(data, source=source)
+
+
+def from_dict(fields: dict[str, Any], *, source: str = "") -> HandHistory:
+    """A hand history from PHH's fields as TOML gives them (e.g. one table of a ``.phhs``
+    file); ``fields`` is not changed.
+
+    :raises HandHistoryError: a variant other than ``NT``, missing or malformed fields.
+    """
+    where = f"{source}: " if source else ""
+    data = dict(fields)
     if data.get("variant") != "NT":
         raise HandHistoryError(f"{where}variant {data.get('variant')!r} is not NT "
                                "(No-Limit Texas Hold'em)")
@@ -192,7 +203,7 @@ def _closing_check(hand: Hand, seat: int) -> bool:
     """Whether ``seat`` checking now is PokerKit's closing no-op: the round is closed for the
     engine (nobody is to act) because every other player still in is all-in, and ``seat``,
     with chips behind, has the highest bet."""
-    if hand.is_over or hand.street not in _BETTING or hand.legal_actions() is not None:
+    if hand.is_over or hand.street not in BETTING_STREETS or hand.legal_actions() is not None:
         return False
     live = hand.live_seats
     if seat not in live or hand.stack(seat) == 0:
@@ -362,7 +373,7 @@ class _PhhTurns:
             i = self._position[event.seat]
             self._stacks[i] -= event.amount
             self._bets[i] += event.amount
-        elif isinstance(event, StreetStarted) and event.street in _BETTING:
+        elif isinstance(event, StreetStarted) and event.street in BETTING_STREETS:
             self._begin()
         elif isinstance(event, BetsCollected):
             return self._close()

@@ -30,7 +30,9 @@ import contextlib
 import datetime as dt
 import hashlib
 import io
+import re
 import time
+import tomllib
 import warnings
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -128,8 +130,6 @@ def read_histories(path: Path) -> Iterator[phh.HandHistory | Skipped]:
 
 def _phh_sections(text: str, source: str) -> Iterator[phh.HandHistory | Skipped]:
     """PokerKit's ``.phhs``: TOML tables ``[1]``, ``[2]``, ... each one hand."""
-    import tomllib
-
     try:
         tables = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -140,10 +140,8 @@ def _phh_sections(text: str, source: str) -> Iterator[phh.HandHistory | Skipped]
         if not isinstance(value, dict):
             yield Skipped(where, "not a hand (a .phhs file holds one table per hand)")
             continue
-        import tomli_w
-
         try:
-            yield phh.loads(tomli_w.dumps(value), source=where)
+            yield phh.from_dict(value, source=where)
         except HandHistoryError as error:
             yield Skipped(where, str(error).removeprefix(f"{where}: "))
 
@@ -151,8 +149,6 @@ def _phh_sections(text: str, source: str) -> Iterator[phh.HandHistory | Skipped]
 def _pokerstars(text: str, source: str) -> Iterator[phh.HandHistory | Skipped]:
     """PokerStars text through PokerKit's parser (one hand at a time: PokerKit prints a
     traceback for a hand it cannot read; it is kept as the reason instead)."""
-    import re
-
     import pokerkit
 
     parser = pokerkit.PokerStarsParser()
@@ -186,12 +182,18 @@ def check_servable(store: EventStore) -> None:
 
     :raises InvalidInputError: naming the import and what to do instead.
     """
-    first = store.read(0, 1)
-    if first and isinstance(first[0].payload, HandStarted):
+    if _holds_imports(store):
         raise InvalidInputError(
             "this data directory holds imported hand histories (feltcast import hands), not "
             "a table's log: export them (feltcast export hands --data-dir DIR) and serve a "
             "show from a data directory of its own")
+
+
+def _holds_imports(store: EventStore) -> bool | None:
+    """Whether the log is one of imported hands (its first entry a hand), a table's own
+    (False), or empty (None)."""
+    first = store.read(0, 1)
+    return isinstance(first[0].payload, HandStarted) if first else None
 
 
 def import_hands(store: EventStore, paths: Iterable[Path], *,
@@ -249,12 +251,12 @@ class _Existing:
     @classmethod
     def read(cls, store: EventStore) -> _Existing:
         found = cls(set(), {}, 0.0)
+        if _holds_imports(store) is False:
+            raise InvalidInputError(
+                "this data directory holds a table's own log: import hand histories into "
+                "a folder of its own (--data), so that they never mix with a show's hands")
         hand: list[object] = []
         for entry in store.iter_all():
-            if not found.numbers and not hand and not isinstance(entry.payload, HandStarted):
-                raise InvalidInputError(
-                    "this data directory holds a table's own log: import hand histories into "
-                    "a folder of its own (--data), so that they never mix with a show's hands")
             if isinstance(entry.payload, HandStarted) and hand:
                 found.add(_digest(hand), _number(hand))
                 hand = []

@@ -150,3 +150,21 @@ def random_log(seed: int, hands: int, gaps: tuple[float, ...] = (0.0, 0.4, 2.0),
                 add(CaptureRecord(ReaderOffline("rfid", "no heartbeat", now)), "capture")
             add(event)
     return entries
+
+
+def full_calls_over_a_short_big_blind(*, number: int = 1,
+                                      names: tuple[str, ...] = ()) -> Hand:
+    """A live R5 ruling PHH cannot express: three players call the full big blind (100) over
+    a big blind all-in for 60, and check it down; stacks end (1260, 0, 900, 900)."""
+    hand = Hand.start(seats=(1, 2, 3, 4), stacks=(1000, 60, 1000, 1000),
+                      blinds=(50, 100, 0, 0), big_blind=100, button=4, hand_number=number,
+                      names=names or None)
+    for seat, cards in zip((1, 2, 3, 4), ("AhAd", "KhKd", "QcQd", "JcJd"), strict=True):
+        hand.deal_hole(seat, cards)
+    for _ in range(3):
+        hand.call()
+    for board in ("2c3d7h", "8s", "9s"):
+        hand.deal_board(board)
+        while hand.legal_actions() is not None:
+            hand.check()
+    return hand

@@ -15,6 +15,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from overlay.cli.export_video import (
+    add_log_arguments,
+    add_sync_arguments,
+    apply_config,
+    sync_spec,
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from overlay.export.video.project import FORMATS
@@ -24,64 +31,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, metavar="NAME",
                         help="the timeline's files: NAME.otio, NAME.xml, NAME.fcpxml, "
                              "NAME.mlt and NAME_graphics/")
-    sync = parser.add_mutually_exclusive_group()
-    sync.add_argument("--start", metavar="TIME",
-                      help="when the footage's first frame was filmed: ISO 8601 with a zone "
-                           "(2026-11-30T20:14:03Z) or Unix seconds")
-    sync.add_argument("--hand-start", metavar="HAND@FRAME",
-                      help="the frame where a hand starts, e.g. 12@4521")
+    add_sync_arguments(parser)
     parser.add_argument("--start-timecode", metavar="HH:MM:SS:FF", default=None,
                         help="the footage's first frame as a time code (default: the one the "
                              "file carries, else 00:00:00:00)")
     parser.add_argument("--format", default=",".join(FORMATS), metavar="LIST",
                         help=f"which files, comma-separated (default all: "
                              f"{','.join(FORMATS)})")
-    parser.add_argument("--config", type=Path, default=None,
-                        help="feltcast.toml: its data directory, database and table name")
-    parser.add_argument("--data-dir", type=Path, default=None,
-                        help="the data directory holding feltcast.db (default: data)")
-    parser.add_argument("--url", default="", help="a sqlite:/// or postgresql:// URL of the "
-                                                  "log instead of the data directory")
-    parser.add_argument("--table", "--table-name", dest="table_name", default=None,
-                        metavar="NAME", help="the name in the graphics' top bar")
+    add_log_arguments(parser, table_help="the name in the graphics' top bar")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
 
 def run(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from engine.errors import InvalidInputError
     from overlay.export.hands import DEFAULT_TABLE
     from overlay.export.log_head import current_head, entries_to
     from overlay.export.video.encode import find_ffmpeg
-    from overlay.export.video.export import (
-        ExportOptions,
-        SyncSpec,
-        parse_hand_start,
-        parse_start,
-    )
+    from overlay.export.video.export import ExportOptions
     from overlay.export.video.project import export_timeline
     from overlay.store import open_existing_store
 
-    if args.config is not None:
-        from overlay.config import load_config
-
-        config = load_config(args.config)
-        args.data_dir = args.data_dir or config.data_dir
-        args.url = args.url or config.database_url
-        args.table_name = args.table_name or config.table.name
-    if args.start is not None:
-        spec = SyncSpec(start=parse_start(args.start))
-    elif args.hand_start is not None:
-        hand, frame = parse_hand_start(args.hand_start)
-        spec = SyncSpec(hand=hand, frame=frame)
-    else:
-        raise InvalidInputError("say where the footage sits on the log's clock: --start TIME "
-                                "or --hand-start HAND@FRAME")
+    apply_config(args, table=True)
+    spec = sync_spec(args)
     formats = [f.strip() for f in args.format.split(",") if f.strip()]
     options = ExportOptions(table_name=args.table_name or DEFAULT_TABLE, ffmpeg=find_ffmpeg(),
                             progress=None if args.quiet else sys.stderr)
-    store = open_existing_store(args.url, args.data_dir or Path("data"))
+    store = open_existing_store(args.url, args.data_dir)
     try:
         head = current_head(store)  # the export reads the log up to here, and carries it
         result = export_timeline(lambda: entries_to(store, head), args.video, args.out, spec,

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from overlay.export.log_head import LogHead
+    from overlay.export.video.export import SyncSpec
 
 
 X264_PRESETS = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow",
@@ -45,6 +46,60 @@ def _size(text: str) -> tuple[int, int]:
     return width - width % 2, height - height % 2
 
 
+def add_sync_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where the footage sits on the log's clock (``--start`` or ``--hand-start``), for every
+    export of footage (this one and ``export timeline``)."""
+    sync = parser.add_mutually_exclusive_group()
+    sync.add_argument("--start", metavar="TIME",
+                      help="when the footage's first frame was filmed: ISO 8601 with a zone "
+                           "(2026-11-30T20:14:03Z) or Unix seconds")
+    sync.add_argument("--hand-start", metavar="HAND@FRAME",
+                      help="the frame where a hand starts, e.g. 12@4521")
+
+
+def add_log_arguments(parser: argparse.ArgumentParser, *, table_help: str) -> None:
+    """Where the log is (``--config``, ``--data-dir``, ``--url``) and the table's name."""
+    parser.add_argument("--config", type=Path, default=None,
+                        help="feltcast.toml: its data directory, database and table name")
+    parser.add_argument("--data-dir", type=Path, default=None,
+                        help="the data directory holding feltcast.db (default: data)")
+    parser.add_argument("--url", default="", help="a sqlite:/// or postgresql:// URL of the "
+                                                  "log instead of the data directory")
+    parser.add_argument("--table", "--table-name", dest="table_name", default=None,
+                        metavar="NAME", help=table_help)
+
+
+def apply_config(args: argparse.Namespace, *, table: bool) -> None:
+    """Fill ``--data-dir``, ``--url`` and (with ``table``) ``--table`` from ``--config`` where
+    not given; ``--data-dir`` defaults to ``data``."""
+    if args.config is not None:
+        from overlay.config import load_config
+
+        config = load_config(args.config)
+        args.data_dir = args.data_dir or config.data_dir
+        args.url = args.url or config.database_url
+        if table:
+            args.table_name = args.table_name or config.table.name
+    args.data_dir = args.data_dir or Path("data")
+
+
+def sync_spec(args: argparse.Namespace) -> SyncSpec:
+    """The :class:`SyncSpec` of ``--start`` / ``--hand-start``.
+
+    :raises InvalidInputError: neither given, or either malformed.
+    """
+    from engine.errors import InvalidInputError
+    from overlay.export.video.export import SyncSpec, parse_hand_start, parse_start
+
+    if args.start is not None:
+        return SyncSpec(start=parse_start(args.start))
+    if args.hand_start is not None:
+        hand, frame = parse_hand_start(args.hand_start)
+        return SyncSpec(hand=hand, frame=frame)
+    raise InvalidInputError("say where the footage sits on the log's clock: --start TIME "
+                            "or --hand-start HAND@FRAME")
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument("--video", type=Path, metavar="FOOTAGE",
@@ -53,22 +108,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="animate this hand history over a plain background instead")
     parser.add_argument("--out", type=Path, required=True, metavar="OUT",
                         help="the video to write (.mp4; with --alpha .mov or a folder)")
-    sync = parser.add_mutually_exclusive_group()
-    sync.add_argument("--start", metavar="TIME",
-                      help="when the footage's first frame was filmed: ISO 8601 with a zone "
-                           "(2026-11-30T20:14:03Z) or Unix seconds")
-    sync.add_argument("--hand-start", metavar="HAND@FRAME",
-                      help="the frame where a hand starts, e.g. 12@4521")
-    parser.add_argument("--config", type=Path, default=None,
-                        help="feltcast.toml: its data directory, database and table name")
-    parser.add_argument("--data-dir", type=Path, default=None,
-                        help="the data directory holding feltcast.db (default: data)")
-    parser.add_argument("--url", default="", help="a sqlite:/// or postgresql:// URL of the "
-                                                  "log instead of the data directory")
-    parser.add_argument("--table", "--table-name", dest="table_name", default=None,
-                        metavar="NAME",
-                        help="the name in the graphics' top bar (default: the configuration's, "
-                             "else 'Final Table'; --phh: the file's event name)")
+    add_sync_arguments(parser)
+    add_log_arguments(parser, table_help="the name in the graphics' top bar (default: the "
+                                         "configuration's, else 'Final Table'; --phh: the "
+                                         "file's event name)")
     parser.add_argument("--alpha", action="store_true",
                         help="write the graphics alone with transparency: PNG frames, and "
                              "ProRes 4444 when OUT ends in .mov")
@@ -94,25 +137,10 @@ def run(args: argparse.Namespace) -> int:
     from engine.errors import InvalidInputError
     from overlay.export.hands import DEFAULT_TABLE
     from overlay.export.video.encode import find_ffmpeg
-    from overlay.export.video.export import (
-        ExportOptions,
-        SyncSpec,
-        export_footage,
-        export_replay,
-        parse_hand_start,
-        parse_start,
-    )
+    from overlay.export.video.export import ExportOptions, export_footage, export_replay
     from overlay.export.video.replay import Pace
 
-    if args.config is not None:
-        from overlay.config import load_config
-
-        config = load_config(args.config)
-        args.data_dir = args.data_dir or config.data_dir
-        args.url = args.url or config.database_url
-        if args.video is not None:
-            args.table_name = args.table_name or config.table.name
-    args.data_dir = args.data_dir or Path("data")
+    apply_config(args, table=args.video is not None)
     if not 0 <= args.crf <= 51:
         raise InvalidInputError(f"--crf {args.crf}: x264 quality runs from 0 (lossless) to 51")
     ffmpeg = find_ffmpeg(args.ffmpeg)
@@ -134,14 +162,7 @@ def run(args: argparse.Namespace) -> int:
         _report(result.files, result.frames, result.fps, result.seconds,
                 head=result.log_head)
         return 0
-    if args.start is not None:
-        spec = SyncSpec(start=parse_start(args.start))
-    elif args.hand_start is not None:
-        hand, frame = parse_hand_start(args.hand_start)
-        spec = SyncSpec(hand=hand, frame=frame)
-    else:
-        raise InvalidInputError("say where the footage sits on the log's clock: --start TIME "
-                                "or --hand-start HAND@FRAME")
+    spec = sync_spec(args)
     import dataclasses
 
     from overlay.export.log_head import current_head, entries_to

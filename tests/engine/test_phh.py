@@ -16,6 +16,7 @@ from engine.errors import HandHistoryError, NoPhhSpellingError
 from engine.events import ActionTaken
 from engine.hand import Hand
 from overlay import phh_files
+from tests.hands import full_calls_over_a_short_big_blind
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data" / "phh"
@@ -148,16 +149,7 @@ def test_cli_show_prints_streets_pots_and_equity(tmp_path: Path) -> None:
 def test_export_refuses_a_live_rule_call_that_phh_cannot_spell_r5() -> None:
     # Live rule: three players call the full big blind over a big blind all-in for 60;
     # in PHH the call would be 60, so the side pot of the extra 40s has no spelling.
-    hand = Hand.start(seats=(1, 2, 3, 4), stacks=(1000, 60, 1000, 1000),
-                      blinds=(50, 100, 0, 0), big_blind=100, button=4)
-    for seat, cards in zip((1, 2, 3, 4), ("AhAd", "KhKd", "QcQd", "JcJd"), strict=True):
-        hand.deal_hole(seat, cards)
-    for _ in range(3):
-        hand.call()
-    for board in ("2c3d7h", "8s", "9s"):
-        hand.deal_board(board)
-        while hand.legal_actions() is not None:
-            hand.check()
+    hand = full_calls_over_a_short_big_blind()
     assert hand.stacks == (1260, 0, 900, 900)
     with pytest.raises(HandHistoryError, match=r"no faithful PHH spelling: p1 -80"):
         phh.export(hand)

@@ -23,16 +23,19 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.errors import InvalidInputError
 from overlay.export.hands import HandRecord, iso_utc
 from overlay.export.log_head import CSV_FIELDS as HEAD_FIELDS
 from overlay.export.log_head import LogHead
 from overlay.export.video.timeline import Sync
 
-__all__ = ["Clip", "clips_for", "edl", "ffmetadata", "hand_title", "timecode", "write_csv"]
+__all__ = ["Clip", "after_footage", "clip_of", "clips_for", "edl", "ffmetadata", "hand_title",
+           "parse_timecode", "timecode", "winnings", "write_csv"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,14 +63,20 @@ class Clip:
         return (self.last + 1) / fps
 
 
-def hand_title(record: HandRecord) -> str:
-    """``Hand 12: Ann wins 4,800`` (split pots name every winner; a misdeal says so)."""
-    if record.is_void:
-        return f"Hand {record.number} (misdeal)"
+def winnings(record: HandRecord) -> dict[int, int]:
+    """What each winner of the hand won, by seat, in the order the pots were awarded."""
     won: dict[int, int] = {}
     for award in record.hand.awards:
         for seat, share in zip(award.seats, award.shares, strict=True):
             won[seat] = won.get(seat, 0) + share
+    return won
+
+
+def hand_title(record: HandRecord) -> str:
+    """``Hand 12: Ann wins 4,800`` (split pots name every winner; a misdeal says so)."""
+    if record.is_void:
+        return f"Hand {record.number} (misdeal)"
+    won = winnings(record)
     if not won:
         return f"Hand {record.number}"
     names = " & ".join(record.name_of(seat) for seat in won)
@@ -75,20 +84,52 @@ def hand_title(record: HandRecord) -> str:
     return f"Hand {record.number}: {names} {verb} {sum(won.values()):,}"
 
 
+def clip_of(record: HandRecord, sync: Sync, frames: int) -> Clip | None:
+    """The clip of one hand, or None when it is not in the footage's ``frames`` frames."""
+    first, last = sync.frame_of(record.started_at), sync.frame_of(record.ended_at)
+    if first >= frames or last < 0:
+        return None
+    clipped = first < 0 or last >= frames
+    return Clip(record.number, max(0, first), min(frames - 1, max(first, last)),
+                hand_title(record), record.started_at, record.ended_at, clipped, record.tags)
+
+
+def after_footage(record: HandRecord, sync: Sync, frames: int) -> bool:
+    """Whether the hand starts after the footage's end (hands come in log order: so do all
+    that follow it)."""
+    return sync.frame_of(record.started_at) >= frames
+
+
 def clips_for(records: Iterable[HandRecord], sync: Sync, frames: int) -> list[Clip]:
     """The clips of the hands that overlap the footage's ``frames`` frames, in order."""
     out = []
     for record in records:
-        first, last = sync.frame_of(record.started_at), sync.frame_of(record.ended_at)
-        if first >= frames:
-            break  # hands come in log order: the rest are after the footage too
-        if last < 0:
-            continue
-        clipped = first < 0 or last >= frames
-        out.append(Clip(record.number, max(0, first), min(frames - 1, max(first, last)),
-                        hand_title(record), record.started_at, record.ended_at, clipped,
-                        record.tags))
+        if after_footage(record, sync, frames):
+            break
+        clip = clip_of(record, sync, frames)
+        if clip is not None:
+            out.append(clip)
     return out
+
+
+_TIMECODE = re.compile(r"^(\d{2}):(\d{2}):(\d{2})[:;.](\d{2})$")
+
+
+def parse_timecode(text: str, fps: float) -> int:
+    """The frame count of SMPTE ``HH:MM:SS:FF`` (non-drop-frame at the nominal rate; a
+    drop-frame ``;`` is counted the same way, as editors' NDF display does).
+
+    :raises InvalidInputError: not such a time code, or frames beyond the rate.
+    """
+    match = _TIMECODE.match(text.strip())
+    nominal = max(1, round(fps))
+    if match is None:
+        raise InvalidInputError(f"time code {text!r}: write HH:MM:SS:FF, e.g. 01:00:00:00")
+    hh, mm, ss, ff = (int(v) for v in match.groups())
+    if mm > 59 or ss > 59 or ff >= nominal:
+        raise InvalidInputError(f"time code {text!r}: minutes and seconds run to 59, frames "
+                                f"to {nominal - 1} at {fps:g} fps")
+    return ((hh * 60 + mm) * 60 + ss) * nominal + ff
 
 
 def timecode(frame: int, fps: float) -> str:

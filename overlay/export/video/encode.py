@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -172,26 +171,6 @@ def _probe_streams(probe: str, path: Path) -> list[dict[str, Any]]:
     if isinstance(form, dict):
         streams.append({"codec_type": "format", "tags": form.get("tags") or {}})
     return streams
-
-
-_TIMECODE = re.compile(r"^(\d{2}):(\d{2}):(\d{2})[:;.](\d{2})$")
-
-
-def parse_timecode(text: str, fps: float) -> int:
-    """The frame count of SMPTE ``HH:MM:SS:FF`` (non-drop-frame at the nominal rate; a
-    drop-frame ``;`` is counted the same way, as editors' NDF display does).
-
-    :raises InvalidInputError: not such a time code, or frames beyond the rate.
-    """
-    match = _TIMECODE.match(text.strip())
-    nominal = max(1, round(fps))
-    if match is None:
-        raise InvalidInputError(f"time code {text!r}: write HH:MM:SS:FF, e.g. 01:00:00:00")
-    hh, mm, ss, ff = (int(v) for v in match.groups())
-    if mm > 59 or ss > 59 or ff >= nominal:
-        raise InvalidInputError(f"time code {text!r}: minutes and seconds run to 59, frames "
-                                f"to {nominal - 1} at {fps:g} fps")
-    return ((hh * 60 + mm) * 60 + ss) * nominal + ff
 
 
 class FrameSink(Protocol):

@@ -44,8 +44,15 @@ from typing import Any
 from engine.errors import InvalidInputError
 from overlay.export.hands import HandRecord, read_hands
 from overlay.export.log_head import LogHead
-from overlay.export.video.clips import Clip, clips_for, timecode
-from overlay.export.video.encode import FootageInfo, Progress, parse_timecode, probe_footage
+from overlay.export.video.clips import (
+    Clip,
+    after_footage,
+    clip_of,
+    parse_timecode,
+    timecode,
+    winnings,
+)
+from overlay.export.video.encode import FootageInfo, Progress, probe_footage
 from overlay.export.video.export import (
     ExportOptions,
     LogSource,
@@ -172,18 +179,13 @@ def export_timeline(source: LogSource, footage: Path, out: Path, spec: SyncSpec,
 def _markers(records: Iterable[HandRecord], sync: Sync, frames: int) -> list[HandMarker]:
     out = []
     for record in records:
-        (clip,) = clips_for([record], sync, frames) or (None,)
-        if clip is None:
-            if sync.frame_of(record.started_at) >= frames:
-                break
-            continue
-        winners: dict[int, int] = {}
-        for award in record.hand.awards:
-            for seat in award.seats:
-                winners.setdefault(seat, 0)
-        pot = sum(a.amount for a in record.hand.awards)
-        out.append(HandMarker(clip, tuple(record.display_names), pot,
-                              tuple(record.name_of(seat) for seat in winners)))
+        if after_footage(record, sync, frames):
+            break
+        clip = clip_of(record, sync, frames)
+        if clip is not None:
+            won = winnings(record)
+            out.append(HandMarker(clip, tuple(record.display_names), sum(won.values()),
+                                  tuple(record.name_of(seat) for seat in won)))
     return out
 
 
@@ -198,19 +200,22 @@ def _stills(source: LogSource, sync: Sync, info: FootageInfo, folder: Path,
     files = StillFiles(folder)
     stills: list[Still] = []
     shown = None
+    image: Path | None = None
     first = 0
-    image = folder / "none.png"
     for frame in range(info.frames):
         layer = pictures.at(cursor, frame)
         if layer is not shown:
-            if shown is not None and frame > first:
-                stills.append(Still(first, frame, image))
-            image = files.path_for(layer.png())
-            shown, first = layer, frame
+            shown = layer
+            picture = files.path_for(layer.png())
+            if picture != image:  # (a redraw that looks the same continues the still)
+                if image is not None:
+                    stills.append(Still(first, frame, image))
+                image, first = picture, frame
         progress.update(frame + 1)
+    assert image is not None  # footage has frames (probe_footage)
     stills.append(Still(first, info.frames, image))
     progress.update(info.frames, final=True)
-    return _merged(stills), len(files)
+    return stills, len(files)
 
 
 class StillFiles:
@@ -234,22 +239,9 @@ class StillFiles:
         return len(self._paths)
 
 
-def _merged(stills: list[Still]) -> list[Still]:
-    """Back-to-back stills of the same picture as one (a clock that redrew identically)."""
-    out: list[Still] = []
-    for still in stills:
-        if out and out[-1].image == still.image and out[-1].end == still.first:
-            out[-1] = Still(out[-1].first, still.end, still.image)
-        else:
-            out.append(still)
-    return out
-
-
-def _rate(info: FootageInfo) -> float:
-    try:
-        return float(Fraction(info.rate)) if info.rate else info.fps
-    except (ValueError, ZeroDivisionError):
-        return info.fps
+def _rate(info: FootageInfo) -> Fraction:
+    """The footage's exact frame rate (ffprobe's, checked by probe_footage), else OpenCV's."""
+    return Fraction(info.rate) if info.rate else Fraction(info.fps).limit_denominator(1001)
 
 
 def otio_timeline(info: FootageInfo, start_frame: int, result: TimelineResult,
@@ -258,7 +250,7 @@ def otio_timeline(info: FootageInfo, start_frame: int, result: TimelineResult,
     written from it)."""
     import opentimelineio as otio
 
-    rate = _rate(info)
+    rate = float(_rate(info))
 
     def span(first: int, count: int) -> Any:
         return otio.opentime.TimeRange(otio.opentime.RationalTime(first, rate),
@@ -306,7 +298,7 @@ def otio_timeline(info: FootageInfo, start_frame: int, result: TimelineResult,
 
 def _write_mlt(path: Path, info: FootageInfo, result: TimelineResult, title: str) -> None:
     """An MLT XML project: the footage on the first track, the stills composited over it."""
-    rate = Fraction(info.rate) if info.rate else Fraction(info.fps).limit_denominator(1001)
+    rate = _rate(info)
     width, height = info.width, info.height
     aspect = Fraction(width, height)
     root = ET.Element("mlt", {"LC_NUMERIC": "C", "version": "7.0.0", "title": title,

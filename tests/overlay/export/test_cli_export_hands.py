@@ -183,29 +183,20 @@ def r5_log(data: Path) -> None:
     """A log of two hands: hand 2 is a live R5 ruling PHH cannot express (three players call
     the full big blind over a big blind all-in for 60)."""
     from engine.hand import Hand
+    from tests.hands import full_calls_over_a_short_big_blind
     from tests.overlay.export.conftest import log_of
 
-    hands = []
-    for number, short in ((1, 1000), (2, 60)):
-        hand = Hand.start(seats=(1, 2, 3, 4), stacks=(1000, short, 1000, 1000),
-                          blinds=(50, 100, 0, 0), big_blind=100, button=4, hand_number=number,
-                          names=("Ann", "Bo", "Cy", "Di"))
-        for seat, cards in zip((1, 2, 3, 4), ("AhAd", "KhKd", "QcQd", "JcJd"), strict=True):
-            hand.deal_hole(seat, cards)
-        if number == 1:
-            for _ in range(3):
-                hand.fold()
-        else:
-            for _ in range(3):
-                hand.call()
-            for board in ("2c3d7h", "8s", "9s"):
-                hand.deal_board(board)
-                while hand.legal_actions() is not None:
-                    hand.check()
-        hands.append(hand)
-    entries = log_of(hands[0])
+    names = ("Ann", "Bo", "Cy", "Di")
+    folded = Hand.start(seats=(1, 2, 3, 4), stacks=(1000,) * 4, blinds=(50, 100, 0, 0),
+                        big_blind=100, button=4, names=names)
+    for seat, cards in zip((1, 2, 3, 4), ("AhAd", "KhKd", "QcQd", "JcJd"), strict=True):
+        folded.deal_hole(seat, cards)
+    for _ in range(3):
+        folded.fold()
+    entries = log_of(folded)
     entries += [TableEvent.record(len(entries) + k + 1, entries[-1].time + 1 + k, e.payload)
-                for k, e in enumerate(log_of(hands[1]))]
+                for k, e in enumerate(log_of(full_calls_over_a_short_big_blind(
+                    number=2, names=names)))]
     store = open_store(data_dir=data)
     try:
         store.append(entries)
