@@ -8,14 +8,17 @@ back to back over the whole footage (a picture change every 1-2 s, as at a real 
 
 Measured, each export in a fresh interpreter (peak memory is the process's own):
 
-* ``feltcast``: ``export_footage`` as ``feltcast export video`` runs it (frames piped into
-  ffmpeg's H.264 encoder, audio and chapters muxed): seconds, x real time, peak RSS of the
+* ``feltcast``: ``export_footage`` as ``feltcast export video`` runs it (one ffmpeg process
+  decoding the footage, laying the pictures drawn here over it with its ``overlay`` filter
+  and encoding H.264, audio and chapters muxed): seconds, x real time, peak RSS of the
   Python process (ffmpeg's own is bounded by x264's lookahead, whatever the length) and the
   tracemalloc peak, RSS sampled through the run (the second half's peak against the first
   half's), CPU seconds (Python and ffmpeg; ``realtime_if_idle_estimate`` spreads
   them over two cores, for a machine busy with other work); short and 4x long footage.
   Targets: at least real time, and memory that does not grow with the length (long peak RSS
-  within 10% + 20 MB of the short one);
+  within 10% + 20 MB of the short one), at least twice real time (issue 23);
+* ``feltcast --alpha``: the graphics alone, a PNG sequence and ProRes 4444 (each picture
+  encoded once, its packet repeated): at least real time;
 * ``feltcast --via-opencv``: ``cv2.VideoWriter`` then an ffmpeg re-encode (two passes);
 * ``ffmpeg overlay of a PNG sequence``: what an editor does with a browser capture of the
   overlay: ``ffmpeg -i footage -i frames/%06d.png -filter_complex overlay``, H.264 with the
@@ -24,7 +27,9 @@ Measured, each export in a fresh interpreter (peak memory is the process's own):
 * ``ffmpeg drawtext``: text-only graphics (hand, board, pot as one line per picture, timed
   with ``enable``): no cards, no player boxes, and still a filter graph per picture;
 * ``ffmpeg encode, no graphics``: the footage re-encoded with the same x264 settings, the
-  limit a burn-in approaches (its ratio to ours is the graphics' overhead);
+  limit a burn-in approaches (its ratio to ours is the graphics' overhead). The overhead
+  check (at most 1.15x) runs the two ``--pairs`` times more, back to back, and compares the
+  medians: a slow spell of a shared machine falls on both;
 * ``feltcast export timeline``: the editors' timeline (:mod:`overlay.export.video.project`):
   no frame is encoded, a PNG is written per change of the graphics.
 
@@ -40,6 +45,7 @@ import os
 import platform
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -53,6 +59,9 @@ RESULTS = ROOT / "bench" / "results"
 PHH_DATA = ROOT.parent / "shared" / "data" / "phh"
 PRESET = "superfast"
 """Feltcast's default x264 preset; the alternatives encode with the same settings."""
+FASTSTART = ["-movflags", "+faststart"]
+"""As Feltcast writes its mp4 (the index first: an editor's file opens before it is all
+read); the alternatives write theirs the same way."""
 
 _CHILD = """
 import json, resource, sys, time, tracemalloc
@@ -173,7 +182,7 @@ def run_plain_encode(ffmpeg: str, footage: Path, out: Path, seconds: float) -> d
     can approach (decoding and encoding are the same work)."""
     figures = timed([ffmpeg, "-v", "error", "-y", "-i", str(footage), "-c:v", "libx264",
                      "-preset", PRESET, "-crf", "18", "-pix_fmt", "yuv420p", "-c:a", "copy",
-                     str(out)])
+                     *FASTSTART, str(out)])
     figures["realtime"] = seconds / figures["seconds"]
     return figures
 
@@ -184,7 +193,7 @@ def run_png_overlay(ffmpeg: str, footage: Path, frames_dir: Path, out: Path,
                      "-start_number", "0", "-i", str(frames_dir / "frame_%06d.png"),
                      "-filter_complex", "[0:v][1:v]overlay=0:0:shortest=1[v]", "-map", "[v]",
                      "-map", "0:a?", "-c:v", "libx264", "-preset", PRESET, "-crf", "18",
-                     "-pix_fmt", "yuv420p", "-c:a", "copy", str(out)])
+                     "-pix_fmt", "yuv420p", "-c:a", "copy", *FASTSTART, str(out)])
     figures["realtime"] = seconds / figures["seconds"]
     return figures
 
@@ -227,7 +236,7 @@ def run_drawtext(ffmpeg: str, footage: Path, script: Path, out: Path,
     figures = timed([ffmpeg, "-v", "error", "-y", "-i", str(footage), "-filter_script:v",
                      str(script), "-map", "0:v", "-map", "0:a?", "-c:v", "libx264",
                      "-preset", PRESET, "-crf", "18", "-pix_fmt", "yuv420p", "-c:a",
-                     "copy", str(out)])
+                     "copy", *FASTSTART, str(out)])
     figures["realtime"] = seconds / figures["seconds"]
     return figures
 
@@ -240,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", default="1920x1080", help="footage size (default 1080p)")
     parser.add_argument("--skip-baselines", action="store_true",
                         help="only Feltcast (no two-pass, PNG overlay or drawtext runs)")
+    parser.add_argument("--pairs", type=int, default=5,
+                        help="burn-in and plain encode run alternately this many times more "
+                             "for the overhead check (medians; default 5)")
     parser.add_argument("--no-save", action="store_true", help="print JSON, write no file")
     args = parser.parse_args(argv)
     ffmpeg = shutil.which("ffmpeg")
@@ -279,6 +291,18 @@ def main(argv: list[str] | None = None) -> int:
             runs["ffmpeg_drawtext_short"] = run_drawtext(ffmpeg, footage[short], script,
                                                          folder / "text.mp4", short)
             _line("ffmpeg drawtext (text only)", runs["ffmpeg_drawtext_short"])
+            # The overhead of the graphics, paired: the same two runs back to back, so that
+            # a slow spell of a shared machine falls on both (medians of --pairs).
+            pairs = [(run_feltcast(footage[short], folder / "pair.mp4", short, ffmpeg),
+                      run_plain_encode(ffmpeg, footage[short], folder / "plain.mp4", short))
+                     for _ in range(max(1, args.pairs))]
+            report["overhead"] = {
+                "feltcast_seconds": [ours["seconds"] for ours, _ in pairs],
+                "plain_seconds": [plain["seconds"] for _, plain in pairs],
+                "ratio_of_medians": statistics.median(o["seconds"] for o, _ in pairs)
+                / statistics.median(p["seconds"] for _, p in pairs)}
+            print(f"  overhead of the graphics: {report['overhead']['ratio_of_medians']:.2f}x "
+                  f"the plain encode (medians of {len(pairs)} pairs)", file=sys.stderr)
     report["runs"] = runs
     ours = runs["feltcast_short"]["seconds"]
     report["ratios"] = {name: run["seconds"] / ours for name, run in runs.items()
@@ -304,8 +328,8 @@ def main(argv: list[str] | None = None) -> int:
             <= runs["feltcast_long"]["rss_first_half_max_mb"] * 1.05 + 10,
     }
     if not args.skip_baselines:
-        plain = runs["ffmpeg_plain_encode_short"]["seconds"]
-        report["checks"]["time<=1.15x the plain encode (short, issue 23)"] = ours <= 1.15 * plain
+        report["checks"]["time<=1.15x the plain encode (short, paired, issue 23)"] = \
+            report["overhead"]["ratio_of_medians"] <= 1.15
         report["checks"]["alpha realtime>=1 (short, issue 23)"] = \
             runs["feltcast_alpha_short"]["realtime"] >= 1.0
     report["machine"] = {"python": platform.python_version(), "cpus": os.cpu_count(),

@@ -2,13 +2,14 @@
 
 * :func:`probe_footage`: size, frame rate, frame count and audio of a video file (OpenCV,
   refined by ``ffprobe`` when present);
-* :class:`FfmpegWriter`: frames piped straight into ffmpeg's H.264 encoder (libx264, yuv420p,
-  ``+faststart``, preset :data:`DEFAULT_PRESET`), with the footage's audio and the hand
+* :class:`OverlayEncoder`: the burn-in in one ffmpeg process (decoding, its ``overlay``
+  filter, H.264 with libx264, yuv420p, ``+faststart``, preset :data:`DEFAULT_PRESET`), the
+  pictures drawn here fed to it only when they change, the footage's audio and the hand
   chapters muxed in: one pass;
 * :class:`OpenCVWriter`: ``cv2.VideoWriter`` (MPEG-4 Part 2 in mp4), used when ffmpeg is
   missing, or with :func:`reencode_h264` afterwards (``--via-opencv``: the two-pass way);
 * :class:`AlphaWriter`: the graphics alone with transparency: a PNG sequence, then ProRes 4444
-  (``yuva444p10le``) through ffmpeg;
+  (``yuva444p10le``) through ffmpeg, each picture encoded once;
 * :class:`Progress`: the progress bar on stderr (frames, fps, ETA).
 
 Each ffmpeg writer takes a ``comment`` for the container's ``comment`` tag (the log's chain
@@ -18,6 +19,7 @@ head, issue 18); :class:`AlphaWriter` also puts it in every PNG frame (a ``tEXt`
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import shutil
@@ -25,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -40,11 +43,11 @@ __all__ = [
     "DEFAULT_PRESET",
     "AlphaWriter",
     "EncodeError",
-    "FfmpegWriter",
     "FootageError",
     "FootageInfo",
     "FrameSink",
     "OpenCVWriter",
+    "OverlayEncoder",
     "Progress",
     "find_ffmpeg",
     "probe_footage",
@@ -242,75 +245,215 @@ def _muxed_inputs(audio_from: Path | None, audio: str | None,
     return [*inputs, *mapping]
 
 
-class FfmpegWriter:
-    """Frames piped into ffmpeg, encoded to H.264 in an mp4 in one pass; the audio of
-    ``audio_from`` (the footage) and the chapters of ``chapters`` (an FFMETADATA file) are
-    muxed in.
+def ffconcat(names: list[str], starts: list[int], frames: int, rate: Fraction, *,
+             lead: Fraction = Fraction(0)) -> str:
+    """An ffconcat script showing file ``names[k]`` from frame ``starts[k]`` to the next start
+    (the last to ``frames``) at ``rate``: each change ``lead`` frames early, on a clock of
+    ``1/(rate * den(lead))`` for the images (the image demuxers' own is 1/25 s, which would
+    move changes by up to half a frame), durations in microseconds rounded from exact times
+    so that no rounding adds up."""
+    clock = rate * lead.denominator if lead else rate
+    bounds = [0] + [round((s - lead) / rate * 1_000_000) for s in starts[1:]]
+    bounds.append(round((frames + 1 - lead) / rate * 1_000_000))
+    lines = ["ffconcat version 1.0"]
+    for name, (begin, end) in zip(names, itertools.pairwise(bounds), strict=True):
+        quoted = name.replace("'", "'\\''")  # ffconcat's quoting: 'it'\''s'
+        lines += [f"file '{quoted}'", f"option framerate {clock.numerator}/{clock.denominator}",
+                  f"duration {end - begin}us"]
+    return "\n".join(lines) + "\n"
 
-    The frames go as raw I420 (YUV 4:2:0), converted here by OpenCV (BT.601, limited range:
-    within one level of ffmpeg's own conversion, in a fraction of its time): half the bytes
-    of BGR through the pipe, and no conversion left to the encoder's process. Footage with an
-    odd side goes as BGR (4:2:0 needs even sides; ffmpeg pads it)."""
 
-    def __init__(self, ffmpeg: str, path: Path, fps: float, size: tuple[int, int], *,
-                 rate: str = "", audio_from: Path | None = None, audio: str | None = None,
-                 chapters: Path | None = None, preset: str = DEFAULT_PRESET,
-                 crf: int = 18, comment: str | None = None) -> None:
-        self.path = path
+class FfmpegRun:
+    """One ffmpeg process with its progress reports (``-progress pipe:1``) read for a
+    :class:`Progress`, and its stderr kept for the message of a failure."""
+
+    def __init__(self, command: list[str], progress: Progress | None = None) -> None:
+        self.progress = progress
         self.frames = 0
-        self._log = tempfile.TemporaryFile()  # noqa: SIM115 - ffmpeg's stderr, read on failure
-        self.i420 = size[0] % 2 == 0 and size[1] % 2 == 0
-        self._yuv: np.ndarray | None = None
-        command = [ffmpeg, "-hide_banner", "-loglevel", "error", "-y",
-                   "-f", "rawvideo", "-pix_fmt", "yuv420p" if self.i420 else "bgr24",
-                   "-s", f"{size[0]}x{size[1]}", "-framerate", rate or repr(fps),
-                   "-i", "pipe:0"]
-        command += [*_muxed_inputs(audio_from, audio, chapters),
-                    *_h264_args(preset, crf, size), *_metadata_args(comment), str(path)]
-        self.command = command
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                        stderr=self._log)
+        """Frames ffmpeg reported done."""
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 - closed by __exit__
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=self._log)
 
-    def write(self, frame: np.ndarray) -> None:
-        stdin = self.process.stdin
-        assert stdin is not None
-        if self.i420:
-            self._yuv = cv2.cvtColor(frame, cv2.COLOR_BGR2YUV_I420, dst=self._yuv)
-            frame = self._yuv
-        try:
-            stdin.write(np.ascontiguousarray(frame).tobytes() if not frame.flags.c_contiguous
-                        else frame.data)
-        except BrokenPipeError:
-            raise EncodeError(f"ffmpeg stopped while writing {self.path}: "
-                              f"{self._error()}") from None
-        self.frames += 1
+    def __enter__(self) -> FfmpegRun:
+        return self
 
-    def close(self) -> None:
-        stdin = self.process.stdin
-        assert stdin is not None
-        with contextlib.suppress(BrokenPipeError):
-            stdin.close()
-        status = self.process.wait()
-        try:
-            if status != 0:
-                raise EncodeError(f"ffmpeg could not write {self.path}: {self._error()}")
-        finally:
-            self._log.close()
-
-    def abort(self) -> None:
+    def __exit__(self, *exc: object) -> None:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
-        if self.process.stdin is not None:
-            with contextlib.suppress(BrokenPipeError):
-                self.process.stdin.close()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
         self._log.close()
-        self.path.unlink(missing_ok=True)
 
-    def _error(self) -> str:
+    def follow(self) -> int:
+        """Read the progress reports until ffmpeg closes them; then its exit status."""
+        stdout = self.process.stdout
+        assert stdout is not None
+        for line in stdout:
+            if line.startswith(b"frame="):
+                with contextlib.suppress(ValueError):
+                    self.frames = int(line[6:])
+                    if self.progress is not None:
+                        self.progress.update(self.frames)
+        return self.process.wait()
+
+    def last_line(self) -> str:
+        """ffmpeg's last message (its reason, when it failed)."""
         self._log.seek(0)
-        text = self._log.read().decode("utf-8", "replace").strip()
-        return text.splitlines()[-1] if text else f"exit status {self.process.poll()}"
+        lines = self._log.read().decode("utf-8", "replace").strip().splitlines()
+        return lines[-1] if lines else f"exit status {self.process.poll()}"
+
+
+class OverlayEncoder:
+    """The burn-in in one ffmpeg process: ffmpeg decodes the footage, lays the graphics over
+    it with its ``overlay`` filter and encodes H.264 (libx264, yuv420p, ``+faststart``), the
+    footage's audio and the hand chapters muxed in. Python only draws the pictures.
+
+    The graphics change at events, not at every frame: each picture is a full-frame image
+    with transparency (a 32-bit BMP, uncompressed: written and read in a fraction of a PNG's
+    time), shown from its first frame (``starts``) until the next one's. The pictures reach
+    ffmpeg through named pipes listed in an ffconcat script (:func:`ffconcat`: one pipe a
+    picture, its duration beside it), written by a thread as ffmpeg opens them: nothing is
+    stored whatever the footage's length, ffmpeg reads one image a change (not one a frame),
+    and drawing the next picture runs beside the encoding. Each change is placed half a frame
+    before its frame, on a clock of half frames, so that it lands on exactly that frame.
+
+    The footage's frames are numbered as they come (``setpts=N``, as the frame-by-frame
+    lookup of the pictures counts them): frame ``k`` of the output is frame ``k`` of the file.
+    With ``still``, the main input is one image repeated ``frames`` times (a replay's
+    backdrop). Needs ffmpeg 5.1 or newer (``-fps_mode``, the ffconcat ``option`` directive).
+    """
+
+    def __init__(self, ffmpeg: str, main: Path, out: Path, *, size: tuple[int, int],
+                 rate: Fraction, frames: int, starts: list[int], still: bool = False,
+                 audio: str | None = None, chapters: Path | None = None,
+                 preset: str = DEFAULT_PRESET, crf: int = 18,
+                 comment: str | None = None) -> None:
+        if not starts or starts[0] != 0 or any(b <= a for a, b in itertools.pairwise(starts)):
+            raise ValueError(f"picture starts must rise from frame 0: {starts[:5]}…")
+        if rate <= 0 or frames <= 0:
+            raise ValueError(f"no frames to write ({frames} at {rate} fps)")
+        self.ffmpeg, self.main, self.out = ffmpeg, main, out
+        self.size, self.rate, self.total, self.starts = size, rate, frames, starts
+        self.still, self.audio, self.chapters = still, audio, chapters
+        self.preset, self.crf, self.comment = preset, crf, comment
+        self.frames = 0
+        """Frames encoded (ffmpeg's count, read from its progress reports)."""
+
+    def command(self, script: Path) -> list[str]:
+        tick = 1 / self.rate
+        main = (f"[0:v:0]loop=loop={self.total - 1}:size=1:start=0," if self.still
+                else "[0:v:0]")
+        graph = (f"{main}settb={tick.numerator}/{tick.denominator},setpts=N[main];"
+                 f"[1:v:0]format=yuva420p[graphics];"
+                 f"[main][graphics]overlay=eof_action=repeat:format=yuv420")
+        if self.size[0] % 2 or self.size[1] % 2:  # yuv420p needs even sides
+            graph += ",pad=ceil(iw/2)*2:ceil(ih/2)*2"
+        command = [self.ffmpeg, "-hide_banner", "-loglevel", "error", "-nostats", "-nostdin",
+                   "-y", "-progress", "pipe:1", "-i", str(self.main),
+                   "-f", "concat", "-safe", "0", "-i", str(script)]
+        if self.chapters is not None:
+            command += ["-f", "ffmetadata", "-i", str(self.chapters), "-map_chapters", "2"]
+        command += ["-filter_complex", graph + "[video]", "-map", "[video]"]
+        if not self.still:
+            command += _audio_args(self.audio, "0")
+        command += ["-frames:v", str(self.total), "-fps_mode", "passthrough",
+                    "-r", f"{self.rate.numerator}/{self.rate.denominator}",
+                    "-c:v", "libx264", "-preset", self.preset, "-crf", str(self.crf),
+                    "-pix_fmt", "yuv420p", "-movflags", "+faststart",
+                    *_metadata_args(self.comment), str(self.out)]
+        return command
+
+    def run(self, pictures: Iterable[bytes], progress: Progress | None = None) -> int:
+        """Encode, drawing ``pictures`` (one image file per start, in order) as ffmpeg asks for
+        them; returns the frames written.
+
+        :raises FootageError: ffmpeg could not decode the footage (its message quoted).
+        :raises EncodeError: ffmpeg failed otherwise (its message quoted); the output is
+            removed.
+        """
+        with tempfile.TemporaryDirectory(prefix="feltcast-graphics-") as folder:
+            names = [f"picture-{k:06d}" for k in range(len(self.starts))]
+            for name in names:
+                os.mkfifo(Path(folder, name))
+            script = Path(folder, "graphics.ffconcat")
+            script.write_text(ffconcat(names, self.starts, self.total, self.rate,
+                                       lead=Fraction(1, 2)), encoding="utf-8")
+            try:
+                with FfmpegRun(self.command(script), progress) as run:
+                    feeder = _PictureFeeder(run.process, [Path(folder, n) for n in names],
+                                            pictures)
+                    try:
+                        run.follow()
+                    finally:
+                        code = run.process.wait()
+                        feeder.stop()
+                    self.frames = run.frames
+                    if feeder.error is not None:
+                        raise feeder.error
+                    if code != 0:
+                        raise self._failure(run.last_line())
+                if feeder.written != len(names):
+                    raise EncodeError(f"ffmpeg stopped before the last picture "
+                                      f"({feeder.written} of {len(names)}) was drawn")
+            except BaseException:
+                self.out.unlink(missing_ok=True)
+                raise
+        return self.frames
+
+    def _failure(self, last: str) -> FeltcastError:
+        if not self.still and last.startswith(str(self.main)):
+            return FootageError(f"footage {self.main}: ffmpeg could not decode it: "
+                                f"{last[len(str(self.main)):].lstrip(': ')}")
+        return EncodeError(f"ffmpeg could not write {self.out}: {last}")
+
+
+class _PictureFeeder:
+    """Writes each picture into its named pipe, in order, in a thread: opening a pipe waits
+    until ffmpeg opens it, so drawing runs one picture ahead of what ffmpeg shows."""
+
+    def __init__(self, process: subprocess.Popen[bytes], pipes: list[Path],
+                 pictures: Iterable[bytes]) -> None:
+        import threading
+
+        self.process, self.pipes = process, pipes
+        self.written = 0
+        self.error: BaseException | None = None
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._feed, args=(iter(pictures),),
+                                        name="feltcast-graphics", daemon=True)
+        self._thread.start()
+
+    def _feed(self, pictures: Iterator[bytes]) -> None:
+        try:
+            for pipe in self.pipes:
+                png = next(pictures, None)
+                if png is None:
+                    raise RuntimeError(f"{len(self.pipes)} pictures were scheduled and only "
+                                       f"{self.written} drawn")
+                fd = os.open(pipe, os.O_WRONLY)  # until ffmpeg opens it (or stop() does)
+                if self._stopping.is_set():
+                    os.close(fd)
+                    return
+                with open(fd, "wb") as stream:
+                    stream.write(png)
+                self.written += 1
+        except BrokenPipeError:  # ffmpeg went away: its exit status says why
+            pass
+        except BaseException as error:  # a drawing failed: stop ffmpeg, report it
+            self.error = error
+            self.process.kill()
+
+    def stop(self) -> None:
+        """After ffmpeg has exited: release a write waiting for it, and wait for the
+        thread."""
+        self._stopping.set()
+        while self._thread.is_alive():
+            if self.written < len(self.pipes):  # a reader that comes and goes wakes the open
+                with contextlib.suppress(OSError):
+                    os.close(os.open(self.pipes[self.written], os.O_RDONLY | os.O_NONBLOCK))
+            self._thread.join(0.05)
 
 
 def reencode_h264(ffmpeg: str, source: Path, out: Path, *, audio_from: Path | None = None,
@@ -333,9 +476,16 @@ class AlphaWriter:
     """The graphics alone: one PNG with transparency per frame in ``folder``
     (``frame_000000.png`` ...), then, with ffmpeg, ProRes 4444 with alpha at ``mov``.
 
-    Graphics change only at events: :meth:`write_png` takes the layer's encoded PNG, which
-    the caller encodes once per picture. A ``comment`` goes into every PNG (a ``tEXt`` chunk
-    ``Comment``) and the mov's ``comment`` tag."""
+    Graphics change only at events: :meth:`write_png` takes the layer's encoded PNG (the
+    same bytes object while the picture stays). A picture is written once; its later frames
+    are hard links to that file where the file system has them (copies elsewhere).
+
+    ProRes is intra-only: a frame's packet depends on its picture alone, so each picture is
+    encoded once (:meth:`close`: ffmpeg's ``prores_aw``, profile 4444, ``yuva444p10le``, one
+    packet a picture) and the mov is muxed from those packets, each repeated for its frames
+    (stream copy at the footage's exact rate): the encoding costs one frame a change, not
+    one a frame, and the file is the same as encoding every frame. A ``comment`` goes into
+    every PNG (a ``tEXt`` chunk ``Comment``) and the mov's ``comment`` tag."""
 
     def __init__(self, folder: Path, fps: float, *, rate: str = "", mov: Path | None = None,
                  ffmpeg: str | None = None, comment: str | None = None) -> None:
@@ -346,44 +496,102 @@ class AlphaWriter:
         self.ffmpeg = ffmpeg
         self.comment = comment
         self.frames = 0
-        self._tagged: tuple[bytes, bytes] | None = None  # the last PNG and its tagged copy
+        self._last: bytes | None = None  # the last picture's PNG, as given
+        self._pictures: list[tuple[int, Path]] = []  # each picture's first frame and file
 
     def write_png(self, png: bytes) -> None:
-        if self.comment:
-            if self._tagged is None or self._tagged[0] is not png:
-                self._tagged = (png, png_with_comment(png, self.comment))
-            png = self._tagged[1]
-        (self.folder / f"frame_{self.frames:06d}.png").write_bytes(png)
+        path = self.folder / f"frame_{self.frames:06d}.png"
+        if png is not self._last or not self._pictures:
+            self._last = png
+            path.write_bytes(png_with_comment(png, self.comment) if self.comment else png)
+            self._pictures.append((self.frames, path))
+        else:
+            _link(self._pictures[-1][1], path)
         self.frames += 1
 
-    def close(self) -> None:
-        if self.mov is None or self.ffmpeg is None:
+    def close(self, progress: Progress | None = None) -> None:
+        """Write the ProRes file (with ffmpeg and a ``mov``), reporting to ``progress``: the
+        pictures encoded, then the frames muxed."""
+        if self.mov is None or self.ffmpeg is None or not self._pictures:
             return
-        command = [self.ffmpeg, "-hide_banner", "-loglevel", "error", "-y",
-                   "-framerate", self.rate or repr(self.fps), "-start_number", "0",
-                   "-i", str(self.folder / "frame_%06d.png"),
-                   # prores_aw: ProRes 4444 (ap4h) with its alpha, ~4x faster than prores_ks
-                   "-c:v", "prores_aw", "-profile:v", "4", "-pix_fmt", "yuva444p10le",
-                   "-vendor", "apl0", *_metadata_args(self.comment), str(self.mov)]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            lines = done.stderr.strip().splitlines()
-            raise EncodeError(f"ffmpeg could not write ProRes 4444 {self.mov}: "
-                              f"{lines[-1] if lines else done.returncode}")
+        rate = Fraction(self.rate) if self.rate else Fraction(self.fps).limit_denominator(
+            1001000)
+        every = f"{rate.numerator}/{rate.denominator}"
+        with tempfile.TemporaryDirectory(prefix="feltcast-prores-",
+                                         dir=self.mov.parent) as name:
+            packets, frames = Path(name, "pictures"), Path(name, "frames")
+            packets.mkdir()
+            frames.mkdir()
+            script = Path(name, "pictures.ffconcat")  # one frame each, in order
+            count = len(self._pictures)
+            script.write_text(ffconcat([str(path.resolve()) for _, path in self._pictures],
+                                       list(range(count)), count, rate), encoding="utf-8")
+            self._ffmpeg(["-f", "concat", "-safe", "0", "-i", str(script),
+                          "-fps_mode", "passthrough", "-frames:v", str(count),
+                          # prores_aw: ProRes 4444 (ap4h) with its alpha, ~4x faster than
+                          # prores_ks; the image2 muxer writes each packet to its own file
+                          "-c:v", "prores_aw", "-profile:v", "4", "-pix_fmt", "yuva444p10le",
+                          "-f", "image2", "-start_number", "0", str(packets / "%06d.prores")],
+                         _sub_progress(progress, count, "ProRes 4444 pictures"))
+            encoded = sorted(packets.iterdir())
+            if len(encoded) != count:
+                raise EncodeError(f"ffmpeg could not write ProRes 4444 {self.mov}: "
+                                  f"{len(encoded)} of {count} pictures encoded")
+            ends = [first for first, _ in self._pictures[1:]] + [self.frames]
+            begin = 0
+            for packet, end in zip(encoded, ends, strict=True):
+                for frame in range(begin, end):
+                    _link(packet, frames / f"{frame:06d}.prores")
+                begin = end
+            self._ffmpeg(["-framerate", every, "-c:v", "prores", "-f", "image2",
+                          "-start_number", "0", "-i", str(frames / "%06d.prores"),
+                          "-frames:v", str(self.frames), "-c:v", "copy", "-tag:v", "ap4h",
+                          *_metadata_args(self.comment), str(self.mov)], progress)
+
+    def _ffmpeg(self, arguments: list[str], progress: Progress | None) -> None:
+        assert self.ffmpeg is not None
+        command = [self.ffmpeg, "-hide_banner", "-loglevel", "error", "-nostats", "-nostdin",
+                   "-y", "-progress", "pipe:1", *arguments]
+        with FfmpegRun(command, progress) as run:
+            if run.follow() != 0:
+                raise EncodeError(f"ffmpeg could not write ProRes 4444 {self.mov}: "
+                                  f"{run.last_line()}")
+            if progress is not None:
+                progress.update(run.frames, final=True)
 
     def abort(self) -> None:
         if self.mov is not None:
             self.mov.unlink(missing_ok=True)
 
 
+def _link(first: Path, path: Path) -> None:
+    """``path`` the same file as ``first``: a hard link, or a copy where the file system has
+    none (FAT, some network shares)."""
+    try:
+        path.unlink(missing_ok=True)
+        os.link(first, path)
+    except OSError:
+        shutil.copyfile(first, path)
+
+
+def _sub_progress(progress: Progress | None, total: int, label: str) -> Progress | None:
+    """A bar for a first step of ``total`` items, where ``progress`` reports (None: none)."""
+    if progress is None:
+        return None
+    return Progress(total, stream=progress.stream, label=label, enabled=progress.enabled,
+                    unit="pictures")
+
+
 class Progress:
-    """A progress bar on ``stream`` (stderr): frames done, frames per second and time left.
+    """A progress bar on ``stream`` (stderr): frames (or another ``unit``) done, their rate
+    and the time left.
     Redrawn in place on a terminal (at most 4 times a second), one line every 5 s
     otherwise."""
 
     def __init__(self, total: int, *, stream: IO[str] | None = None, label: str = "export",
-                 enabled: bool = True) -> None:
+                 enabled: bool = True, unit: str = "frames") -> None:
         self.total = max(1, total)
+        self.unit = unit
         self.stream = stream if stream is not None else sys.stderr
         self.label = label
         self.enabled = enabled
@@ -403,7 +611,8 @@ class Progress:
         left = (self.total - done) / rate if rate > 0 else 0.0
         share = min(1.0, done / self.total)
         bar = "#" * round(share * 24) + "-" * (24 - round(share * 24))
-        line = (f"{self.label} [{bar}] {done:,}/{self.total:,} frames  {rate:5.1f} fps  "
+        per = "fps" if self.unit == "frames" else f"{self.unit}/s"
+        line = (f"{self.label} [{bar}] {done:,}/{self.total:,} {self.unit}  {rate:5.1f} {per}  "
                 f"{'done in' if final else 'ETA'} "
                 f"{_clock(elapsed if final else left)}")
         if self.tty:

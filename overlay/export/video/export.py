@@ -17,6 +17,7 @@ carries, if any.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import re
@@ -24,6 +25,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from fractions import Fraction
 from pathlib import Path
 from typing import IO, Any
 
@@ -39,10 +41,10 @@ from overlay.export.video.clips import Clip, clips_for, edl, ffmetadata, write_c
 from overlay.export.video.encode import (
     DEFAULT_PRESET,
     AlphaWriter,
-    FfmpegWriter,
     FootageInfo,
     FrameSink,
     OpenCVWriter,
+    OverlayEncoder,
     Progress,
     find_ffmpeg,
     probe_footage,
@@ -253,15 +255,17 @@ def export_footage(source: LogSource, footage: Path, out: Path, spec: SyncSpec,
                                         title=options.table_name,
                                         source_name=footage.name, log_head=options.log_head)
         result.files.extend(written)
-    views = frame_views(source(), sync, frames=info.frames, table_name=options.table_name)
+    def cursor() -> ViewCursor:
+        return ViewCursor(frame_views(source(), sync, frames=info.frames,
+                                      table_name=options.table_name))
+
     renderer = OverlayRenderer(info.width, info.height)
     try:
         if options.alpha:
-            _alpha(ViewCursor(views), renderer, info.frames, info.fps, info.rate, out,
-                   options, result)
+            _alpha(cursor(), renderer, info.frames, info.fps, info.rate, out, options, result)
         else:
-            _burn(_read_frames(footage, info), ViewCursor(views), renderer, info, out,
-                  options, result, chapters, audio_from=footage)
+            _burn(lambda: _read_frames(footage, info), cursor, renderer, info, out, options,
+                  result, chapters, audio_from=footage)
     except BaseException:  # no clip list beside a video that was not written
         for path in result.files:
             if path.is_file() and path != out:
@@ -289,53 +293,115 @@ def _read_frames(path: Path, info: FootageInfo) -> Iterator[np.ndarray]:
 
 class Pictures:
     """The layer of each frame: redrawn when the view changes, or when a clock's text does
-    (the level clock once a second while it runs; the R12 action clock too)."""
+    (the level clock once a second while it runs; the R12 action clock too). Without a
+    renderer it only tells where the redraws fall (:meth:`step`)."""
 
-    def __init__(self, renderer: OverlayRenderer, sync: Sync) -> None:
+    def __init__(self, renderer: OverlayRenderer | None, sync: Sync) -> None:
         self.renderer, self.sync = renderer, sync
-        self.layer = renderer.render(None)
+        self.layer = renderer.render(None) if renderer is not None else Layer.empty(0, 0)
         self.view: dict[str, Any] | None = None
         self.clocks = Clocks()
 
-    def at(self, cursor: ViewCursor, frame: int) -> Layer:
+    def step(self, cursor: ViewCursor, frame: int) -> bool:
+        """Move on to ``frame`` (increasing): True if its picture is redrawn."""
         current, changed = cursor.at(frame)
         if changed and current is not None:
             self.view = current.view
         clocks = clocks_at(self.view, self.sync.time_of(frame))
         if changed or clocks != self.clocks:
             self.clocks = clocks
-            self.layer = self.renderer.render(self.view, clocks)
+            return True
+        return False
+
+    def at(self, cursor: ViewCursor, frame: int) -> Layer:
+        if self.step(cursor, frame):
+            assert self.renderer is not None
+            self.layer = self.renderer.render(self.view, self.clocks)
         return self.layer
 
 
-def _burn(frames: Iterable[np.ndarray], cursor: ViewCursor, renderer: OverlayRenderer,
-          info: FootageInfo, out: Path, options: ExportOptions, result: ExportResult,
-          chapters: Path | None, *, audio_from: Path | None) -> None:
-    """Composite and write every frame; then re-encode when going through OpenCV."""
+def picture_starts(cursor: ViewCursor, sync: Sync, frames: int) -> list[int]:
+    """The frames where the graphics are redrawn (frame 0 first), without drawing them."""
+    pictures = Pictures(None, sync)
+    return [frame for frame in range(frames) if pictures.step(cursor, frame) or frame == 0]
+
+
+def _drawn(cursor: ViewCursor, renderer: OverlayRenderer, sync: Sync,
+           starts: list[int]) -> Iterator[bytes]:
+    """Each picture of :func:`picture_starts` (:meth:`Layer.bmp`), drawn when asked for."""
+    pictures = Pictures(renderer, sync)
+    at = iter(starts)
+    due = next(at, None)
+    for frame in range(starts[-1] + 1):
+        layer = pictures.at(cursor, frame)
+        if frame == due:
+            yield layer.bmp()
+            due = next(at, None)
+
+
+def _burn(frames: Callable[[], Iterable[np.ndarray]], cursor: Callable[[], ViewCursor],
+          renderer: OverlayRenderer, info: FootageInfo, out: Path, options: ExportOptions,
+          result: ExportResult, chapters: Path | None, *, audio_from: Path | None,
+          still: Path | None = None) -> None:
+    """Burn the graphics in: with ffmpeg, in its own process (:class:`OverlayEncoder`: the
+    footage, or the ``still`` image repeated, under the pictures drawn here); without, or
+    ``--via-opencv``, frame by frame here (``frames``) into OpenCV's writer, then re-encoded
+    by ffmpeg if there is one."""
     import time
 
     started = time.perf_counter()
+    progress = Progress(info.frames, stream=options.progress, enabled=options.progress
+                        is not None, label="burning in")
+    if options.ffmpeg is not None and not options.via_opencv:
+        views = cursor()
+        starts = picture_starts(cursor(), result.sync, info.frames)
+        encoder = OverlayEncoder(
+            options.ffmpeg, still or info.path, out, size=(info.width, info.height),
+            rate=_rate(info), frames=info.frames, starts=starts, still=still is not None,
+            audio=info.audio if audio_from is not None else None, chapters=chapters,
+            preset=options.preset, crf=options.crf, comment=options.comment)
+        count = encoder.run(_drawn(views, renderer, result.sync, starts), progress)
+        result.h264 = True
+        result.pictures = views.changes
+    else:
+        count = _composite(frames(), cursor(), renderer, info, out, options, result,
+                           chapters, progress, audio_from=audio_from)
+    progress.update(count, final=True)
+    if count == 0:
+        raise InvalidInputError(f"footage {info.path}: no frame could be decoded")
+    result.frames = count
+    result.files.insert(0, out)
+    result.seconds = time.perf_counter() - started
+
+
+def _rate(info: FootageInfo) -> Fraction:
+    """The footage's exact frame rate (``30000/1001``), or its float one made a fraction."""
+    if info.rate:
+        with contextlib.suppress(ValueError, ZeroDivisionError):
+            exact = Fraction(info.rate)
+            if exact > 0:
+                return exact
+    return Fraction(info.fps).limit_denominator(1001000)
+
+
+def _composite(frames: Iterable[np.ndarray], cursor: ViewCursor, renderer: OverlayRenderer,
+               info: FootageInfo, out: Path, options: ExportOptions, result: ExportResult,
+               chapters: Path | None, progress: Progress, *,
+               audio_from: Path | None) -> int:
+    """Composite and write every frame into OpenCV's writer; then re-encode with ffmpeg."""
     size = (info.width, info.height)
     temp: tempfile.TemporaryDirectory[str] | None = None
     sink: FrameSink
-    if options.ffmpeg is not None and not options.via_opencv:
-        sink = FfmpegWriter(options.ffmpeg, out, info.fps, size, rate=info.rate,
-                            audio_from=audio_from, audio=info.audio, chapters=chapters,
-                            preset=options.preset, crf=options.crf, comment=options.comment)
-        result.h264 = True
-    elif options.ffmpeg is not None:
+    if options.ffmpeg is not None:
         temp = tempfile.TemporaryDirectory(prefix="feltcast-video-", dir=out.parent)
         sink = OpenCVWriter(Path(temp.name) / "opencv.mp4", info.fps, size)
     else:
         sink = OpenCVWriter(out, info.fps, size)
-    progress = Progress(info.frames, stream=options.progress, enabled=options.progress
-                        is not None, label="burning in")
     pictures = Pictures(renderer, result.sync)
     count = 0
     try:
         for count, frame in enumerate(frames, 1):
-            layer = pictures.at(cursor, count - 1)
-            sink.write(layer.composite(frame))
+            sink.write(pictures.at(cursor, count - 1).composite(frame))
             progress.update(count)
         sink.close()
         if temp is not None and options.ffmpeg is not None:
@@ -352,13 +418,8 @@ def _burn(frames: Iterable[np.ndarray], cursor: ViewCursor, renderer: OverlayRen
     finally:
         if temp is not None:
             temp.cleanup()
-    progress.update(count, final=True)
-    if count == 0:
-        raise InvalidInputError(f"footage {info.path}: no frame could be decoded")
-    result.frames = count
     result.pictures = cursor.changes
-    result.files.insert(0, out)
-    result.seconds = time.perf_counter() - started
+    return count
 
 
 def _alpha(cursor: ViewCursor, renderer: OverlayRenderer, frames: int, fps: float, rate: str,
@@ -380,9 +441,9 @@ def _alpha(cursor: ViewCursor, renderer: OverlayRenderer, frames: int, fps: floa
             writer.write_png(pictures.at(cursor, frame).png())
             progress.update(frame + 1)
         progress.update(frames, final=True)
-        if mov is not None and options.ffmpeg is not None and options.progress is not None:
-            options.progress.write("writing ProRes 4444 with ffmpeg…\n")
-        writer.close()
+        if mov is not None and options.ffmpeg is not None:
+            writer.close(Progress(frames, stream=options.progress,
+                                  enabled=options.progress is not None, label="ProRes 4444"))
     except BaseException:
         writer.abort()
         raise
@@ -423,15 +484,20 @@ def export_replay(path: Path, out: Path, *, options: ExportOptions | None = None
     info = FootageInfo(path, width, height, fps, frames)
     result = ExportResult(out, 0, fps, width, height, sync, log_head=options.log_head)
     out.parent.mkdir(parents=True, exist_ok=True)
-    views = frame_views(entries, sync, frames=frames, table_name=title)
+
+    def cursor() -> ViewCursor:
+        return ViewCursor(frame_views(entries, sync, frames=frames, table_name=title))
+
     renderer = OverlayRenderer(width, height)
     if options.alpha:
-        _alpha(ViewCursor(views), renderer, frames, fps, "", out, options, result)
+        _alpha(cursor(), renderer, frames, fps, "", out, options, result)
         return result
     backdrop = background(width, height)
-    plain = (backdrop.copy() for _ in range(frames))
-    _burn(plain, ViewCursor(views), renderer, info, out, options, result, None,
-          audio_from=None)
+    with tempfile.TemporaryDirectory(prefix="feltcast-replay-") as folder:
+        still = Path(folder, "backdrop.png")
+        cv2.imwrite(str(still), backdrop)
+        _burn(lambda: (backdrop.copy() for _ in range(frames)), cursor, renderer, info, out,
+              options, result, None, audio_from=None, still=still)
     return result
 
 

@@ -13,6 +13,7 @@ a :class:`Layer`; burning a layer into a frame is then a blend of a few precompu
 from __future__ import annotations
 
 import json
+import struct
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -76,12 +77,13 @@ class Tile:
 @dataclass(slots=True)
 class Layer:
     """The graphics of one view at the output size: the drawn regions (straight-alpha BGRA,
-    with their top-left corners) and the blend tiles cut from them."""
+    with their top-left corners); the blend tiles of :meth:`composite` are cut when first
+    used, the files of :meth:`png` and :meth:`bmp` encoded once."""
 
     width: int
     height: int
     parts: list[tuple[int, int, np.ndarray]]
-    tiles: list[Tile]
+    _tiles: list[Tile] | None = field(default=None, repr=False)
     _png: bytes | None = field(default=None, repr=False)
 
     @classmethod
@@ -94,16 +96,16 @@ class Layer:
                  for x0, y0, x1, y1 in groups]
         boxes = [b for b in boxes if b[2] > b[0] and b[3] > b[1]]
         if not boxes:
-            return cls(width, height, [], [])
+            return cls(width, height, [])
         x0, y0 = min(b[0] for b in boxes), min(b[1] for b in boxes)
         x1, y1 = max(b[2] for b in boxes), max(b[3] for b in boxes)
         crop = np.asarray(image.crop((x0, y0, x1, y1)), dtype=np.uint8)
         bgra = cv2.cvtColor(crop, cv2.COLOR_RGBA2BGRA)
-        return cls(width, height, [(x0, y0, bgra)], _tiles(bgra, x0, y0))
+        return cls(width, height, [(x0, y0, bgra)])
 
     @classmethod
     def empty(cls, width: int, height: int) -> Layer:
-        return cls(width, height, [], [])
+        return cls(width, height, [])
 
     @property
     def bgra(self) -> np.ndarray:
@@ -111,8 +113,18 @@ class Layer:
         out = np.zeros((self.height, self.width, 4), np.uint8)
         for x0, y0, part in self.parts:
             region = out[y0:y0 + part.shape[0], x0:x0 + part.shape[1]]
-            np.copyto(region, part, where=part[:, :, 3:4] > region[:, :, 3:4])
+            if len(self.parts) == 1:
+                region[...] = part
+            else:  # overlapping regions: the more opaque pixel wins
+                np.copyto(region, part, where=part[:, :, 3:4] > region[:, :, 3:4])
         return out
+
+    @property
+    def tiles(self) -> list[Tile]:
+        """The blend tiles of :meth:`composite`."""
+        if self._tiles is None:
+            self._tiles = [tile for x0, y0, part in self.parts for tile in _tiles(part, x0, y0)]
+        return self._tiles
 
     def composite(self, frame: np.ndarray) -> np.ndarray:
         """Burn the graphics into ``frame`` (BGR uint8, the layer's size), in place."""
@@ -126,13 +138,34 @@ class Layer:
         return frame
 
     def png(self) -> bytes:
-        """The layer as a PNG with transparency (encoded once)."""
+        """The layer as a PNG with transparency (encoded once): the editors' files."""
         if self._png is None:
-            ok, data = cv2.imencode(".png", self.bgra, [cv2.IMWRITE_PNG_COMPRESSION, 1])
-            if not ok:  # pragma: no cover - OpenCV encodes any BGRA array
-                raise RuntimeError("PNG encoding failed")
-            self._png = data.tobytes()
+            self._png = _encode(".png", self.bgra, [cv2.IMWRITE_PNG_COMPRESSION, 1])
         return self._png
+
+    def bmp(self) -> bytes:
+        """The layer as a 32-bit BMP with its alpha, uncompressed: what ffmpeg reads of each
+        picture of a burn-in (:class:`~overlay.export.video.encode.OverlayEncoder`), written
+        and read in a fraction of a PNG's time (not kept: one is written per picture). The
+        rows go top-down (a negative height), so the pixels are the layer's own bytes."""
+        return bmp_header(self.width, self.height) + self.bgra.tobytes()
+
+
+def bmp_header(width: int, height: int) -> bytes:
+    """The headers of a top-down 32-bit BGRA BMP (a BITMAPV5HEADER: the masks say where the
+    alpha is, as OpenCV writes it), for ``width * height * 4`` bytes of pixels after it."""
+    pixels = width * height * 4
+    info = struct.pack("<IiiHHIIiiII4I4s", 124, width, -height, 1, 32, 3, pixels, 2835, 2835,
+                       0, 0, 0x00FF0000, 0x0000FF00, 0x000000FF, 0xFF000000, b"BGRs")
+    info += bytes(124 - len(info))  # no colour end points, gamma, intent or profile
+    return struct.pack("<2sIHHI", b"BM", 14 + 124 + pixels, 0, 0, 14 + 124) + info
+
+
+def _encode(extension: str, image: np.ndarray, params: list[int]) -> bytes:
+    ok, data = cv2.imencode(extension, image, params)
+    if not ok:  # pragma: no cover - OpenCV encodes any BGRA array
+        raise RuntimeError(f"{extension} encoding failed")
+    return data.tobytes()
 
 
 BAND = 32

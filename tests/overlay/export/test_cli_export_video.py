@@ -112,11 +112,20 @@ def test_alpha_mov(setup: tuple[Path, Path], tmp_path: Path) -> None:
     footage = make_footage(tmp_path / "short.mp4", frames=20)
     out = tmp_path / "graphics.mov"
     done = feltcast("--video", footage, "--start", str(T0), "--data-dir", data, "--alpha",
-                    "--out", out, "--quiet")
+                    "--out", out)
     assert done.returncode == 0, done.stderr
     assert len(list((tmp_path / "graphics_frames").glob("*.png"))) == 20
     video = probe(out)["streams"][0]
     assert video["codec_name"] == "prores" and video["profile"] == "4444"
+    # A bar for each step: the PNGs, the pictures encoded, the frames of the mov.
+    lines = done.stderr.splitlines()
+    assert any(line.startswith("graphics [") and "20/20 frames" in line for line in lines)
+    encoded = [line for line in lines if line.startswith("ProRes 4444 pictures [")]
+    assert encoded and "pictures/s" in encoded[-1] and "done in" in encoded[-1]
+    count = int(encoded[-1].split("] ")[1].split("/")[0])
+    assert 1 <= count < 20  # each picture once, not each frame
+    assert any(line.startswith("ProRes 4444 [") and "20/20 frames" in line
+               and "done in" in line for line in lines)
 
 
 @pytest.mark.parametrize(("args", "message"), [

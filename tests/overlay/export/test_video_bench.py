@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[3]
 def test_bench_video_runs_and_reports_every_figure() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "bench.bench_video", "--seconds", "0.5", "--size", "320x180",
-         "--no-save"], cwd=ROOT, capture_output=True, text=True, timeout=240, check=False)
+         "--pairs", "2", "--no-save"], cwd=ROOT, capture_output=True, text=True, timeout=240,
+        check=False)
     assert done.returncode in (0, 1), done.stderr  # 1: a target missed on a busy machine
     report = json.loads(done.stdout)
     runs = report["runs"]
@@ -38,7 +39,11 @@ def test_bench_video_runs_and_reports_every_figure() -> None:
     assert runs["feltcast_timeline_short"]["frames"] == 15
     assert set(report["checks"]) == {
         "realtime>=1 (short)", "realtime>=1 (long)", "realtime>=2 (short, issue 23)",
-        "time<=1.15x the plain encode (short, issue 23)", "alpha realtime>=1 (short, issue 23)",
+        "time<=1.15x the plain encode (short, paired, issue 23)",
+        "alpha realtime>=1 (short, issue 23)",
         "memory_flat (long rss <= short*1.1+20MB)",
         "memory_flat (long: 2nd half max rss <= 1st half max*1.05+10MB)"}
     assert runs["feltcast_long"]["rss_second_half_max_mb"] > 0
+    overhead = report["overhead"]  # two pairs of back-to-back runs, compared by medians
+    assert len(overhead["feltcast_seconds"]) == len(overhead["plain_seconds"]) == 2
+    assert overhead["ratio_of_medians"] > 0
