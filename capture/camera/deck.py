@@ -10,8 +10,10 @@ suit colours, so each deck in use is calibrated once from one clear, face-up ima
 - one template per card: that box resampled to :attr:`CameraDeck.patch` pixels, as three
   feature channels (brightness and two colour-opponent channels, so red hearts and black
   spades, or a four-colour deck's green clubs, differ in colour as well as shape);
-- how alike the two most similar cards are (:attr:`CameraDeck.separation`): two images of
-  the same card under two names are refused;
+- how alike the two most similar cards are (:attr:`CameraDeck.separation`), and for each card
+  its nearest neighbour (:func:`nearest_cards`: a weak deck is visible before the show); two
+  images of one card under two names are refused, judged by the whole card (:func:`same_card`:
+  a 5 and a 6 whose indexes look alike still differ by a pip), never by the index alone;
 - weights that tell the deck's clubs from its spades (:attr:`CameraDeck.clubs_spades`, learnt
   from its club and spade indexes seen as a camera might see them:
   :mod:`capture.camera.suitcheck`), the second opinion a club or a spade must pass.
@@ -69,8 +71,15 @@ CHROMA_WEIGHT = 0.8
 """Weight of each colour channel against brightness in a template."""
 _STUDY_WIDTH = 200
 """Card width in pixels at which calibration looks for the index."""
-_SIMILAR = 0.985
-"""Two templates at least this alike (normalised correlation) are the same card."""
+_SAME_CARD = 0.995
+"""Two whole cards at least this alike (normalised correlation of the grey cards, corners,
+pips and court figures) are two images of one card: a 5 and a 6 whose indexes look alike still
+differ by a pip."""
+_SAME_INDEX = 0.985
+"""Two indexes at least this alike (:func:`index_alike`) may be one card's."""
+WEAK = 0.97
+"""A card whose index is at least this alike its nearest neighbour's (rank and suit both) is
+one the camera may leave unknown: ``feltcast camera calibrate`` names it."""
 
 Features = npt.NDArray[np.float32]
 
@@ -187,8 +196,8 @@ class CameraDeck:
         a darker surface; the card is found, rectified and studied.
 
         :raises CameraDeckError: a card missing, an image in which no card is found, an index
-            corner that cannot be located, or two cards that look the same (naming them, by
-            file name when ``sources`` gives them).
+            corner that cannot be located, or two images of one card (the whole card alike,
+            naming them, by file name when ``sources`` gives them).
         """
         if not name.strip():
             raise CameraDeckError("a camera deck needs a name")
@@ -224,16 +233,13 @@ class CameraDeck:
                 warp_region(images[card], quads[card], box, (width, height))))
             for card in order])
         split = split_row(templates)
-        rank, suit = normalise(templates[:, :, :split]), normalise(templates[:, :, split:])
-        similarity = np.minimum(rank @ rank.T, suit @ suit.T)
-        np.fill_diagonal(similarity, -1.0)
-        worst = np.unravel_index(int(np.argmax(similarity)), similarity.shape)
-        separation = float(similarity[worst])
-        if separation >= _SIMILAR:
-            a, b = order[int(worst[0])], order[int(worst[1])]
+        duplicate = same_card(study, index_alike(templates, split))
+        if duplicate is not None:
+            a, b = order[duplicate[0]], order[duplicate[1]]
             raise CameraDeckError(
                 f"deck {name!r}: the images of {label(a)} and {label(b)} show the same card "
                 "(a duplicate file?)")
+        separation = float(index_alike(templates, split).max())
         weights, bias = _clubs_spades(images, quads, box, (width, height), split)
         return cls(name.strip(), box, templates, split, separation, weights, bias,
                    created=time.time(),
@@ -385,6 +391,43 @@ def locate_index(study: npt.NDArray[np.float32]) -> tuple[float, float, float, f
     if u1 - u0 < 0.03 or v1 - v0 < 0.05:
         return None
     return (u0, v0, u1, v1)
+
+
+def same_card(study: npt.NDArray[np.float32],
+              alike: npt.NDArray[np.float32]) -> tuple[int, int] | None:
+    """The first two of the rectified grey cards ``(52, H, W)`` that are one card, or None:
+    alike as whole cards (to :data:`_SAME_CARD`, the border trimmed: a 5 and a 6 whose
+    indexes look alike still differ by a pip) and by their indexes (``alike``, to
+    :data:`_SAME_INDEX`: a king of hearts and one of diamonds drawn alike differ by the
+    suit)."""
+    height, width = study.shape[1:]
+    inner = study[:, height // 20:height - height // 20, width // 20:width - width // 20]
+    flat = inner.reshape(len(inner), -1).astype(np.float64)
+    flat -= flat.mean(axis=1, keepdims=True)
+    flat /= np.linalg.norm(flat, axis=1, keepdims=True) + 1e-9
+    whole = flat @ flat.T
+    np.fill_diagonal(whole, -1.0)
+    pairs = np.argwhere(np.triu((whole >= _SAME_CARD) & (alike >= _SAME_INDEX)))
+    return (int(pairs[0][0]), int(pairs[0][1])) if len(pairs) else None
+
+
+def index_alike(templates: Features, split: int) -> npt.NDArray[np.float32]:
+    """``(52, 52)``: how alike two cards' indexes are, the smaller of their ranks' and their
+    suits' normalised correlations (1.0: the camera cannot tell them apart by the index; the
+    diagonal is -1)."""
+    rank, suit = normalise(templates[:, :, :split]), normalise(templates[:, :, split:])
+    similarity = np.minimum(rank @ rank.T, suit @ suit.T)
+    np.fill_diagonal(similarity, -1.0)
+    return similarity
+
+
+def nearest_cards(deck: CameraDeck) -> list[tuple[Card, Card, float]]:
+    """Each card, its nearest neighbour by the index, and how alike they are
+    (:func:`index_alike`), most alike first: the distinctness report of a calibration."""
+    similarity = index_alike(deck.templates, deck.split)
+    rows = [(Card.from_index(i), Card.from_index(int(np.argmax(similarity[i]))),
+             float(similarity[i].max())) for i in range(52)]
+    return sorted(rows, key=lambda row: -row[2])
 
 
 def split_row(templates: Features) -> int:

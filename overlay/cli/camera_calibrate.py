@@ -15,6 +15,11 @@ From a camera (a device index, a video file or an RTSP/HTTP URL)::
 prompts for each card in the RFID registration order (A♠ K♠ … 2♣): show it alone, face up, to
 the camera until it is captured, then take it away.
 
+Afterwards it prints, for each card, its nearest neighbour by the index and how alike the two
+are, least distinct first, and warns of cards the camera may leave unknown (a weak deck is
+visible before the show). Two different cards are never refused as one: only two images of
+the same card (alike as whole cards) are.
+
 ``DECK`` is a file when it ends in ``.npz`` or contains a ``/``; otherwise it is a name, and
 the deck is stored in the service's database next to the RFID decks (``--db`` /
 ``--data-dir``; ``--replace`` overwrites a deck of that name).
@@ -75,7 +80,28 @@ def run(args: argparse.Namespace) -> int:
     u0, v0, u1, v1 = deck.box
     print(f"deck {deck.name!r} saved to {where}: index at {u0:.0%}-{u1:.0%} across, "
           f"{v0:.0%}-{v1:.0%} down; closest two cards {deck.separation:.2f} alike", flush=True)
+    print_distinctness(deck)
     return 0
+
+
+def print_distinctness(deck: CameraDeck) -> None:
+    """Each card's nearest neighbour by the index and how alike the two are (1.00: the same
+    to the camera), least distinct first, four to a line; then the cards the camera may
+    leave unknown, if any."""
+    from capture.camera.deck import WEAK, nearest_cards
+
+    rows = nearest_cards(deck)
+    print("how alike each card's index is to its nearest neighbour's (1.00: the same):")
+    cells = [f"{card.code:>3} ~ {other.code:<3} {alike:.2f}" for card, other, alike in rows]
+    for start in range(0, len(cells), 4):
+        print("  " + "   ".join(cells[start:start + 4]))
+    weak = [(card, other, alike) for card, other, alike in rows if alike >= WEAK]
+    if weak:
+        pairs = sorted({tuple(sorted((card.code, other.code))) for card, other, _ in weak})
+        print(f"warning: {len(weak)} card(s) look much like another by the index "
+              f"({', '.join(f'{a}/{b}' for a, b in pairs)}): the camera leaves such a card "
+              "unknown when it cannot tell; a clearer or larger image of each may help",
+              flush=True)
 
 
 def _store(deck: CameraDeck, args: argparse.Namespace) -> str:

@@ -46,9 +46,11 @@ def card_corners(center: Point, width: float, angle: float = 0.0) -> np.ndarray:
 
 
 def place(canvas: np.ndarray, card: Card | None, corners: np.ndarray,
-          style: CardStyle = DEFAULT_STYLE) -> np.ndarray:
-    """Draw ``card`` (``None``: a plain red back) with its printed corners at ``corners``."""
-    face = render_card(card, style) if card is not None else _back()
+          style: CardStyle = DEFAULT_STYLE, *, face: np.ndarray | None = None) -> np.ndarray:
+    """Draw ``card`` (``None``: a plain red back; ``face``: that image of it, the style's
+    shape) with its printed corners at ``corners``."""
+    if face is None:
+        face = render_card(card, style) if card is not None else _back()
     height, width = face.shape[:2]
     source = np.array([[0, 0], [width, 0], [width, height], [0, height]], dtype=np.float32)
     matrix = cv2.getPerspectiveTransform(source, np.asarray(corners, dtype=np.float32))
@@ -111,3 +113,18 @@ def write_video(path: Path, frames: Sequence[np.ndarray], fps: float = 10.0) -> 
 @pytest.fixture(scope="session")
 def default_deck() -> CameraDeck:
     return CameraDeck.default()
+
+
+def wearing_index_of(face: np.ndarray, donor: np.ndarray, style: CardStyle) -> np.ndarray:
+    """``face`` with ``donor``'s index in both corners (a deck whose two cards differ only
+    away from their indexes, as a heavy serif 5 and 6 nearly do)."""
+    from capture.camera.cardart import index_box
+
+    out = face.copy()
+    x, y, w, h = index_box(style, width=face.shape[1])
+    height, width = face.shape[:2]
+    out[y:y + h, x:x + w] = donor[y:y + h, x:x + w]
+    out[height - y - h:height - y, width - x - w:width - x] = \
+        donor[height - y - h:height - y, width - x - w:width - x]
+    return out
+

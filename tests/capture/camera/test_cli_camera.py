@@ -16,7 +16,15 @@ from capture.camera.deck import CameraDeck
 from engine.cards import REGISTRATION_ORDER, Card
 from overlay.cli import main
 
-from .conftest import card_corners, felt, place, same_card_corners, scene, write_video
+from .conftest import (
+    card_corners,
+    felt,
+    place,
+    same_card_corners,
+    scene,
+    wearing_index_of,
+    write_video,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 ALL = [Card.from_index(i) for i in range(52)]
@@ -44,8 +52,17 @@ def test_calibrate_from_images_then_recognize_with_that_deck(
     lines = capsys.readouterr().out.splitlines()
     progress = [line for line in lines if line.startswith("[")]
     assert len(progress) == 52 and progress[0].startswith("[ 1/52] As  As.")
-    assert "deck 'studio' saved to" in lines[-1]
+    assert any("deck 'studio' saved to" in line for line in lines)
     deck = CameraDeck.load(out)
+    # The distinctness report: every card once, with its nearest neighbour, least distinct
+    # first (the deck's separation); no warning for a deck whose cards all differ.
+    start = next(i for i, line in enumerate(lines) if line.startswith("how alike each card"))
+    cells = [cell.split() for line in lines[start + 1:start + 14]
+             for cell in line.strip().split("   ")]
+    assert sorted(cell[0] for cell in cells) == sorted(card.code for card in ALL)
+    alike = [float(cell[3]) for cell in cells]
+    assert alike == sorted(alike, reverse=True) and alike[0] == round(deck.separation, 2)
+    assert not any(line.startswith("warning") for line in lines)
     assert deck.name == "studio"
     image, corners = scene([(Card("Jd"), (400, 360), 170, 8), (Card("4c"), (800, 360), 170, 185)],
                            style=STYLES["studio-4c"])
@@ -58,6 +75,24 @@ def test_calibrate_from_images_then_recognize_with_that_deck(
     for found, truth in zip(cards, corners, strict=True):
         assert same_card_corners(found["quad"], truth, 4.0)
         assert 0.7 <= found["score"] <= 1.0
+
+
+def test_calibrate_names_the_cards_the_camera_may_not_tell_apart(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two different cards with the same-looking index are taken, and named in a warning."""
+    style = STYLES["studio-4c"]
+    for card in ALL:
+        face = render_card(card, style)
+        if card == Card("6h"):
+            face = wearing_index_of(face, render_card(Card("5h"), style), style)
+        cv2.imwrite(str(tmp_path / f"{card.code}.png"), face)
+    assert main(["camera", "calibrate", "--images", str(tmp_path), "--out",
+                 str(tmp_path / "serif.npz")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("how alike each card"))
+    assert lines[start + 1].split()[:3] in (["5h", "~", "6h"], ["6h", "~", "5h"])
+    (warning,) = [line for line in lines if line.startswith("warning")]
+    assert "2 card(s)" in warning and "(5h/6h)" in warning and "unknown" in warning
 
 
 def test_calibrate_into_the_deck_registry(card_dir: Path, tmp_path: Path,

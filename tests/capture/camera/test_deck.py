@@ -14,7 +14,7 @@ from capture.camera.deck import CameraDeck, CameraDeckRegistry
 from capture.errors import CameraDeckError
 from engine.cards import Card
 
-from .conftest import card_corners, felt, place
+from .conftest import card_corners, felt, place, wearing_index_of
 
 ALL = [Card.from_index(i) for i in range(52)]
 
@@ -67,6 +67,52 @@ def test_two_images_of_one_card_are_refused_by_file_name() -> None:
     sources = {card: f"{card}.png" for card in ALL}
     with pytest.raises(CameraDeckError, match=r"Qs \(Qs.png\) and Kd \(Kd.png\) show the same"):
         CameraDeck.calibrate(images, "dup", sources=sources)
+
+
+def test_two_cards_whose_indexes_look_alike_are_a_weak_pair_not_a_duplicate() -> None:
+    """A heavy serif 5 and 6 can look alike in a blurred index; the cards still differ (a
+    pip). Here the 6 of hearts wears the 5's very index, in both corners: calibration takes
+    the deck, names the pair as the least distinct, and the camera reads neither of them as
+    the other (unknown, never a guess), while it reads the cards around them."""
+    from capture.camera.deck import WEAK, nearest_cards
+    from capture.camera.recognizer import Recognizer
+
+    images = renders("feltcast")
+    five = images[Card("5h")]
+    six = images[Card("6h")] = wearing_index_of(images[Card("6h")], five, STYLES["feltcast"])
+    deck = CameraDeck.calibrate(images, "serif")
+    report = nearest_cards(deck)
+    first, second, alike = report[0]
+    assert {first, second} == {Card("5h"), Card("6h")} and alike > WEAK
+    assert deck.separation == pytest.approx(alike)
+    assert all(score < alike for card, _, score in report[2:])
+    recognizer = Recognizer(deck)
+    for card, face in ((Card("5h"), five), (Card("6h"), six), (Card("7h"), images[Card("7h")])):
+        image = felt(640, 480, seed=card.index)
+        corners = card_corners((320, 240), 200, 3.0)
+        place(image, card, corners, STYLES["feltcast"], face=face)
+        codes = [d.code for d in recognizer.detect(image)]
+        assert len(codes) == 1, codes
+        assert codes[0] in ((None, "7h") if card == Card("7h") else (None,)), (card, codes)
+    assert codes == ["7h"]
+
+
+def test_one_card_takes_both_the_whole_card_and_the_index_alike() -> None:
+    """same_card's rule: two images are one card only when alike as whole cards and by the
+    index (court cards drawn alike in two suits differ by the index; a serif 5 and 6 by a
+    pip)."""
+    from capture.camera.deck import same_card
+
+    rng = np.random.default_rng(3)
+    study = rng.uniform(0, 255, (52, 70, 50)).astype(np.float32)
+    study[9] = study[4] + rng.normal(0, 1, study[4].shape).astype(np.float32)  # one card twice
+    alike = np.full((52, 52), 0.5, np.float32)
+    np.fill_diagonal(alike, -1.0)
+    assert same_card(study, alike) is None  # the indexes differ: two cards
+    alike[4, 9] = alike[9, 4] = 0.999
+    assert same_card(study, alike) == (4, 9)
+    study[9] = rng.uniform(0, 255, study[9].shape)  # the same index, another card
+    assert same_card(study, alike) is None
 
 
 def test_grey_images_and_blank_names_are_refused() -> None:
