@@ -356,8 +356,94 @@ def card_in_image(image: Image) -> Quad:
 
 
 def locate_index(study: npt.NDArray[np.float32]) -> tuple[float, float, float, float] | None:
-    """The index box (u0, v0, u1, v1) from the 52 rectified grey cards ``(52, H, W)``: the
-    blob of card-to-card differences nearest the top-left corner (rank and suit merged)."""
+    """The index box (u0, v0, u1, v1) from the 52 rectified grey cards ``(52, H, W)``.
+
+    Two readings. The blob of card-to-card differences nearest the corner
+    (:func:`_spread_index`, rank and suit merged) is right when the pips keep their distance;
+    a narrow classic index stands a few pixels from the first pip, and the blob takes the pip
+    in. So the index is also read on each card (:func:`card_index`: the ink nearest the
+    top-left corner, its rank and the suit under it), and the union of the cards' boxes (a
+    card whose box is far wider or taller than the others' left out) is taken when the blob
+    is half as large again or does not hold it. Where fewer than 40 cards show such an
+    index, the blob alone."""
+    _, height, width = study.shape
+    blob = _spread_index(study)
+    boxes = [box for box in (card_index(card) for card in study) if box is not None]
+    if len(boxes) < 40:
+        return blob
+    wide = float(np.median([x1 - x0 for x0, _, x1, _ in boxes]))
+    tall = float(np.median([y1 - y0 for _, y0, _, y1 in boxes]))
+    kept = [box for box in boxes  # a 10 is wider than the rest; art that crept in, more so
+            if box[2] - box[0] <= 2.0 * wide and box[3] - box[1] <= 1.4 * tall]
+    x0, y0 = min(b[0] for b in kept), min(b[1] for b in kept)
+    x1, y1 = max(b[2] for b in kept), max(b[3] for b in kept)
+    inked = _padded(x0, y0, x1 - x0, y1 - y0, width, height)
+    if blob is None or inked is None:
+        return blob or inked
+    area = (inked[2] - inked[0]) * (inked[3] - inked[1])
+    holds = blob[0] <= inked[0] + 0.02 and blob[1] <= inked[1] + 0.02 \
+        and blob[2] >= inked[2] - 0.02 and blob[3] >= inked[3] - 0.02
+    if holds and (blob[2] - blob[0]) * (blob[3] - blob[1]) <= 1.5 * area:
+        return blob
+    return inked
+
+
+def card_index(card: npt.NDArray[np.float32]) -> tuple[int, int, int, int] | None:
+    """The index of one rectified grey card as pixels (x0, y0, x1, y1), or None: the ink of
+    the top-left corner (darker than the card stock around it, so a tinted or graded face
+    is no matter) in pieces; the piece nearest the corner (the rank, or its first digit),
+    the pieces beside it of its height (the 0 of a 10), and the one under it (the suit)."""
+    height, width = card.shape
+    corner = card[:int(0.45 * height), :int(0.45 * width)]
+    size = max(3, round(0.08 * width)) | 1
+    stock = cv2.dilate(corner, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
+    stock = cv2.GaussianBlur(stock, (size, size), 0)
+    depth = stock - corner
+    if float(depth.max()) < 30.0:
+        return None
+    ink = (depth > max(25.0, 0.35 * float(np.percentile(depth, 99.5)))).astype(np.uint8)
+    count, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    pieces = [tuple(int(v) for v in stats[k][:4]) for k in range(1, count)
+              if stats[k][4] >= 0.0004 * width * height  # not specks
+              and stats[k][2] < 0.3 * width and stats[k][3] < 0.25 * height  # not frames
+              and (stats[k][0] > 1 or stats[k][1] > 1)]  # not the table past a round corner
+    if not pieces:
+        return None
+    seed = min(pieces, key=lambda p: np.hypot(p[0] + p[2] / 2, p[1] + p[3] / 2))
+    x0, y0, x1, y1 = seed[0], seed[1], seed[0] + seed[2], seed[1] + seed[3]
+    glyph = seed[3]
+    if seed[2] <= 0.6 * glyph:  # a narrow 1: the 0 of its 10 beside it (not a court's art)
+        for x, y, w, h in sorted(pieces, key=lambda p: p[0]):
+            if (x, y, w, h) != seed and abs(h - glyph) <= 0.2 * glyph \
+                    and abs(y - seed[1]) <= 0.2 * glyph and 0 <= x - x1 <= 0.4 * glyph:
+                x1 = max(x1, x + w)
+                y0, y1 = min(y0, y), max(y1, y + h)
+    below = [p for p in pieces if p[1] >= y1 - 0.1 * glyph and p[1] - y1 <= 0.8 * glyph
+             and min(x1, p[0] + p[2]) - max(x0, p[0]) >= 0.3 * min(p[2], x1 - x0)
+             and p[3] <= 1.1 * glyph and p[2] <= 1.5 * glyph]
+    if below:  # the suit: the nearest piece under the rank, overlapping its columns
+        x, y, w, h = min(below, key=lambda p: p[1])
+        x0, x1, y1 = min(x0, x), max(x1, x + w), max(y1, y + h)
+    if y1 - y0 < 0.05 * height or x1 - x0 < 0.02 * width:
+        return None
+    return x0, y0, x1, y1
+
+
+def _padded(x: float, y: float, w: float, h: float, width: int,
+            height: int) -> tuple[float, float, float, float] | None:
+    pad_x, pad_y = 0.015 * width, 0.012 * height
+    u0 = max(0.0, (x - pad_x) / width)
+    v0 = max(0.0, (y - pad_y) / height)
+    u1 = min(1.0, (x + w + pad_x) / width)
+    v1 = min(1.0, (y + h + pad_y) / height)
+    if u1 - u0 < 0.03 or v1 - v0 < 0.05:
+        return None
+    return (u0, v0, u1, v1)
+
+
+def _spread_index(study: npt.NDArray[np.float32]) -> tuple[float, float, float, float] | None:
+    """The blob of card-to-card differences nearest the top-left corner (rank and suit
+    merged)."""
     _, height, width = study.shape
     spread = study.std(axis=0)
     # Only the top-left corner: the index is within the first 40 % across and 35 % down.
@@ -383,14 +469,7 @@ def locate_index(study: npt.NDArray[np.float32]) -> tuple[float, float, float, f
     if best is None:
         return None
     x, y, w, h, _ = (int(v) for v in stats[best[1]])
-    pad_x, pad_y = 0.015 * width, 0.012 * height
-    u0 = max(0.0, (x - pad_x) / width)
-    v0 = max(0.0, (y - pad_y) / height)
-    u1 = min(1.0, (x + w + pad_x) / width)
-    v1 = min(1.0, (y + h + pad_y) / height)
-    if u1 - u0 < 0.03 or v1 - v0 < 0.05:
-        return None
-    return (u0, v0, u1, v1)
+    return _padded(x, y, w, h, width, height)
 
 
 def same_card(study: npt.NDArray[np.float32],

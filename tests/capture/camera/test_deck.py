@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 from sqlalchemy import create_engine
@@ -40,6 +41,41 @@ def test_calibration_finds_the_index_in_the_top_left_corner(studio: CameraDeck) 
     assert studio.templates.shape[:2] == (52, 3)
     assert 4 <= studio.split <= studio.templates.shape[2] - 4
     assert studio.separation < 0.97
+
+
+def test_the_index_box_leaves_out_a_pip_that_stands_close_by() -> None:
+    """A classic narrow index stands a few pixels from the first pip (issue 22: the box took
+    the pip in, and the index was read below the threshold). Here each number card has a
+    pip beside its index: the learnt box holds the drawn index and stops before the pip,
+    and the cards are read."""
+    from capture.camera.cardart import index_box
+    from capture.camera.deck import _spread_index, card_in_image
+    from capture.camera.geometry import rectify
+    from capture.camera.recognizer import Recognizer
+
+    style = STYLES["club-classic"]
+    x, y, w, h = index_box(style)  # at 250 px
+    pip = (46, y + 6, 38)  # left, top, size: 3-4 px right of the widest index (a 10)
+    images = renders("club-classic")
+    for card, image in images.items():
+        if card.code[0] in "23456789T":
+            colour = (40, 40, 200) if card.code[1] in "hd" else (30, 30, 30)
+            cv2.ellipse(image, (pip[0] + pip[2] // 2, pip[1] + pip[2] // 2),
+                        (pip[2] // 2, pip[2] // 2), 0, 0, 360, colour, -1, cv2.LINE_AA)
+    study = np.stack([cv2.cvtColor(rectify(image, card_in_image(image), 200),
+                                   cv2.COLOR_BGR2GRAY) for image in images.values()])
+    blob = _spread_index(study.astype(np.float32))
+    assert blob is not None and blob[2] * 250 > pip[0] + 20  # the blob alone takes it in
+    deck = CameraDeck.calibrate(images, "classic")
+    u0, v0, u1, v1 = deck.box
+    assert u0 * 250 <= x + 4 and v0 * 350 <= y + 4
+    assert u1 * 250 >= x + w - 8 and v1 * 350 >= y + h - 8
+    assert u1 * 250 < pip[0]
+    recognizer = Recognizer(deck)
+    for card in (Card("7h"), Card("Ts"), Card("Qd")):
+        image = felt(640, 480, seed=card.index)
+        place(image, card, card_corners((320, 240), 200, 5.0), style, face=images[card])
+        assert [d.code for d in recognizer.detect(image)] == [card.code]
 
 
 def test_calibration_from_photos_of_cards_lying_on_felt() -> None:
