@@ -31,7 +31,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
 
 import cv2
 import numpy as np
@@ -101,6 +101,38 @@ class CardStyle:
     def four_colour(self) -> bool:
         """True when all four suits have their own ink."""
         return len(set(self.suit_colours)) == 4
+
+    # The deck's faces as a scene draws them (:class:`Faces`).
+
+    def face(self, card: Card, width: int) -> Image:
+        return render_card(card, self, width=width)
+
+    def outline(self, width: int) -> Mask:
+        return card_mask(self, width=width)
+
+    def index_at(self, width: int) -> tuple[int, int, int, int]:
+        return index_box(self, width=width)
+
+
+class Faces(Protocol):
+    """A deck's faces as a synthetic scene (:mod:`capture.camera.synth`) draws them: a
+    :class:`CardStyle`, or the images of a real deck
+    (:class:`capture.camera.imagefaces.ImageFaces`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def face(self, card: Card, width: int) -> Image:
+        """The card's face, ``width`` wide and :func:`card_height` high (BGR uint8)."""
+        ...
+
+    def outline(self, width: int) -> Mask:
+        """The card's outline at that width (1 inside, 0 outside; float32)."""
+        ...
+
+    def index_at(self, width: int) -> tuple[int, int, int, int]:
+        """The top-left index as ``x, y, w, h`` in the face's pixels."""
+        ...
 
 
 _BLACK: Final[BGR] = (20, 20, 20)

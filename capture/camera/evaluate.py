@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import cv2
 import numpy as np
 
-from capture.camera.cardart import HELDOUT_STYLES, STYLES, CardStyle, render_card
+from capture.camera.cardart import HELDOUT_STYLES, STYLES, CardStyle, Faces, render_card
 from capture.camera.synth import (
     DEFAULT_CONDITIONS,
     SIZES,
@@ -41,10 +41,11 @@ from capture.camera.synth import (
     Scene,
     generate_scenes,
 )
-from engine.cards import FULL_DECK
+from engine.cards import FULL_DECK, Card
 
 if TYPE_CHECKING:
     from capture.camera.deck import CameraDeck
+    from capture.camera.geometry import Image
 
 PRECISION_TARGET: Final = 0.995
 RECALL_TARGET: Final = 0.95
@@ -311,13 +312,17 @@ class StyleResult:
     mistakes: tuple[Mistake, ...] = ()
     by_size: tuple[tuple[str, Score], ...] = ()
     """The score split by frame size (``"1920x1080"``, ``"1280x720"``)."""
+    kind: str = ""
+    """``dev``, ``heldout`` (the project's drawn styles) or ``images`` (a real deck's)."""
 
     @property
     def passed(self) -> bool:
         return self.score.meets_targets()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"style": self.style, "heldout": self.heldout, "scenes": self.scenes,
+        return {"style": self.style, "heldout": self.heldout,
+                "set": self.kind or ("heldout" if self.heldout else "dev"),
+                "scenes": self.scenes,
                 **self.score.to_dict(), "passed": self.passed,
                 "recognizer_seconds": round(self.seconds, 3),
                 "by_size": {size: score.to_dict() for size, score in self.by_size},
@@ -367,15 +372,47 @@ def evaluate_style(style: CardStyle, scenes: int, *, seed: int = 0,
                    threshold: float | None = None, progress: Progress | None = None,
                    on_scene: DetectHook | None = None) -> StyleResult:
     """Calibrate on ``style``'s clean renders, then read ``scenes`` seeded scenes."""
+    return evaluate_faces(style, calibrate_style(style), scenes, seed=seed,
+                          conditions=conditions, sizes=sizes, threshold=threshold,
+                          progress=progress, on_scene=on_scene,
+                          kind="heldout" if style.name in HELDOUT_STYLES else "dev")
+
+
+def evaluate_images(images: Mapping[Card, Image], name: str, scenes: int, *, seed: int = 0,
+                    sources: Mapping[Card, str] | None = None,
+                    conditions: Conditions = DEFAULT_CONDITIONS,
+                    sizes: Sequence[tuple[int, int]] = SIZES,
+                    threshold: float | None = None, progress: Progress | None = None,
+                    on_scene: DetectHook | None = None) -> StyleResult:
+    """A real deck: calibrate from ``images`` (one per card, as ``feltcast camera calibrate
+    --images`` takes them), then read ``scenes`` seeded scenes of those same faces
+    (:class:`~capture.camera.imagefaces.ImageFaces`).
+
+    :raises CameraDeckError: the images do not calibrate (naming the card and why).
+    """
+    from capture.camera.deck import CameraDeck
+    from capture.camera.imagefaces import ImageFaces
+
+    deck = CameraDeck.calibrate(images, name, sources=sources)
+    return evaluate_faces(ImageFaces.of(images, deck), deck, scenes, seed=seed,
+                          conditions=conditions, sizes=sizes, threshold=threshold,
+                          progress=progress, on_scene=on_scene, kind="images")
+
+
+def evaluate_faces(faces: Faces, deck: CameraDeck, scenes: int, *, seed: int = 0,
+                   conditions: Conditions = DEFAULT_CONDITIONS,
+                   sizes: Sequence[tuple[int, int]] = SIZES,
+                   threshold: float | None = None, progress: Progress | None = None,
+                   on_scene: DetectHook | None = None, kind: str = "dev") -> StyleResult:
+    """Read ``scenes`` seeded scenes of ``faces`` with a recogniser of ``deck``."""
     from capture.camera.recognizer import Recognizer
 
-    deck = calibrate_style(style)
     recognizer = Recognizer(deck) if threshold is None else Recognizer(deck, threshold=threshold)
     total = Score()
     by_size: dict[str, Score] = {}
     mistakes: list[Mistake] = []
     seconds = 0.0
-    for done, scene in enumerate(generate_scenes(style, scenes, seed=seed, sizes=sizes,
+    for done, scene in enumerate(generate_scenes(faces, scenes, seed=seed, sizes=sizes,
                                                  conditions=conditions), start=1):
         started = time.perf_counter()
         detections: list[Detection] = list(recognizer.detect(scene.image))
@@ -389,9 +426,9 @@ def evaluate_style(style: CardStyle, scenes: int, *, seed: int = 0,
         if on_scene is not None:
             on_scene(scene, detections, outcome)
         if progress is not None:
-            progress(style.name, done, scenes)
-    return StyleResult(style.name, style.name in HELDOUT_STYLES, scenes, total, seconds,
-                       tuple(mistakes), tuple(sorted(by_size.items(), reverse=True)))
+            progress(faces.name, done, scenes)
+    return StyleResult(faces.name, kind == "heldout", scenes, total, seconds,
+                       tuple(mistakes), tuple(sorted(by_size.items(), reverse=True)), kind)
 
 
 def evaluate(styles: Iterable[str], scenes: int, *, seed: int = 0,

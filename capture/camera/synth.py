@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 from numpy.typing import NDArray
 
-from capture.camera.cardart import CardStyle, card_height, card_mask, index_box, render_card
+from capture.camera.cardart import Faces, card_height
 from engine.cards import FULL_DECK, Card
 
 Image = NDArray[np.uint8]
@@ -165,9 +165,10 @@ class Placement:
 # --------------------------------------------------------------------------- public API
 
 
-def generate_scene(style: CardStyle, seed: int, *, size: tuple[int, int] = (1920, 1080),
+def generate_scene(style: Faces, seed: int, *, size: tuple[int, int] = (1920, 1080),
                    conditions: Conditions = DEFAULT_CONDITIONS) -> Scene:
-    """A random table scene in deck ``style``, fully determined by ``seed``."""
+    """A random table scene in deck ``style`` (a :class:`~capture.camera.cardart.CardStyle`
+    or a real deck's images), fully determined by ``seed``."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(style.name.encode())]))
     scale = size[1] / 1080
     card_w = float(rng.uniform(*conditions.card_width)) * scale
@@ -185,7 +186,7 @@ def generate_scene(style: CardStyle, seed: int, *, size: tuple[int, int] = (1920
                  style=style.name, seed=seed, applied=applied)
 
 
-def generate_scenes(style: CardStyle, count: int, *, seed: int = 0,
+def generate_scenes(style: Faces, count: int, *, seed: int = 0,
                     sizes: Sequence[tuple[int, int]] = SIZES,
                     conditions: Conditions = DEFAULT_CONDITIONS) -> Iterator[Scene]:
     """``count`` scenes, scene ``i`` from seed ``seed * 1_000_003 + i``, sizes in turn."""
@@ -218,7 +219,7 @@ def felt_background(size: tuple[int, int], rng: np.random.Generator) -> Image:
     return np.asarray(np.clip(felt, 0, 255), np.uint8)
 
 
-def render_table(size: tuple[int, int], placements: Sequence[Placement], style: CardStyle, *,
+def render_table(size: tuple[int, int], placements: Sequence[Placement], style: Faces, *,
                  seed: int = 0, tilt: float = 0.0) -> tuple[Image, tuple[CardTruth, ...]]:
     """A clean frame of the given cards on felt (no blur, noise or compression).
 
@@ -387,7 +388,7 @@ def _render_width(on_image: float) -> int:
 # --------------------------------------------------------------------------- composing
 
 
-def _compose(felt: Image, placements: Sequence[Placement], style: CardStyle,
+def _compose(felt: Image, placements: Sequence[Placement], style: Faces,
              homography: Matrix, rng: np.random.Generator,
              ) -> tuple[NDArray[np.float32], list[CardTruth | None], NDArray[np.int16],
                         list[IndexMasks | None]]:
@@ -413,14 +414,14 @@ def _compose(felt: Image, placements: Sequence[Placement], style: CardStyle,
         if placement.card is None:
             face = _card_back(render_w, back_colour)
         else:
-            face = render_card(placement.card, style, width=render_w)
-        alpha = card_mask(style, width=render_w)
+            face = style.face(placement.card, render_w)
+        alpha = style.outline(render_w)
         _paste(frame, owner, face, alpha, matrix, quad, number)
         if placement.card is None:
             truths.append(None)
             index_masks.append(None)
             continue
-        x, y, w, h = index_box(style, width=render_w)
+        x, y, w, h = style.index_at(render_w)
         tl = ((x - 0.5, y - 0.5), (x + w - 0.5, y - 0.5), (x + w - 0.5, y + h - 0.5),
               (x - 0.5, y + h - 0.5))
         br = tuple((render_w - 1 - px, render_h - 1 - py) for px, py in tl)

@@ -120,8 +120,10 @@ def _store(deck: CameraDeck, args: argparse.Namespace) -> str:
     return "the deck registry"
 
 
-def read_card_images(folder: Path) -> tuple[dict[Card, np.ndarray], dict[Card, str]]:
-    """The 52 card images of ``folder``, by card; a progress line per card.
+def read_card_images(folder: Path, *, quiet: bool = False
+                     ) -> tuple[dict[Card, np.ndarray], dict[Card, str]]:
+    """The 52 card images of ``folder``, by card; a progress line per card on stdout (none
+    when ``quiet``).
 
     :raises CameraDeckError: naming every problem file and every missing card.
     """
@@ -165,11 +167,13 @@ def read_card_images(folder: Path) -> tuple[dict[Card, np.ndarray], dict[Card, s
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
             unreadable.append(path.name)
-            print(f"[{n:2d}/52] {card}  {path.name}: cannot be read", flush=True)
+            if not quiet:
+                print(f"[{n:2d}/52] {card}  {path.name}: cannot be read", flush=True)
             continue
         images[card], sources[card] = image, path.name
         height, width = image.shape[:2]
-        print(f"[{n:2d}/52] {card}  {path.name}  {width}x{height}", flush=True)
+        if not quiet:
+            print(f"[{n:2d}/52] {card}  {path.name}  {width}x{height}", flush=True)
     if unreadable:
         raise CameraDeckError(f"these files are not images this build can read: "
                               f"{', '.join(unreadable)}")

@@ -9,6 +9,12 @@ exits 1 when any style misses a target (precision >= 99.5 %, recall >= 95 % of t
 whose index corners can be seen). ``--failures DIR`` saves each scene with a mistake,
 annotated, for debugging (development styles only unless ``--include-heldout-failures``: the
 recogniser must not be tuned on the held-out decks).
+
+``--images DIR [DIR ...]`` reads a real deck the same way: each folder holds one image per card
+(as ``feltcast camera calibrate --images`` takes it); the deck is calibrated from it and the
+same faces are laid in the scenes (:mod:`capture.camera.imagefaces`). Before a show, this says
+how the camera does with the house's deck. With ``--images`` alone, no drawn style is read
+(name some with ``--styles``).
 """
 
 from __future__ import annotations
@@ -29,8 +35,12 @@ DEFAULT_SCENES = 30
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--styles", nargs="+", default=["all"], metavar="STYLE",
-        help="deck styles to evaluate: names, or 'dev', 'heldout', 'all' (the default)")
+        "--styles", nargs="+", default=None, metavar="STYLE",
+        help="deck styles to evaluate: names, or 'dev', 'heldout', 'all' (the default, "
+             "unless --images is given)")
+    parser.add_argument(
+        "--images", nargs="+", type=Path, default=[], metavar="DIR",
+        help="real decks to evaluate: folders of one image per card, named by card code")
     parser.add_argument("--scenes", type=int, default=DEFAULT_SCENES, metavar="N",
                         help=f"scenes per style (default {DEFAULT_SCENES})")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
@@ -73,17 +83,19 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidInputError(f"--scenes must be at least 1 (got {args.scenes})")
     if args.threshold is not None and not 0.0 <= args.threshold <= 1.0:
         raise InvalidInputError(f"--threshold must be between 0 and 1 (got {args.threshold})")
-    return run_eval(resolve_styles(args.styles), args.scenes, args.seed, sys.stdout,
+    styles = args.styles if args.styles is not None else ([] if args.images else ["all"])
+    return run_eval(resolve_styles(styles), args.scenes, args.seed, sys.stdout,
                     sys.stderr, as_json=args.json, threshold=args.threshold,
                     failures=args.failures, heldout_failures=args.include_heldout_failures,
-                    quiet=args.quiet)
+                    quiet=args.quiet, images=args.images)
 
 
 def run_eval(styles: list[str], scenes: int, seed: int, out: TextIO, err: TextIO, *,
              as_json: bool = False, threshold: float | None = None,
              failures: Path | None = None, heldout_failures: bool = False,
-             quiet: bool = False) -> int:
-    from capture.camera.evaluate import evaluate
+             quiet: bool = False, images: Sequence[Path] = ()) -> int:
+    from capture.camera.evaluate import Report, evaluate, evaluate_images
+    from overlay.cli.camera_calibrate import read_card_images
 
     interactive = err.isatty()
 
@@ -101,8 +113,16 @@ def run_eval(styles: list[str], scenes: int, seed: int, out: TextIO, err: TextIO
     if failures is not None:
         failures.mkdir(parents=True, exist_ok=True)
         on_scene = failure_saver(failures, heldout_failures)
+    decks = []
+    for folder in images:  # every folder read (and its problems named) before any scene
+        faces, sources = read_card_images(folder, quiet=True)
+        decks.append((folder.resolve().name, faces, sources))
     report = evaluate(styles, scenes, seed=seed, threshold=threshold, progress=progress,
                       on_scene=on_scene)
+    real = tuple(evaluate_images(faces, name, scenes, seed=seed, sources=sources,
+                                 threshold=threshold, progress=progress, on_scene=on_scene)
+                 for name, faces, sources in decks)
+    report = Report(report.results + real, seed, scenes)
     if as_json:
         json.dump(report.to_dict(), out, indent=2)
         out.write("\n")
@@ -123,7 +143,7 @@ def print_table(report: Report, out: TextIO) -> None:
     for result in report.results:
         score = result.score
         fps = result.scenes / result.seconds if result.seconds > 0 else 0.0
-        print(f"{result.style:<20} {'heldout' if result.heldout else 'dev':<8} "
+        print(f"{result.style:<20} {result.kind or 'dev':<8} "
               f"{result.scenes:>6} {score.visible:>6} {score.precision:>9.2%} "
               f"{score.recall:>8.2%} {_recall(result, '1920x1080'):>7} "
               f"{_recall(result, '1280x720'):>7} {score.false_positives:>6} "

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capture.camera.cardart import DEFAULT_STYLE, DEV_STYLES, HELDOUT_STYLES
+from capture.camera.cardart import DEFAULT_STYLE, DEV_STYLES, HELDOUT_STYLES, STYLES
 from capture.camera.evaluate import (
     PRECISION_TARGET,
     RECALL_TARGET,
@@ -31,8 +31,10 @@ from capture.camera.evaluate import (
 )
 from capture.camera.recognizer import Detection
 from capture.camera.synth import CardTruth, Placement, Scene, render_table
-from engine.cards import Card
+from engine.cards import FULL_DECK, Card
 from overlay.cli.camera_eval import failure_saver, resolve_styles
+
+from .conftest import card_corners, felt, place
 
 SQUARE = ((0.0, 0.0), (10.0, 0.0), (10.0, 10.0), (0.0, 10.0))
 
@@ -268,3 +270,44 @@ def test_eval_command_json_and_exit_status() -> None:
         [sys.executable, "-m", "overlay", "camera", "eval", "--scenes", "0"],
         capture_output=True, text=True, timeout=60, check=False)
     assert bad.returncode == 2 and "--scenes must be at least 1" in bad.stderr
+
+
+def test_eval_reads_a_real_deck_from_its_images(tmp_path: Path) -> None:
+    """``--images DIR``: the deck calibrated from the folder and the same faces in the
+    scenes. A folder of a drawn style's cards (photographed-like: on a darker surface,
+    a little turned) reads about as that style does, never wrongly; its line says
+    ``images``; with --images alone no drawn style is read."""
+    folder = tmp_path / "House deck"
+    folder.mkdir()
+    for card in FULL_DECK:
+        image = felt(360, 440, seed=card.index)
+        place(image, card, card_corners((180, 220), 230, 3.0), STYLES["club-classic"])
+        cv2.imwrite(str(folder / f"{card.code}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    done = subprocess.run(
+        [sys.executable, "-m", "overlay", "camera", "eval", "--images", str(folder),
+         "--scenes", "3", "--seed", "2", "--json"],
+        capture_output=True, text=True, timeout=600, check=False)
+    report = json.loads(done.stdout)
+    (deck,) = report["styles"]
+    assert deck["style"] == "House deck" and deck["set"] == "images" and deck["scenes"] == 3
+    assert deck["visible"] >= 15 and deck["false_positives"] == 0
+    assert deck["recall"] >= 0.8, deck
+    assert done.returncode == (0 if report["passed"] else 1)
+    assert "House deck: scene 3/3" in done.stderr
+    table = subprocess.run(
+        [sys.executable, "-m", "overlay", "camera", "eval", "--images", str(folder),
+         "--styles", "feltcast", "--scenes", "1", "--quiet"],
+        capture_output=True, text=True, timeout=600, check=False).stdout
+    rows = [line.split()[:2] for line in table.splitlines()[2:4]]
+    assert rows == [["feltcast", "dev"], ["House", "deck"]]
+    assert "House deck           images" in table
+
+
+def test_eval_of_a_folder_that_is_not_a_deck_says_what_is_wrong(tmp_path: Path) -> None:
+    (tmp_path / "Ah.png").write_bytes(b"")
+    (tmp_path / "notes.txt").write_text("x")
+    done = subprocess.run(
+        [sys.executable, "-m", "overlay", "camera", "eval", "--images", str(tmp_path)],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2 and done.stdout == ""
+    assert "notes.txt: not an image file" in done.stderr and "no image for 51" in done.stderr
