@@ -10,14 +10,20 @@ when the transaction begins (``BEGIN IMMEDIATE``): it waits its turn up to the b
 and what it read cannot change before it writes. Engines made by
 :func:`overlay.store.create_db_engine` honour the request; on PostgreSQL it changes nothing
 (its row locks and unique constraints already serialise the writers).
+
+Creating a registry's tables is such a transaction too (the schema is read, then the tables
+are made): :func:`create_tables` takes the write lock first, so a registry opened while the
+log is being written waits instead of failing ("database is locked" on ``CREATE TABLE``, a
+camera's deck lookup during play).
 """
 
 from __future__ import annotations
 
+from sqlalchemy import MetaData
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-__all__ = ["WRITE_LOCK", "write_session"]
+__all__ = ["WRITE_LOCK", "create_tables", "write_session"]
 
 WRITE_LOCK = "feltcast_write_lock"
 """The execution option that asks for SQLite's write lock when a transaction begins."""
@@ -26,3 +32,10 @@ WRITE_LOCK = "feltcast_write_lock"
 def write_session(engine: Engine) -> Session:
     """A session for one read-then-write transaction on ``engine``."""
     return Session(engine.execution_options(**{WRITE_LOCK: True}))
+
+
+def create_tables(metadata: MetaData, engine: Engine) -> None:
+    """``metadata``'s missing tables, made in one transaction that holds the write lock."""
+    with engine.execution_options(**{WRITE_LOCK: True}).begin() as connection:
+        metadata.create_all(connection)
+

@@ -47,7 +47,7 @@ from sqlalchemy.orm import registry
 from sqlmodel import Field, Session, SQLModel, select
 
 from capture.errors import CameraDeckError
-from capture.storage import write_session
+from capture.storage import create_tables, write_session
 from engine.cards import Card
 
 from .geometry import (
@@ -583,7 +583,7 @@ class CameraDeckRegistry:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        _CameraDeckBase.metadata.create_all(engine)
+        create_tables(_CameraDeckBase.metadata, engine)
 
     def save(self, deck: CameraDeck, *, replace: bool = False) -> CameraDeckInfo:
         """Store ``deck`` under its name.

@@ -31,7 +31,7 @@ from sqlalchemy.orm import registry
 from sqlmodel import Field, Session, SQLModel, select
 
 from capture.errors import DeckRegistrationError
-from capture.storage import write_session
+from capture.storage import create_tables, write_session
 from engine.cards import REGISTRATION_ORDER, Card
 
 MIN_STABLE_READS = 3
@@ -232,7 +232,7 @@ class DeckRegistry:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        _DeckBase.metadata.create_all(engine)
+        create_tables(_DeckBase.metadata, engine)
 
     def _row(self, session: Session, name: str) -> DeckRow:
         row = session.exec(select(DeckRow).where(DeckRow.name == name)).first()

@@ -253,6 +253,51 @@ def test_deck_writes_wait_their_turn_while_the_log_commits(tmp_path: Path) -> No
         DeckStatus.ACTIVE]
 
 
+def test_registries_opened_while_the_log_commits_wait_their_turn(tmp_path: Path) -> None:
+    """Opening a registry makes its tables (the schema read, then CREATE TABLE): during play
+    that too must wait for the write lock, not fail with "database is locked" (a camera
+    looking up its deck while the log commits; seen in make test as the camera service's
+    'offline: database is locked')."""
+    from capture.camera.deck import CameraDeckRegistry
+
+    url = database_url(data_dir=tmp_path)
+    log_engine = create_db_engine(url)
+    store = EventStore(log_engine)
+    entries = random_log(6, 400)
+    done = threading.Event()
+
+    def play() -> None:
+        for entry in entries:
+            if done.is_set():
+                return
+            store.append([entry])
+
+    player = threading.Thread(target=play)
+    player.start()
+    opened = 0
+    try:
+        while store.last_seq == 0:
+            time.sleep(0.001)
+        for n in range(12):  # a fresh file each time: the tables are made under the load
+            other = create_db_engine(database_url(data_dir=tmp_path))
+            try:
+                with other.begin() as connection:  # drop them, so that each opening makes them
+                    connection.exec_driver_sql("DROP TABLE IF EXISTS camera_deck")
+                    connection.exec_driver_sql("DROP TABLE IF EXISTS rfid_deck_card")
+                    connection.exec_driver_sql("DROP TABLE IF EXISTS rfid_deck")
+                CameraDeckRegistry(other)
+                DeckRegistry(other)
+                opened += 1
+            finally:
+                other.dispose()
+        playing_throughout = player.is_alive()
+    finally:
+        done.set()
+        player.join()
+        log_engine.dispose()
+    assert playing_throughout and opened == 12
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.one_of(st.just(()), st.sampled_from(POOL).map(lambda u: (u,)),
                           st.lists(st.sampled_from(POOL), min_size=2, max_size=3,
