@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 import cv2
 import numpy as np
 
-from capture.camera.cardart import HELDOUT_STYLES, STYLES, CardStyle, Faces, render_card
+from capture.camera.cardart import EVALUATION_ONLY, STYLES, CardStyle, Faces, render_card
 from capture.camera.synth import (
     DEFAULT_CONDITIONS,
     SIZES,
@@ -375,7 +375,7 @@ def evaluate_style(style: CardStyle, scenes: int, *, seed: int = 0,
     return evaluate_faces(style, calibrate_style(style), scenes, seed=seed,
                           conditions=conditions, sizes=sizes, threshold=threshold,
                           progress=progress, on_scene=on_scene,
-                          kind="heldout" if style.name in HELDOUT_STYLES else "dev")
+                          kind="heldout" if style.name in EVALUATION_ONLY else "dev")
 
 
 def evaluate_images(images: Mapping[Card, Image], name: str, scenes: int, *, seed: int = 0,

@@ -36,8 +36,8 @@ DEFAULT_SCENES = 30
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--styles", nargs="+", default=None, metavar="STYLE",
-        help="deck styles to evaluate: names, or 'dev', 'heldout', 'all' (the default, "
-             "unless --images is given)")
+        help="deck styles to evaluate: names, or 'dev', 'heldout', 'wide', 'all' (the "
+             "default, unless --images is given)")
     parser.add_argument(
         "--images", nargs="+", type=Path, default=[], metavar="DIR",
         help="real decks to evaluate: folders of one image per card, named by card code")
@@ -58,11 +58,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def resolve_styles(names: list[str]) -> list[str]:
     """Style names from the command line, in the order given, without repeats."""
-    from capture.camera.cardart import DEV_STYLES, HELDOUT_STYLES, STYLES
+    from capture.camera.cardart import DEV_STYLES, HELDOUT_STYLES, STYLES, WIDE_STYLES
     from engine.errors import InvalidInputError
 
-    groups = {"all": (*DEV_STYLES, *HELDOUT_STYLES), "dev": DEV_STYLES,
-              "heldout": HELDOUT_STYLES}
+    groups = {"all": (*DEV_STYLES, *HELDOUT_STYLES, *WIDE_STYLES), "dev": DEV_STYLES,
+              "heldout": HELDOUT_STYLES, "wide": WIDE_STYLES}
     chosen: list[str] = []
     for name in names:
         if name in groups:
@@ -72,7 +72,7 @@ def resolve_styles(names: list[str]) -> list[str]:
         else:
             known = ", ".join(sorted(STYLES))
             raise InvalidInputError(
-                f"no deck style {name!r} (styles: {known}; or dev, heldout, all)")
+                f"no deck style {name!r} (styles: {known}; or dev, heldout, wide, all)")
     return list(dict.fromkeys(chosen))
 
 
@@ -177,11 +177,11 @@ def failure_saver(folder: Path, heldout: bool) -> DetectHook:
     annotated; held-out styles' scenes only when ``heldout``."""
     import cv2
 
-    from capture.camera.cardart import HELDOUT_STYLES
+    from capture.camera.cardart import EVALUATION_ONLY
     from capture.camera.evaluate import annotate
 
     def save(scene: Scene, detections: Sequence[Detection], outcome: Outcome) -> None:
-        if scene.style in HELDOUT_STYLES and not heldout:
+        if scene.style in EVALUATION_ONLY and not heldout:
             return
         if not outcome.false_positives and not outcome.missed:
             return

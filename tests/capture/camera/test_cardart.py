@@ -12,11 +12,14 @@ import pytest
 from capture.camera.cardart import (
     DEFAULT_STYLE,
     DEV_STYLES,
+    EVALUATION_ONLY,
     HELDOUT_STYLES,
     STYLES,
+    WIDE_STYLES,
     CardStyle,
     card_height,
     card_mask,
+    card_stock,
     index_box,
     render_card,
 )
@@ -25,8 +28,10 @@ from engine.cards import FULL_DECK, Card
 
 def test_style_sets_partition_the_styles() -> None:
     assert len(STYLES) >= 6
-    assert set(DEV_STYLES).isdisjoint(HELDOUT_STYLES)
-    assert set(DEV_STYLES) | set(HELDOUT_STYLES) == set(STYLES)
+    assert set(DEV_STYLES).isdisjoint(EVALUATION_ONLY)
+    assert set(HELDOUT_STYLES).isdisjoint(WIDE_STYLES)
+    assert EVALUATION_ONLY == HELDOUT_STYLES + WIDE_STYLES
+    assert set(DEV_STYLES) | set(EVALUATION_ONLY) == set(STYLES)
     assert DEFAULT_STYLE.name in DEV_STYLES
     assert len(HELDOUT_STYLES) >= 3
     # Held-out decks must differ from the development ones in more than the name: at least
@@ -92,7 +97,8 @@ def test_index_in_top_left_and_bottom_right(name: str) -> None:
     # And it lies inside the box: the box's outer rows/columns hold only card stock.
     x0, y0 = x + w, y + h
     outside = image[y0:y0 + 4, x:x0].astype(np.int16)
-    assert np.abs(outside - np.asarray(style.background, np.int16)).max() < 40
+    stock = card_stock(style)[y0:y0 + 4, x:x0].astype(np.int16)
+    assert np.abs(outside - stock).max() < 40
 
 
 def test_four_corner_layout_prints_all_four_indexes() -> None:
@@ -104,7 +110,8 @@ def test_four_corner_layout_prints_all_four_indexes() -> None:
         x, y, w, h = index_box(style)
         top_left = image[y:y + h, x:x + w].astype(np.int16)
         top_right = image[:, ::-1][y:y + h, x:x + w][:, ::-1].astype(np.int16)
-        ink = np.abs(top_right - np.asarray(style.background, np.int16)).max()
+        stock = card_stock(style)[:, ::-1][y:y + h, x:x + w][:, ::-1].astype(np.int16)
+        ink = np.abs(top_right - stock).max()
         if style.corner_layout == "four":  # top-right reads like top-left (not mirrored)
             shift = _best_shift(top_left, top_right)
             assert shift < 12.0, style.name
@@ -139,3 +146,16 @@ def test_unknown_font_file_is_a_clear_error() -> None:
                       border=(0, 0, 0), border_width=0.0, corner_radius=0.05)
     with pytest.raises(ValueError, match=r"NoSuch\.otf"):
         render_card(Card("As"), style)
+
+
+def test_a_graded_face_darkens_away_from_the_centre() -> None:
+    """``shade``: the card stock darker with the distance from the centre (a real deck's
+    graded face), alike at both ends; the flat styles untouched."""
+    style = STYLES["thin-graded"]
+    graded = render_card(Card("2c"), style).astype(float)
+    height, width = graded.shape[:2]
+    centre, corner = graded[height // 2, width // 4], graded[height - 6, width - 30]
+    assert centre.mean() > corner.mean() + 0.15 * np.mean(style.background)
+    assert abs(graded[6, 30].mean() - corner.mean()) < 3  # the two ends alike
+    flat = render_card(Card("2c"), STYLES["feltcast"]).astype(float)
+    assert abs(flat[height // 2, width // 4].mean() - flat[height - 6, width - 30].mean()) < 2

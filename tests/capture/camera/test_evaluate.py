@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from capture.camera.cardart import DEFAULT_STYLE, DEV_STYLES, HELDOUT_STYLES, STYLES
+from capture.camera.cardart import DEFAULT_STYLE, DEV_STYLES, HELDOUT_STYLES, STYLES, WIDE_STYLES
 from capture.camera.evaluate import (
     PRECISION_TARGET,
     RECALL_TARGET,
@@ -230,7 +230,8 @@ def test_annotated_failures_are_saved_for_development_styles_only(tmp_path: Path
 
 
 def test_style_names_on_the_command_line() -> None:
-    assert resolve_styles(["all"]) == [*DEV_STYLES, *HELDOUT_STYLES]
+    assert resolve_styles(["all"]) == [*DEV_STYLES, *HELDOUT_STYLES, *WIDE_STYLES]
+    assert resolve_styles(["wide"]) == list(WIDE_STYLES)
     assert resolve_styles(["heldout", "parlour", "feltcast"]) == [*HELDOUT_STYLES, "feltcast"]
     from engine.errors import InvalidInputError
     with pytest.raises(InvalidInputError, match="no deck style 'x'"):
