@@ -278,7 +278,7 @@ def test_registries_opened_while_the_log_commits_wait_their_turn(tmp_path: Path)
     try:
         while store.last_seq == 0:
             time.sleep(0.001)
-        for n in range(12):  # a fresh file each time: the tables are made under the load
+        for _ in range(12):  # a new engine each time, the tables made again under the load
             other = create_db_engine(database_url(data_dir=tmp_path))
             try:
                 with other.begin() as connection:  # drop them, so that each opening makes them
