@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pokerkit
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from engine import phh
@@ -80,7 +80,11 @@ def same_hand(record: HandRecord, text: str) -> None:
         assert [seats[n] for n in names] == list(record.seats)
         stacks = parser._parse_starting_stacks(text, value)
         assert [stacks[n] for n in names] == list(record.starting_stacks)
-        assert plays(parser._parse_actions(text, value, names)) == plays(ours.actions)
+        # The PHH has the big blind's no-op check PokerKit needs when every other player
+        # is all-in (engine/phh.py); PokerStars text writes no line for it: it goes.
+        parsed_order, parsed_shows = plays(parser._parse_actions(text, value, names))
+        order, shows = plays(ours.actions)
+        assert (parsed_order, parsed_shows) == (without_fillers(order, parsed_order), shows)
         return
     (parsed,) = parse(text)
     assert parsed.hand == hand_id(record)
@@ -225,6 +229,7 @@ def test_televised_hands_parse_back(path: Path) -> None:
 
 @settings(max_examples=40)
 @given(seed=st.integers(0, 1_000_000))
+@example(seed=3915)  # the big blind alone after an all-in call: the PHH's no-op 'p2 cc'
 def test_random_hands_of_every_ante_mode_parse_back(seed: int) -> None:
     rng = random.Random(seed)  # tests/engine/randomhands.py: every ante mode of R4
     record = record_of(play(random_setup(rng), rng))
