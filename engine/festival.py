@@ -167,9 +167,6 @@ class Festival:
                 return table
         raise IllegalActionError(f"there is no table {name!r}")
 
-    def stack_of(self, player: str) -> int:
-        return dict(self.stacks)[player]
-
     def can_deal(self, name: str) -> bool:
         """Whether table ``name`` may start its next hand now."""
         try:

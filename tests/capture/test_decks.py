@@ -4,6 +4,7 @@ table, retirement), also while the service's log commits on the same SQLite file
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Iterator
@@ -213,39 +214,51 @@ def test_names_are_unique_and_must_exist(db: Engine) -> None:
         registry.activate("Nope", "final")
 
 
-def test_deck_writes_wait_their_turn_while_the_log_commits(tmp_path: Path) -> None:
-    """The service's log commits on the same SQLite file during play; a deck saved, activated
-    or retired meanwhile (the operator page, or ``feltcast deck`` beside the service) waits
-    for the write lock instead of failing with "database is locked" (each of these writes
-    reads first: a transaction that began as a reader cannot wait once the log committed)."""
-    url = database_url(data_dir=tmp_path)
-    log_engine, deck_engine = create_db_engine(url), create_db_engine(url)
+@contextlib.contextmanager
+def log_committing(url: str, seed: int) -> Iterator[threading.Thread]:
+    """The service's log committing on ``url`` in a thread, one commit per event as fast as
+    the disk allows, from before the body runs until it is done (the thread, to ask whether
+    it still commits: it stops only when told to)."""
+    log_engine = create_db_engine(url)
     store = EventStore(log_engine)
-    registry = DeckRegistry(deck_engine)
-    entries = random_log(5, 400)
-    decks_done = threading.Event()
+    entries = random_log(seed, 400)
+    done = threading.Event()
 
-    def play() -> None:  # one commit per event, as fast as the disk allows
+    def play() -> None:
         for entry in entries:
-            if decks_done.is_set():
+            if done.is_set():
                 return
             store.append([entry])
 
     player = threading.Thread(target=play)
     player.start()
     try:
-        while store.last_seq == 0:  # the log is committing before the first deck write
+        while store.last_seq == 0:  # committing before the body's first write
             time.sleep(0.001)
-        for n in range(1, 16):
-            registry.save(f"Deck {n}", deck_uids(n))
-            registry.activate(f"Deck {n}", "final")
-            if n > 1:
-                registry.retire(f"Deck {n - 1}")
-        playing_throughout = player.is_alive()  # it stops only when told to
+        yield player
     finally:
-        decks_done.set()
+        done.set()
         player.join()
         log_engine.dispose()
+
+
+def test_deck_writes_wait_their_turn_while_the_log_commits(tmp_path: Path) -> None:
+    """The service's log commits on the same SQLite file during play; a deck saved, activated
+    or retired meanwhile (the operator page, or ``feltcast deck`` beside the service) waits
+    for the write lock instead of failing with "database is locked" (each of these writes
+    reads first: a transaction that began as a reader cannot wait once the log committed)."""
+    url = database_url(data_dir=tmp_path)
+    deck_engine = create_db_engine(url)
+    registry = DeckRegistry(deck_engine)
+    try:
+        with log_committing(url, 5) as player:
+            for n in range(1, 16):
+                registry.save(f"Deck {n}", deck_uids(n))
+                registry.activate(f"Deck {n}", "final")
+                if n > 1:
+                    registry.retire(f"Deck {n - 1}")
+            playing_throughout = player.is_alive()
+    finally:
         deck_engine.dispose()
     assert playing_throughout  # the log was committing from before the first deck write on
     assert registry.active_deck("final").name == "Deck 15"  # type: ignore[union-attr]
@@ -261,25 +274,10 @@ def test_registries_opened_while_the_log_commits_wait_their_turn(tmp_path: Path)
     from capture.camera.deck import CameraDeckRegistry
 
     url = database_url(data_dir=tmp_path)
-    log_engine = create_db_engine(url)
-    store = EventStore(log_engine)
-    entries = random_log(6, 400)
-    done = threading.Event()
-
-    def play() -> None:
-        for entry in entries:
-            if done.is_set():
-                return
-            store.append([entry])
-
-    player = threading.Thread(target=play)
-    player.start()
     opened = 0
-    try:
-        while store.last_seq == 0:
-            time.sleep(0.001)
+    with log_committing(url, 6) as player:
         for _ in range(12):  # a new engine each time, the tables made again under the load
-            other = create_db_engine(database_url(data_dir=tmp_path))
+            other = create_db_engine(url)
             try:
                 with other.begin() as connection:  # drop them, so that each opening makes them
                     connection.exec_driver_sql("DROP TABLE IF EXISTS camera_deck")
@@ -291,10 +289,6 @@ def test_registries_opened_while_the_log_commits_wait_their_turn(tmp_path: Path)
             finally:
                 other.dispose()
         playing_throughout = player.is_alive()
-    finally:
-        done.set()
-        player.join()
-        log_engine.dispose()
     assert playing_throughout and opened == 12
 
 

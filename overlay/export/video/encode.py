@@ -49,6 +49,7 @@ __all__ = [
     "OpenCVWriter",
     "OverlayEncoder",
     "Progress",
+    "exact_rate",
     "find_ffmpeg",
     "probe_footage",
     "reencode_h264",
@@ -112,6 +113,22 @@ class FootageInfo:
     @property
     def duration(self) -> float:
         return self.frames / self.fps
+
+    @property
+    def exact_rate(self) -> Fraction:
+        """The frame rate as a fraction (``30000/1001``): :func:`exact_rate`."""
+        return exact_rate(self.rate, self.fps)
+
+
+def exact_rate(rate: str, fps: float) -> Fraction:
+    """``rate`` as ffmpeg writes it (``30000/1001``) when it is one, else ``fps`` made a
+    fraction."""
+    if rate:
+        with contextlib.suppress(ValueError, ZeroDivisionError):
+            exact = Fraction(rate)
+            if exact > 0:
+                return exact
+    return Fraction(fps).limit_denominator(1001000)
 
 
 def probe_footage(path: Path, ffmpeg: str | None = None) -> FootageInfo:
@@ -215,9 +232,12 @@ def _audio_args(audio: str | None, stream: str) -> list[str]:
     return ["-map", f"{stream}:a:0?", *codec]
 
 
+EVEN_SIDES = "pad=ceil(iw/2)*2:ceil(ih/2)*2"
+"""yuv420p needs even sides: footage of odd size gets one black row or column."""
+
+
 def _h264_args(preset: str, crf: int, size: tuple[int, int] | None = None) -> list[str]:
-    # yuv420p needs even sides: footage of odd size gets one black row or column.
-    pad = ["-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2"] if size is None or size[0] % 2 \
+    pad = ["-vf", EVEN_SIDES] if size is None or size[0] % 2 \
         or size[1] % 2 else []
     return [*pad, "-c:v", "libx264", "-preset", preset, "-crf", str(crf), "-pix_fmt", "yuv420p",
             "-movflags", "+faststart"]
@@ -349,7 +369,7 @@ class OverlayEncoder:
                  f"[1:v:0]format=yuva420p[graphics];"
                  f"[main][graphics]overlay=eof_action=repeat:format=yuv420")
         if self.size[0] % 2 or self.size[1] % 2:  # yuv420p needs even sides
-            graph += ",pad=ceil(iw/2)*2:ceil(ih/2)*2"
+            graph += "," + EVEN_SIDES
         command = [self.ffmpeg, "-hide_banner", "-loglevel", "error", "-nostats", "-nostdin",
                    "-y", "-progress", "pipe:1", "-i", str(self.main),
                    "-f", "concat", "-safe", "0", "-i", str(script)]
@@ -487,11 +507,11 @@ class AlphaWriter:
     one a frame, and the file is the same as encoding every frame. A ``comment`` goes into
     every PNG (a ``tEXt`` chunk ``Comment``) and the mov's ``comment`` tag."""
 
-    def __init__(self, folder: Path, fps: float, *, rate: str = "", mov: Path | None = None,
+    def __init__(self, folder: Path, rate: Fraction, *, mov: Path | None = None,
                  ffmpeg: str | None = None, comment: str | None = None) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
-        self.fps, self.rate = fps, rate
+        self.rate = rate
         self.mov = mov
         self.ffmpeg = ffmpeg
         self.comment = comment
@@ -514,8 +534,7 @@ class AlphaWriter:
         pictures encoded, then the frames muxed."""
         if self.mov is None or self.ffmpeg is None or not self._pictures:
             return
-        rate = Fraction(self.rate) if self.rate else Fraction(self.fps).limit_denominator(
-            1001000)
+        rate = self.rate
         every = f"{rate.numerator}/{rate.denominator}"
         with tempfile.TemporaryDirectory(prefix="feltcast-prores-",
                                          dir=self.mov.parent) as name:

@@ -17,7 +17,6 @@ carries, if any.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import math
 import re
@@ -46,6 +45,7 @@ from overlay.export.video.encode import (
     OpenCVWriter,
     OverlayEncoder,
     Progress,
+    exact_rate,
     find_ffmpeg,
     probe_footage,
     reencode_h264,
@@ -262,7 +262,7 @@ def export_footage(source: LogSource, footage: Path, out: Path, spec: SyncSpec,
     renderer = OverlayRenderer(info.width, info.height)
     try:
         if options.alpha:
-            _alpha(cursor(), renderer, info.frames, info.fps, info.rate, out, options, result)
+            _alpha(cursor(), renderer, info.frames, info.exact_rate, out, options, result)
         else:
             _burn(lambda: _read_frames(footage, info), cursor, renderer, info, out, options,
                   result, chapters, audio_from=footage)
@@ -357,7 +357,7 @@ def _burn(frames: Callable[[], Iterable[np.ndarray]], cursor: Callable[[], ViewC
         starts = picture_starts(cursor(), result.sync, info.frames)
         encoder = OverlayEncoder(
             options.ffmpeg, still or info.path, out, size=(info.width, info.height),
-            rate=_rate(info), frames=info.frames, starts=starts, still=still is not None,
+            rate=info.exact_rate, frames=info.frames, starts=starts, still=still is not None,
             audio=info.audio if audio_from is not None else None, chapters=chapters,
             preset=options.preset, crf=options.crf, comment=options.comment)
         count = encoder.run(_drawn(views, renderer, result.sync, starts), progress)
@@ -372,16 +372,6 @@ def _burn(frames: Callable[[], Iterable[np.ndarray]], cursor: Callable[[], ViewC
     result.frames = count
     result.files.insert(0, out)
     result.seconds = time.perf_counter() - started
-
-
-def _rate(info: FootageInfo) -> Fraction:
-    """The footage's exact frame rate (``30000/1001``), or its float one made a fraction."""
-    if info.rate:
-        with contextlib.suppress(ValueError, ZeroDivisionError):
-            exact = Fraction(info.rate)
-            if exact > 0:
-                return exact
-    return Fraction(info.fps).limit_denominator(1001000)
 
 
 def _composite(frames: Iterable[np.ndarray], cursor: ViewCursor, renderer: OverlayRenderer,
@@ -422,7 +412,7 @@ def _composite(frames: Iterable[np.ndarray], cursor: ViewCursor, renderer: Overl
     return count
 
 
-def _alpha(cursor: ViewCursor, renderer: OverlayRenderer, frames: int, fps: float, rate: str,
+def _alpha(cursor: ViewCursor, renderer: OverlayRenderer, frames: int, rate: Fraction,
            out: Path, options: ExportOptions, result: ExportResult) -> None:
     """The graphics alone: PNG frames in ``<out stem>_frames/`` and, with ffmpeg and an
     ``out`` ending in .mov, ProRes 4444 with alpha."""
@@ -431,7 +421,7 @@ def _alpha(cursor: ViewCursor, renderer: OverlayRenderer, frames: int, fps: floa
     started = time.perf_counter()
     mov = out if out.suffix.lower() == ".mov" else None
     folder = out.with_name(out.stem + "_frames") if out.suffix else out
-    writer = AlphaWriter(folder, fps, rate=rate, mov=mov, ffmpeg=options.ffmpeg,
+    writer = AlphaWriter(folder, rate, mov=mov, ffmpeg=options.ffmpeg,
                          comment=options.comment)
     progress = Progress(frames, stream=options.progress, enabled=options.progress is not None,
                         label="graphics")
@@ -490,7 +480,7 @@ def export_replay(path: Path, out: Path, *, options: ExportOptions | None = None
 
     renderer = OverlayRenderer(width, height)
     if options.alpha:
-        _alpha(cursor(), renderer, frames, fps, "", out, options, result)
+        _alpha(cursor(), renderer, frames, exact_rate("", fps), out, options, result)
         return result
     backdrop = background(width, height)
     with tempfile.TemporaryDirectory(prefix="feltcast-replay-") as folder:

@@ -140,7 +140,10 @@ class Layer:
     def png(self) -> bytes:
         """The layer as a PNG with transparency (encoded once): the editors' files."""
         if self._png is None:
-            self._png = _encode(".png", self.bgra, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+            ok, data = cv2.imencode(".png", self.bgra, [cv2.IMWRITE_PNG_COMPRESSION, 1])
+            if not ok:  # pragma: no cover - OpenCV encodes any BGRA array
+                raise RuntimeError("PNG encoding failed")
+            self._png = data.tobytes()
         return self._png
 
     def bmp(self) -> bytes:
@@ -159,13 +162,6 @@ def bmp_header(width: int, height: int) -> bytes:
                        0, 0, 0x00FF0000, 0x0000FF00, 0x000000FF, 0xFF000000, b"BGRs")
     info += bytes(124 - len(info))  # no colour end points, gamma, intent or profile
     return struct.pack("<2sIHHI", b"BM", 14 + 124 + pixels, 0, 0, 14 + 124) + info
-
-
-def _encode(extension: str, image: np.ndarray, params: list[int]) -> bytes:
-    ok, data = cv2.imencode(extension, image, params)
-    if not ok:  # pragma: no cover - OpenCV encodes any BGRA array
-        raise RuntimeError(f"{extension} encoding failed")
-    return data.tobytes()
 
 
 BAND = 32
