@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import web
 
 from engine.channels import ChannelFilter, ChannelSpec
 from engine.errors import InvalidInputError
@@ -48,6 +48,7 @@ from overlay.config import Config
 from overlay.device_tokens import DeviceBook, create_device, list_devices, revoke_device
 from overlay.devices import merge_statuses
 from overlay.devices.capture_bridge import capture_ctx
+from overlay.fanout.publisher import RedisPublisher
 from overlay.graphics.desk import GraphicsDesk
 from overlay.graphics.web import add_graphics_routes, theme_link
 from overlay.hub import ChannelHub, TableLog
@@ -64,6 +65,7 @@ from overlay.keys import (
     OBS_KEY,
     OBS_SOCKETS_KEY,
     PAGES_KEY,
+    PUBLISHER_KEY,
     STORE_KEY,
     TABLE_DEVICES_KEY,
     TABLE_KEY,
@@ -72,6 +74,7 @@ from overlay.keys import (
 )
 from overlay.pages import PageRegistry
 from overlay.players_web import add_player_routes
+from overlay.sockets import forward, hellos, resume_of
 from overlay.startup import open_service_store
 from overlay.store import EventStore, Sender
 from overlay.table_service import TableService
@@ -84,7 +87,7 @@ from overlay.web_errors import (
     json_error,
     quiet_garbage_http,
 )
-from overlay.web_json import decode_json, read_json
+from overlay.web_json import read_json
 
 _log = logging.getLogger(__name__)
 
@@ -147,6 +150,7 @@ def create_app(config: Config, *, clock: Callable[[], float] = time.time,
     app.cleanup_ctx.append(table_ctx)
     app.cleanup_ctx.append(obs_ctx)
     app.cleanup_ctx.append(capture_ctx)  # readers and cameras: the pipeline, built once
+    app.cleanup_ctx.append(fanout_ctx)
     app.cleanup_ctx.append(devices_ctx)
     app.on_shutdown.append(close_websockets)
     app.add_routes([
@@ -243,6 +247,23 @@ async def log_ctx(app: web.Application) -> AsyncIterator[None]:
     for hub in hubs.values():
         hub.close()
     await table_log.close()
+
+
+async def fanout_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The public channels published to Redis for a festival's web workers (``[fanout]``):
+    a device, so that the operator sees when Redis cannot be reached."""
+    settings = app[CONFIG_KEY].fanout
+    if not settings.enabled:
+        yield
+        return
+    hubs: dict[str, ChannelHub[Any]] = app[HUBS_KEY]
+    publisher = RedisPublisher(settings, hubs, clock=app[CLOCK_KEY])
+    app[PUBLISHER_KEY] = publisher
+    app[TABLE_DEVICES_KEY].append(publisher)
+    task = asyncio.create_task(publisher.run(), name="feltcast-fanout")
+    yield
+    await cancel_and_wait(task)
+    await publisher.wait_closed()
 
 
 async def table_ctx(app: web.Application) -> AsyncIterator[None]:
@@ -519,30 +540,16 @@ async def websocket_handler(request: web.Request) -> web.WebSocketResponse:
         await record_access(request.app, sender, "open", connection, hub.name)
     writer: asyncio.Task[None] | None = None
     try:
-        async for message in ws:  # this handler is the socket's only reader
-            if message.type != WSMsgType.TEXT:
-                continue
-            try:
-                data = decode_json(message.data, what="message")
-            except InvalidInputError as error:
-                await ws.send_json({"type": "error", "error": error_payload(error)})
-                continue
-            if not isinstance(data, dict) or data.get("type") != "hello":
-                await ws.send_json({"type": "error", "error": {
-                    "code": "invalid_input",
-                    "message": "pages only say hello; commands go to POST /api/commands"}})
-                continue
+        async for data in hellos(ws, request):
             pages.hello(handle, data)
             if writer is not None:
                 writer.cancel()
-            resume = data.get("resume")
-            log_id = data.get("log_id")
+            resume, log_id = resume_of(data)
             subscription = hub.subscribe(  # OBS switches views: never resumes, a snapshot
-                resume_from=resume if isinstance(resume, int) and not obs_source else None,
-                log_id=log_id if isinstance(log_id, str) else None)
+                resume_from=None if obs_source else resume, log_id=log_id)
             if "look" in data:  # a page following the look: now (unless shown), every change
                 request.app[GRAPHICS_KEY].attach(subscription, shown=data["look"])
-            writer = asyncio.create_task(_forward(subscription, ws))
+            writer = asyncio.create_task(forward(subscription, ws, request))
     finally:  # first what needs no waiting: aiohttp may cancel this handler meanwhile
         pages.disconnect(handle)
         request.app[OBS_SOCKETS_KEY].pop(ws, None)
@@ -599,25 +606,6 @@ def is_obs_source(request: web.Request, name: str) -> bool:
         return False
     roles = roles_of(request.app, presented_token(request, allow_query=True))
     return "obs" in roles and "secure" not in roles
-
-
-async def _forward(subscription: Any, ws: web.WebSocketResponse) -> None:
-    """One writer per socket: the subscription's messages, in order."""
-    try:
-        async for message in subscription:
-            await ws.send_str(message.text)
-    except asyncio.CancelledError:
-        # The handler is done with the socket (the page left, or said hello again): it
-        # reads no more, so a close handshake here would only wait for its timeout.
-        subscription.close()
-        raise
-    except ConnectionResetError:
-        pass
-    except Exception as error:  # the subscription closed (shutdown) or the socket broke
-        _log.debug("websocket writer ended: %s", error)
-    subscription.close()
-    if not ws.closed:  # the subscription ended (shutdown, a hub closed): say goodbye
-        await ws.close(code=1001, message=b"going away")
 
 
 # --- the JSON API ------------------------------------------------------------------------

@@ -52,6 +52,7 @@ from engine.tournament import DEFAULT_STRUCTURE, BlindLevel, Break, Structure
 from engine.view_tournament import TournamentSettings
 from overlay.devices.camera_config import CameraConfigSection, parse_cameras
 from overlay.devices.obs.settings import ObsSettings
+from overlay.fanout import DEFAULT_TABLE, FanoutSettings
 from overlay.graphics.config import GraphicsConfig, default_graphics, parse_graphics
 
 T = TypeVar("T")
@@ -186,6 +187,9 @@ class Config:
     data_dir: Path = Path("data")
     checkpoint_every: int = 1000
     """A state checkpoint every this many log entries (0: none; ``overlay/checkpoints.py``)."""
+    fanout: FanoutSettings = field(default_factory=FanoutSettings)
+    """``[fanout]``: the Redis server the public channels are published to for a festival's
+    web workers (:mod:`overlay.fanout`; none by default)."""
 
     # The domain values, made once from the sections above (also by dataclasses.replace).
     structure: Structure = field(init=False, compare=False)
@@ -634,7 +638,8 @@ def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Con
     :raises ConfigError: naming the first bad key.
     """
     _reject_unknown(raw, "", {"server", "table", "players", "delay", "channels", "capture",
-                              "obs", "database", "data_dir", "tournament", "graphics"})
+                              "obs", "database", "data_dir", "tournament", "graphics",
+                              "fanout"})
     table = _parse_table(raw)
     players = _parse_players(raw, table)
     delay_section = _section(raw, "delay")
@@ -667,7 +672,15 @@ def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Con
         database_url=url,
         data_dir=data_dir,
         checkpoint_every=checkpoint_every,
+        fanout=_parse_fanout(raw),
     )
+
+
+def _parse_fanout(raw: Mapping[str, Any]) -> FanoutSettings:
+    section = _section(raw, "fanout")
+    _reject_unknown(section, "fanout", {"url", "table"})
+    return FanoutSettings(url=_take(section, "url", "fanout", str, ""),
+                          table=_take(section, "table", "fanout", str, DEFAULT_TABLE))
 
 
 def load_config(path: Path | None) -> Config:
@@ -741,6 +754,7 @@ def config_to_raw(config: Config) -> dict[str, Any]:
         "tournament": _tournament_raw(config.tournament),
         "graphics": config.graphics.to_raw(),
     }
+    raw["fanout"] = {"url": config.fanout.url, "table": config.fanout.table}
     raw["database"] = {"checkpoint_every": config.checkpoint_every}
     if config.database_url:
         raw["database"]["url"] = config.database_url

@@ -39,9 +39,11 @@ from typing import Any, Generic, Protocol, TypeVar
 from engine.channels import ChannelItem, ChannelSpec, ChannelView
 from engine.errors import FeltcastError
 from engine.log import LoggedEvent, TableEvent
+from overlay.sockets import Frames
 from overlay.store import Acknowledgement, EventStore
 
 __all__ = [
+    "Broadcaster",
     "ChannelHub",
     "ChannelMessage",
     "EventListReducer",
@@ -135,11 +137,12 @@ class ChannelMessage:
     """One message to subscribers; ``data`` is JSON-ready and ``text`` its JSON (made once,
     shared by every subscriber)."""
 
-    __slots__ = ("_data", "_text", "revision", "type")
+    __slots__ = ("_data", "_frames", "_text", "revision", "type")
 
     def __init__(self, data: dict[str, Any]) -> None:
         self._data: dict[str, Any] | None = data
         self._text: str | None = None
+        self._frames: Frames | None = None
         self.type: str = data["type"]
         self.revision: int = data["revision"]
 
@@ -156,6 +159,7 @@ class ChannelMessage:
         """A message known by its JSON text (a checkpoint's history): parsed only if read."""
         message = cls.__new__(cls)
         message._data, message._text, message.type, message.revision = None, text, kind, revision
+        message._frames = None
         return message
 
     @property
@@ -171,12 +175,20 @@ class ChannelMessage:
             self._text = json.dumps(self._data, separators=(",", ":"))
         return self._text
 
+    @property
+    def frames(self) -> Frames:
+        """Its websocket frames, made once for every socket (:mod:`overlay.sockets`)."""
+        if self._frames is None:
+            self._frames = Frames(self.text)
+        return self._frames
+
     def compact(self) -> None:
         """Keep only the JSON text (half the memory: what a resume sends; :attr:`data` is
         parsed again should anyone ask)."""
         if self._data is not None:
             self.text  # noqa: B018 (made once, kept)
             self._data = None
+        self._frames = None
 
     def __repr__(self) -> str:
         return f"ChannelMessage({self.data!r})"
@@ -224,7 +236,7 @@ class Subscription:
     resync marker, read as a fresh snapshot.
     """
 
-    def __init__(self, hub: ChannelHub[Any], maxsize: int) -> None:
+    def __init__(self, hub: Broadcaster, maxsize: int) -> None:
         self.hub = hub
         self.resyncs = 0
         """How many times this subscriber fell behind and was resynchronised."""
@@ -236,14 +248,19 @@ class Subscription:
         self.closed = False
 
     def _push(self, message: object) -> None:
-        items = self._items
-        if len(items) >= self._maxsize:
-            self.resyncs += 1
-            items.clear()  # drop the backlog: a snapshot replaces it
-            items.append(_RESYNC)
+        if len(self._items) >= self._maxsize:
+            self.resync()
         else:
-            items.append(message)
-        self._wake()
+            self._items.append(message)
+            self._wake()
+
+    def resync(self) -> None:
+        """Drop the backlog: the next message is a fresh snapshot (``reason`` ``behind``)."""
+        if not self.closed:
+            self.resyncs += 1
+            self._items.clear()  # a snapshot replaces the backlog
+            self._items.append(_RESYNC)
+            self._wake()
 
     def _wake(self) -> None:
         waiter = self._waiter
@@ -311,29 +328,23 @@ class Subscription:
             self._wake()
 
 
-class ChannelHub(Generic[S]):
-    """The state and the subscribers of one channel (see the module docstring)."""
+class Broadcaster:
+    """The subscribers of one channel's stream of messages: its resume history, its snapshot
+    and :meth:`subscribe` (the protocol of the module docstring). Two kinds feed it:
+    :class:`ChannelHub` from the table log, :class:`overlay.fanout.relay.RelayHub` from
+    another process's hub over Redis; a subscriber cannot tell them apart."""
 
-    def __init__(self, spec: ChannelSpec, reducer: Reducer[S], *, log_id: str = "",
-                 clock: Clock = time.time, queue_size: int = 256, history: int = 4096,
-                 loop: asyncio.AbstractEventLoop | None = None) -> None:
+    def __init__(self, spec: ChannelSpec, *, log_id: str = "", queue_size: int = 256,
+                 history: int = 4096) -> None:
         self.spec = spec
-        self.reducer = reducer
         self.log_id = log_id
-        self.clock = clock
         self.queue_size = queue_size
-        self.view = ChannelView(spec)
-        self.state: S = reducer.initial()
         self._view: dict[str, Any] = {}
-        self._view = self._picture()
         self.seq = 0
         """The log sequence number of the last released item."""
         self._history: deque[ChannelMessage] = deque(maxlen=history)
         self._subscribers: set[Subscription] = set()
         self._snapshot: ChannelMessage | None = None
-        self._loop = loop
-        self._timer: asyncio.TimerHandle | None = None
-        self._timer_at: float | None = None
         self.closed = False
 
     @property
@@ -343,11 +354,91 @@ class ChannelHub(Generic[S]):
     @property
     def revision(self) -> int:
         """How many items this channel has released since the start of the log."""
-        return self.view.released
+        raise NotImplementedError
 
     @property
     def subscribers(self) -> int:
         return len(self._subscribers)
+
+    def _send(self, message: ChannelMessage) -> None:
+        """Keep a released ``patch`` in the resume history and queue it for every
+        subscriber."""
+        self._history.append(message)
+        if len(self._history) > _FRESH:  # older patches only ever resume a page
+            self._history[-_FRESH - 1].compact()
+        for subscriber in self._subscribers:
+            subscriber._push(message)
+
+    def snapshot_message(self, *, reason: str = "") -> ChannelMessage:
+        """The channel's view now as a ``snapshot`` message; ``reason`` says why a client
+        that already had a view gets a new one (``behind``, ``cannot_resume``)."""
+        if self._snapshot is None:
+            self._snapshot = ChannelMessage({
+                "type": "snapshot", "channel": self.spec.name, "log_id": self.log_id,
+                "revision": self.revision, "seq": self.seq, "view": self._view})
+        if not reason:
+            return self._snapshot
+        return ChannelMessage({**self._snapshot.data, "reason": reason})
+
+    def subscribe(self, *, resume_from: int | None = None, log_id: str | None = None,
+                  ) -> Subscription:
+        """A new subscriber: a snapshot first, or only the missed patches when it resumes.
+
+        ``resume_from`` is the last revision the client has (of log ``log_id``); it resumes
+        when that is still in the hub's history, otherwise it gets a snapshot.
+        """
+        if self.closed:
+            raise FeltcastError(f"channel {self.spec.name} is closed")
+        subscription = Subscription(self, self.queue_size)
+        missed = self._missed_since(resume_from, log_id)
+        if missed is None or len(missed) >= self.queue_size:
+            reason = "" if resume_from is None else "cannot_resume"
+            subscription._push(self.snapshot_message(reason=reason))
+        else:
+            for message in missed:
+                subscription._push(message)
+        self._subscribers.add(subscription)
+        return subscription
+
+    def _missed_since(self, revision: int | None, log_id: str | None,
+                      ) -> list[ChannelMessage] | None:
+        if revision is None or log_id != self.log_id or not 0 <= revision <= self.revision:
+            return None
+        if revision == self.revision:
+            return []
+        oldest = self.revision - len(self._history) + 1
+        if revision + 1 < oldest:
+            return None
+        start = revision + 1 - oldest
+        return [self._history[i] for i in range(start, len(self._history))]
+
+    def close(self) -> None:
+        """Forget subscribers (each one's ``async for`` ends)."""
+        self.closed = True
+        for subscription in list(self._subscribers):
+            subscription.close()
+
+
+class ChannelHub(Broadcaster, Generic[S]):
+    """The state and the subscribers of one channel (see the module docstring)."""
+
+    def __init__(self, spec: ChannelSpec, reducer: Reducer[S], *, log_id: str = "",
+                 clock: Clock = time.time, queue_size: int = 256, history: int = 4096,
+                 loop: asyncio.AbstractEventLoop | None = None) -> None:
+        super().__init__(spec, log_id=log_id, queue_size=queue_size, history=history)
+        self.reducer = reducer
+        self.clock = clock
+        self.view = ChannelView(spec)
+        self.state: S = reducer.initial()
+        self._view = self._picture()
+        self._loop = loop
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at: float | None = None
+
+    @property
+    def revision(self) -> int:
+        """How many items this channel has released since the start of the log."""
+        return self.view.released
 
     # --- input ---------------------------------------------------------------------------
 
@@ -385,11 +476,7 @@ class ChannelHub(Generic[S]):
                 view = self._picture()
                 message = self._patch(revision, item, merge_patch(self._view, view))
                 self._view = view
-                self._history.append(message)
-                if len(self._history) > _FRESH:  # older patches only ever resume a page
-                    self._history[-_FRESH - 1].compact()
-                for subscriber in self._subscribers:
-                    subscriber._push(message)
+                self._send(message)
             self._snapshot = None
         if starting:  # a start from a checkpoint stands where a full replay stands
             while len(self._history) > START_HISTORY:
@@ -435,51 +522,6 @@ class ChannelHub(Generic[S]):
         self._timer_at = None
         self.release_due()  # reschedules itself (also when the timer fired a bit early)
 
-    # --- output --------------------------------------------------------------------------
-
-    def snapshot_message(self, *, reason: str = "") -> ChannelMessage:
-        """The channel's view now as a ``snapshot`` message; ``reason`` says why a client
-        that already had a view gets a new one (``behind``, ``cannot_resume``)."""
-        if self._snapshot is None:
-            self._snapshot = ChannelMessage({
-                "type": "snapshot", "channel": self.spec.name, "log_id": self.log_id,
-                "revision": self.revision, "seq": self.seq, "view": self._view})
-        if not reason:
-            return self._snapshot
-        return ChannelMessage({**self._snapshot.data, "reason": reason})
-
-    def subscribe(self, *, resume_from: int | None = None, log_id: str | None = None,
-                  ) -> Subscription:
-        """A new subscriber: a snapshot first, or only the missed patches when it resumes.
-
-        ``resume_from`` is the last revision the client has (of log ``log_id``); it resumes
-        when that is still in the hub's history, otherwise it gets a snapshot.
-        """
-        if self.closed:
-            raise FeltcastError(f"channel {self.spec.name} is closed")
-        subscription = Subscription(self, self.queue_size)
-        missed = self._missed_since(resume_from, log_id)
-        if missed is None or len(missed) >= self.queue_size:
-            reason = "" if resume_from is None else "cannot_resume"
-            subscription._push(self.snapshot_message(reason=reason))
-        else:
-            for message in missed:
-                subscription._push(message)
-        self._subscribers.add(subscription)
-        return subscription
-
-    def _missed_since(self, revision: int | None, log_id: str | None,
-                      ) -> list[ChannelMessage] | None:
-        if revision is None or log_id != self.log_id or not 0 <= revision <= self.revision:
-            return None
-        if revision == self.revision:
-            return []
-        oldest = self.revision - len(self._history) + 1
-        if revision + 1 < oldest:
-            return None
-        start = revision + 1 - oldest
-        return [self._history[i] for i in range(start, len(self._history))]
-
     # --- checkpoints -----------------------------------------------------------------------
 
     def checkpoint(self) -> dict[str, Any]:
@@ -517,12 +559,10 @@ class ChannelHub(Generic[S]):
 
     def close(self) -> None:
         """Stop timers and forget subscribers (the log stays)."""
-        self.closed = True
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
-        for subscription in list(self._subscribers):
-            subscription.close()
+        super().close()
 
 
 class TableLog:

@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from overlay.devices import Device
     from overlay.devices.capture_bridge import CaptureBridge
     from overlay.devices.obs.control import ObsControl
+    from overlay.fanout.publisher import RedisPublisher
+    from overlay.fanout.relay import RelaySource
+    from overlay.fanout.worker import WorkerSettings
     from overlay.graphics.desk import GraphicsDesk
     from overlay.hub import ChannelHub, TableLog
     from overlay.pages import PageRegistry
@@ -52,3 +55,8 @@ CAPTURE_KEY: web.AppKey[CaptureBridge] = web.AppKey("capture_bridge")
 TABLE_DEVICES_KEY: web.AppKey[list[Device]] = web.AppKey("table_devices")
 """The running devices (the capture bridge, its cameras, OBS) whose status, alerts and
 ``changed`` signal the console's device report follows (``overlay.devices.Device``)."""
+PUBLISHER_KEY: web.AppKey[RedisPublisher] = web.AppKey("fanout_publisher")
+"""The table's public channels published to Redis (``[fanout]`` configured)."""
+RELAY_KEY: web.AppKey[RelaySource] = web.AppKey("relay")
+"""A festival worker's Redis reader and its relays (:mod:`overlay.fanout.worker`)."""
+WORKER_KEY: web.AppKey[WorkerSettings] = web.AppKey("worker_settings")

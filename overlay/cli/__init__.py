@@ -42,6 +42,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("overlay.cli.serve", "run the service: pages, channels, API, devices"),
     "tokens": ("overlay.cli.tokens", "a token per device: create, list, revoke"),
     "tls": ("overlay.cli.tls", "the show's own certificate authority and server certificate"),
+    "worker": ("overlay.cli.worker", "a festival's web worker: every table's public pages, "
+                                     "relayed from Redis"),
 }
 
 

@@ -59,15 +59,20 @@ export class Channel {
    * @param {string} options.page     page id sent in hello ("overlay", "commentary", ...)
    * @param {string|null} [options.token]  sent as ?token= (browsers cannot set ws headers)
    * @param {string} [options.version] asset version (defaults to the page's meta tag)
-   * @param {string} [options.base]    ws base URL (defaults to this page's origin)
+   * @param {string} [options.base]    ws base URL (defaults to beside this page)
    */
   constructor({ channel, page, token = null, version = null, base = null }) {
     this.channel = channel;
     this.page = page;
     this.token = token;
     this.version = version || assetVersion();
-    const origin = base || `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}`;
-    const url = new URL(`/ws/${encodeURIComponent(channel)}`, origin.replace(/^http/, "ws"));
+    // Beside the page: /overlay reads /ws/<channel>; a festival worker's
+    // /t/<table>/overlay reads /t/<table>/ws/<channel>.
+    const url = new URL(`${base ? "/" : ""}ws/${encodeURIComponent(channel)}`,
+      base || location.href);
+    url.protocol = url.protocol === "https:" || url.protocol === "wss:" ? "wss:" : "ws:";
+    url.search = "";
+    url.hash = "";
     if (token) url.searchParams.set("token", token);
     url.searchParams.set("page", page); // a refused page is named in the console by it
     this.url = url.toString();

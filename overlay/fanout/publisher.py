@@ -1,0 +1,190 @@
+"""The writer's side of the fan-out: every public channel's messages to Redis.
+
+:class:`RedisPublisher` subscribes to each published hub like any page does (a snapshot
+first, then one patch per released item, a fresh snapshot if it fell behind) and puts each
+message on Redis with the channel's snapshot, in one ``MULTI`` (the package docstring). It is
+a device (:class:`overlay.devices.Device`): while Redis cannot be reached the operator sees an
+error alert (the festival's web workers keep showing this table's last picture) and the
+publisher retries with a growing pause; once back it publishes each channel's snapshot first,
+so every worker catches up. The table itself never waits for Redis: the log is the truth and
+the table's own pages are served as before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from engine.errors import ConfigError
+from overlay.alerts import Alert, AlertBook, AlertLevel
+from overlay.devices import DeviceStatus
+from overlay.fanout import (
+    TABLES_KEY,
+    FanoutSettings,
+    channel_key,
+    channels_key,
+    published_channels,
+    snapshot_key,
+)
+from overlay.hub import Broadcaster, ChannelMessage
+from overlay.signals import Signal
+
+__all__ = ["RedisPublisher"]
+
+_log = logging.getLogger(__name__)
+
+BACKOFF_INITIAL = 0.25
+BACKOFF_MAX = 5.0
+SOURCE = "fanout"
+WATCH_SECONDS = 1.0
+
+
+def backoff(failures: int) -> float:
+    """Seconds to wait after ``failures`` failed connections in a row."""
+    return min(BACKOFF_MAX, BACKOFF_INITIAL * 2 ** min(failures, 30))
+
+
+class RedisPublisher:
+    """Publishes the public hubs of one table (see the module docstring)."""
+
+    def __init__(self, settings: FanoutSettings, hubs: Mapping[str, Broadcaster], *,
+                 clock: Callable[[], float] = time.time) -> None:
+        if not settings.enabled:
+            raise ConfigError("fanout.url", "no Redis server configured")
+        self.settings = settings
+        self.hubs = [hubs[spec.name] for spec in
+                     published_channels(hub.spec for hub in hubs.values())]
+        self.changed = Signal("fanout")
+        self.connected = False
+        self.published = 0
+        """Messages put on Redis since the start (tests and the benchmark read it)."""
+        self._alerts = AlertBook(clock=clock, expire_seconds=60.0)
+        self._closer = Closer()
+
+    # --- the device shape ---------------------------------------------------------------
+
+    def status(self) -> DeviceStatus:
+        return DeviceStatus()
+
+    def alerts(self) -> list[Alert]:
+        return self._alerts.current()
+
+    def _set_connected(self, connected: bool, error: BaseException | None = None) -> None:
+        if connected:
+            changed = self._alerts.clear(("redis",))
+        else:
+            changed = self._alerts.raise_alert(("redis",), Alert(
+                AlertLevel.ERROR, SOURCE, "fanout_offline",
+                f"Redis at {self._where()} cannot be reached ({_reason(error)}): the "
+                "festival's web pages show this table's last picture until it is back",
+                sticky=True))
+        if connected != self.connected:
+            _log.log(logging.INFO if connected else logging.WARNING,
+                     "fan-out: Redis at %s %s", self._where(),
+                     "reached" if connected else f"lost: {_reason(error)}")
+        self.connected = connected
+        if changed:
+            self.changed.emit()
+
+    def _where(self) -> str:
+        return self.settings.url.split("@")[-1]  # never a password in a message
+
+    # --- publishing ------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Publish until cancelled, reconnecting after every failure."""
+        failures = 0
+        while True:
+            client = aioredis.from_url(self.settings.url, socket_connect_timeout=5,
+                                       socket_keepalive=True, health_check_interval=5)
+            try:
+                await self._register(client)
+                self._set_connected(True)
+                failures = 0
+                async with asyncio.TaskGroup() as group:
+                    pumps = [group.create_task(self._pump(client, hub)) for hub in self.hubs]
+                    watch = group.create_task(self._watch(client))
+                    await asyncio.wait(pumps)
+                    watch.cancel()
+                return  # every hub closed: the service stops
+            except* (RedisError, OSError) as errors:
+                self._set_connected(False, errors.exceptions[0])
+            finally:
+                await self._closer.close(client)
+            await asyncio.sleep(backoff(failures))
+            failures += 1
+
+    async def wait_closed(self) -> None:
+        """Once :meth:`run` was cancelled: until its connections are closed."""
+        await self._closer.wait()
+
+    async def _watch(self, client: aioredis.Redis) -> None:
+        """Ask Redis every :data:`WATCH_SECONDS`: a quiet table learns that Redis is gone
+        (and the operator sees it) without waiting for its next message."""
+        while True:
+            await asyncio.sleep(WATCH_SECONDS)
+            await client.ping()
+
+    async def _register(self, client: aioredis.Redis) -> None:
+        table = self.settings.table
+        specs = [hub.spec.to_dict() for hub in self.hubs]
+        async with client.pipeline(transaction=True) as pipe:
+            pipe.sadd(TABLES_KEY, table)
+            pipe.set(channels_key(table), json.dumps(specs, separators=(",", ":")))
+            await pipe.execute()
+
+    async def _pump(self, client: aioredis.Redis, hub: Broadcaster) -> None:
+        subscription = hub.subscribe()  # a snapshot first: every worker catches up
+        try:
+            async for message in subscription:
+                await self._put(client, hub, message)
+        finally:
+            subscription.close()
+
+    async def _put(self, client: aioredis.Redis, hub: Broadcaster,
+                   message: ChannelMessage) -> None:
+        table = self.settings.table
+        snapshot = hub.snapshot_message()  # at this message's revision or later
+        published = snapshot if message.type == "snapshot" else message
+        async with client.pipeline(transaction=True) as pipe:
+            pipe.set(snapshot_key(table, hub.name), snapshot.text)
+            pipe.publish(channel_key(table, hub.name), published.text)
+            await pipe.execute()
+        self.published += 1
+
+
+class Closer:
+    """Closes a Redis client even when the task closing it is cancelled meanwhile (a stop
+    cancels again after a moment): the close goes on in a task of its own, which
+    :meth:`wait` awaits."""
+
+    def __init__(self) -> None:
+        self._task: asyncio.Task[None] | None = None
+
+    async def close(self, *clients: Any) -> None:
+        async def close_all() -> None:
+            for client in clients:
+                with contextlib.suppress(RedisError, OSError):
+                    await client.aclose()
+
+        self._task = asyncio.ensure_future(close_all())
+        await asyncio.shield(self._task)
+
+    async def wait(self) -> None:
+        if self._task is not None:
+            await self._task
+
+
+def _reason(error: BaseException | None) -> str:
+    if error is None:
+        return "unknown error"
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0][:200]
