@@ -130,7 +130,16 @@ async def forward(subscription: Any, ws: web.WebSocketResponse, request: web.Req
     """One writer per socket: the subscription's messages, in order, each as the frame made
     once for every socket (see the module docstring)."""
     bits = _window_bits(ws)
+    transport, protocol = request.transport, request.protocol
+
+    def direct(message: Any) -> bool:  # the hub's fast path (Subscription.direct)
+        if transport is None or transport.is_closing() or protocol.writing_paused:
+            return False
+        transport.write(message.frames.frame(bits))
+        return True
+
     try:
+        subscription.direct = direct
         async for message in subscription:
             _write(request, message.frames.frame(bits))
             await _drain(request)
@@ -143,7 +152,7 @@ async def forward(subscription: Any, ws: web.WebSocketResponse, request: web.Req
         pass
     except Exception as error:  # the subscription closed (shutdown) or the socket broke
         _log.debug("websocket writer ended: %s", error)
-    subscription.close()
+    subscription.close()  # (and its direct path with it)
     if not ws.closed:  # the subscription ended (shutdown, a hub closed): say goodbye
         await ws.close(code=1001, message=b"going away")
 

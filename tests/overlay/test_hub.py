@@ -385,3 +385,31 @@ async def test_events_committed_behind_the_hubs_backs_are_published_before_the_n
     assert client_items(drain(sub)) == expected_items(SECURE, logged, 10.0)
     intruder.close()
     await table_log.close()
+
+
+@given(st.lists(st.booleans(), min_size=1, max_size=40), st.integers(1, 8))
+def test_a_direct_writer_never_reorders_the_stream(accepts: list[bool], queue: int) -> None:
+    """A socket's fast path (Subscription.direct) takes a message only when nothing is queued
+    before it; whatever it declines (a slow socket) is queued, and what follows queues
+    behind it: the socket sees every revision once, in order, or a resync snapshot."""
+    hub: ChannelHub[Any] = ChannelHub(VENUE, EventListReducer(), queue_size=queue)
+    sub = hub.subscribe()
+    received = drain(sub)  # the snapshot
+    answers = iter(accepts)
+
+    def direct(message: ChannelMessage) -> bool:
+        if next(answers, True):
+            received.append(message)
+            return True
+        return False
+
+    sub.direct = direct
+    for event in log_entries(len(accepts)):
+        hub.offer([event])
+        if len(received) % 3 == 0:  # the socket's writer catches up now and then
+            received.extend(drain(sub))
+    received.extend(drain(sub))
+    assert client_items(received) == hub.snapshot_message().data["view"]["items"]
+    revisions = [m.revision for m in received if m.type == "patch"]
+    assert revisions == sorted(set(revisions))
+    hub.close()
