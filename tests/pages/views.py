@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 import time
 from typing import Any
 
@@ -20,6 +21,20 @@ def _seat(seat: int, name: str | None, stack: int, **extra: Any) -> dict[str, An
         base.update(stack=0, stack_bb=0.0)
     base.update(extra)
     return base
+
+
+CLOCK_SLACK = 10.0
+"""Seconds a test's wait for the page may add to the time since its view was made."""
+
+
+def clock_text(left: float, made_at: float, suffix: str = "") -> re.Pattern[str]:
+    """The level clock a page may show for a view made at ``made_at`` (``time.time()``) with
+    ``left`` seconds on its clock then: counted down since, by the time the test has taken
+    so far plus :data:`CLOCK_SLACK` (a busy machine renders late; a clock counted from the
+    wrong time is off by far more)."""
+    least = int(left - (time.time() - made_at) - CLOCK_SLACK)
+    texts = [f"{s // 60}:{s % 60:02d}" for s in range(max(0, least), int(left) + 1)]
+    return re.compile("^(?:" + "|".join(texts) + ")" + re.escape(suffix) + "$")
 
 
 def flop_view(channel: str = "delayed", as_of: float | None = None) -> View:
