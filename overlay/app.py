@@ -66,6 +66,7 @@ from overlay.keys import (
     OBS_SOCKETS_KEY,
     PAGES_KEY,
     PUBLISHER_KEY,
+    STOPPING_KEY,
     STORE_KEY,
     TABLE_DEVICES_KEY,
     TABLE_KEY,
@@ -75,10 +76,10 @@ from overlay.keys import (
 from overlay.pages import PageRegistry
 from overlay.players_web import add_player_routes
 from overlay.sockets import forward, hellos, resume_of
-from overlay.startup import open_service_store
+from overlay.startup import StartupError, open_service_store
 from overlay.store import EventStore, Sender
 from overlay.table_service import TableService
-from overlay.tasks import cancel_and_wait
+from overlay.tasks import Stopping, cancel_and_wait
 from overlay.tournament_desk import tournament_config
 from overlay.web_errors import (
     error_middleware,
@@ -143,6 +144,7 @@ def create_app(config: Config, *, clock: Callable[[], float] = time.time,
     app[DEVICE_SOCKETS_KEY] = {}
     app[GRAPHICS_KEY] = GraphicsDesk(config.graphics, config.data_dir)
     app[TABLE_DEVICES_KEY] = []  # the device contexts add theirs
+    app[STOPPING_KEY] = Stopping()
     app.cleanup_ctx.append(quiet_garbage_http)
     app.cleanup_ctx.append(store_ctx)
     app.cleanup_ctx.append(device_tokens_ctx)
@@ -178,11 +180,40 @@ def create_app(config: Config, *, clock: Callable[[], float] = time.time,
 
 
 async def store_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The table's log, once this service holds its lease (:func:`take_lease`)."""
     config = app[CONFIG_KEY]
     store = await asyncio.to_thread(open_service_store, config.database_url, config.data_dir)
+    try:
+        await take_lease(store, config)
+    except BaseException:
+        await asyncio.to_thread(store.close)
+        raise
     app[STORE_KEY] = store
     yield
     await asyncio.to_thread(store.close)
+
+
+LEASE_RETRY_SECONDS = 0.5
+"""How often a standby asks for the lease of the log it waits to write."""
+
+
+async def take_lease(store: EventStore, config: Config) -> None:
+    """Hold the log's lease before anything reads it (one writer per table,
+    :mod:`overlay.store`): refused when another service holds it, or with
+    ``config.standby`` waited for (until that service stops or dies)."""
+    waiting = False
+    while not await asyncio.to_thread(store.take_lease):
+        if not config.standby:
+            raise StartupError(
+                "another Feltcast service writes this table's log (it holds the lease): "
+                "stop it first, or start this one with --standby to take over when it stops")
+        if not waiting:
+            _log.warning("standing by: another service writes this table's log; this one "
+                         "takes over when it stops")
+            waiting = True
+        await asyncio.sleep(LEASE_RETRY_SECONDS)
+    if waiting:
+        _log.warning("took over this table's log at event %d", store.last_seq)
 
 
 async def device_tokens_ctx(app: web.Application) -> AsyncIterator[None]:
@@ -225,6 +256,7 @@ async def log_ctx(app: web.Application) -> AsyncIterator[None]:
         spec.name: ChannelHub(spec, views[spec.name], clock=clock, queue_size=WS_QUEUE)
         for spec in specs}
     table_log = TableLog(app[STORE_KEY], hubs.values(), clock=clock)
+    table_log.on_lease_lost = app[STOPPING_KEY].stop
     checkpoints = Checkpoints(app[STORE_KEY], config.data_dir, config,
                               every=config.checkpoint_every)
     restored = await asyncio.to_thread(checkpoints.load)

@@ -54,6 +54,7 @@ from overlay.devices.camera_config import CameraConfigSection, parse_cameras
 from overlay.devices.obs.settings import ObsSettings
 from overlay.fanout import DEFAULT_TABLE, FanoutSettings
 from overlay.graphics.config import GraphicsConfig, default_graphics, parse_graphics
+from overlay.store import with_schema
 
 T = TypeVar("T")
 
@@ -187,6 +188,10 @@ class Config:
     data_dir: Path = Path("data")
     checkpoint_every: int = 1000
     """A state checkpoint every this many log entries (0: none; ``overlay/checkpoints.py``)."""
+    standby: bool = False
+    """``[database] standby`` (or ``feltcast serve --standby``): when another service writes
+    this table's log (PostgreSQL), wait and take over once it stops, instead of refusing to
+    start."""
     fanout: FanoutSettings = field(default_factory=FanoutSettings)
     """``[fanout]``: the Redis server the public channels are published to for a festival's
     web workers (:mod:`overlay.fanout`; none by default)."""
@@ -647,14 +652,18 @@ def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Con
     delay = _take(delay_section, "seconds", "delay", float, 900.0)
     _positive(delay, "delay.seconds", zero_ok=True)
     database = _section(raw, "database")
-    _reject_unknown(database, "database", {"url", "checkpoint_every"})
+    _reject_unknown(database, "database", {"url", "checkpoint_every", "schema", "standby"})
     url = _take(database, "url", "database", str, "")
+    standby = _take(database, "standby", "database", bool, False)
     checkpoint_every = _take(database, "checkpoint_every", "database", int, 1000)
     if checkpoint_every < 0:
         raise ConfigError("database.checkpoint_every", "expected 0 (no checkpoints) or a "
                           "number of log entries")
     if url and not url.startswith(("sqlite:///", "postgresql://", "postgresql+psycopg2://")):
         raise ConfigError("database.url", "expected a sqlite:/// or postgresql:// URL")
+    schema = _take(database, "schema", "database", str, "")
+    if schema:  # the table's own schema in a festival's database (overlay.store)
+        url = with_schema(url, schema)
     data_dir = Path(_take(raw, "data_dir", "", str, "data"))
     if base_dir is not None and not data_dir.is_absolute():
         data_dir = base_dir / data_dir
@@ -672,6 +681,7 @@ def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Con
         database_url=url,
         data_dir=data_dir,
         checkpoint_every=checkpoint_every,
+        standby=standby,
         fanout=_parse_fanout(raw),
     )
 
@@ -699,7 +709,8 @@ def load_config(path: Path | None) -> Config:
 
 
 def with_overrides(config: Config, *, host: str | None = None, port: int | None = None,
-                   data_dir: Path | None = None, delay: float | None = None) -> Config:
+                   data_dir: Path | None = None, delay: float | None = None,
+                   standby: bool = False) -> Config:
     """Apply command-line overrides (which win over the file)."""
     server = config.server
     if host is not None:
@@ -723,6 +734,7 @@ def with_overrides(config: Config, *, host: str | None = None, port: int | None 
         config, server=server, channels=channels,
         delay=config.delay if delay is None else delay,
         data_dir=config.data_dir if data_dir is None else data_dir,
+        standby=config.standby or standby,
     )
 
 
@@ -755,7 +767,7 @@ def config_to_raw(config: Config) -> dict[str, Any]:
         "graphics": config.graphics.to_raw(),
     }
     raw["fanout"] = {"url": config.fanout.url, "table": config.fanout.table}
-    raw["database"] = {"checkpoint_every": config.checkpoint_every}
+    raw["database"] = {"checkpoint_every": config.checkpoint_every, "standby": config.standby}
     if config.database_url:
         raw["database"]["url"] = config.database_url
     return raw

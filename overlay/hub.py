@@ -40,7 +40,7 @@ from engine.channels import ChannelItem, ChannelSpec, ChannelView
 from engine.errors import FeltcastError
 from engine.log import LoggedEvent, TableEvent
 from overlay.sockets import Frames
-from overlay.store import Acknowledgement, EventStore
+from overlay.store import Acknowledgement, EventStore, LeaseLostError
 
 __all__ = [
     "Broadcaster",
@@ -601,6 +601,8 @@ class TableLog:
         self._last_time = -float("inf")
         self._published = 0
         self._uncertain = False
+        self.on_lease_lost: Callable[[str], None] | None = None
+        """Told when another service took this log over (the service stops)."""
         for hub in hubs:
             self.add_hub(hub)
 
@@ -673,6 +675,11 @@ class TableLog:
                     write()
                 else:
                     await asyncio.get_running_loop().run_in_executor(self._executor, write)
+            except LeaseLostError as error:
+                self._uncertain = True
+                if self.on_lease_lost is not None:
+                    self.on_lease_lost(str(error))
+                raise
             except Exception:
                 self._uncertain = True
                 raise

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from overlay.pages import PageRegistry
     from overlay.store import EventStore
     from overlay.table_service import TableService
+    from overlay.tasks import Stopping
 
 CONFIG_KEY: web.AppKey[Config] = web.AppKey("config")
 TOKENS_KEY: web.AppKey[TokenFile] = web.AppKey("tokens")
@@ -60,3 +61,5 @@ PUBLISHER_KEY: web.AppKey[RedisPublisher] = web.AppKey("fanout_publisher")
 RELAY_KEY: web.AppKey[RelaySource] = web.AppKey("relay")
 """A festival worker's Redis reader and its relays (:mod:`overlay.fanout.worker`)."""
 WORKER_KEY: web.AppKey[WorkerSettings] = web.AppKey("worker_settings")
+STOPPING_KEY: web.AppKey[Stopping] = web.AppKey("stopping")
+"""Set when the service must stop by itself (its table's lease lost, ``overlay.store``)."""

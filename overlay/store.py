@@ -28,6 +28,15 @@
 * State checkpoints (schema version 6, table ``state_checkpoint``): the service's state at a
   log position, so that a start replays only the entries after it (:mod:`overlay.checkpoints`).
   They are derived data: deleting them loses nothing but start-up time.
+* One writer per table (PostgreSQL): the service that writes a log holds its *lease*, a
+  session advisory lock on its own append connection (:meth:`EventStore.take_lease`), so a
+  second service on the same log refuses to start or, with ``--standby``, waits and takes
+  over once the first has stopped or died (PostgreSQL drops a dead session's locks). The
+  lease fences the writes: after a lost connection the next append takes it again on the
+  new connection, and if another service took it meanwhile, or wrote to the log, the append
+  is refused (:class:`LeaseLostError`) and the service stops: two services never write
+  one log. Several tables share one PostgreSQL database, each in a schema of its own
+  (``[database] schema``, :func:`with_schema`).
 
 The store is synchronous (SQLAlchemy sessions); the service calls it from one worker thread.
 """
@@ -37,6 +46,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 import uuid
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -54,10 +64,13 @@ from overlay.log_signing import LogSigner
 
 __all__ = [
     "MIGRATIONS",
+    "SCHEMA_PATTERN",
     "SCHEMA_VERSION",
     "Acknowledgement",
     "CommandAnswer",
     "EventStore",
+    "LeaseHeldError",
+    "LeaseLostError",
     "LogRow",
     "Migration",
     "Sender",
@@ -67,7 +80,9 @@ __all__ = [
     "database_url",
     "migrate",
     "open_store",
+    "schema_of",
     "schema_version",
+    "with_schema",
 ]
 
 SQLITE_FILE = "feltcast.db"
@@ -77,6 +92,48 @@ class StoreError(FeltcastError):
     """The event log cannot be read or written as asked (the message says why)."""
 
     code = "store_error"
+
+
+class LeaseLostError(StoreError):
+    """Another service holds this log's lease now, or wrote to it: this one must stop."""
+
+    code = "lease_lost"
+
+
+class LeaseHeldError(StoreError):
+    """Another service writes this log (it holds the lease)."""
+
+    code = "lease_held"
+
+
+SCHEMA_PATTERN = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+"""A PostgreSQL schema for one table's log (``table_1``)."""
+
+
+def with_schema(url: str, schema: str) -> str:
+    """``url`` whose connections use ``schema`` (PostgreSQL's ``search_path``, through the
+    connection's options, so that every tool given the URL reads that table's log).
+
+    >>> with_schema("postgresql://db/festival", "table_1")
+    'postgresql://db/festival?options=-csearch_path%3Dtable_1'
+    """
+    if not SCHEMA_PATTERN.fullmatch(schema):
+        raise ConfigError("database.schema", f"{schema!r} is not a schema name (lower-case "
+                          "letters, digits and underscores, e.g. 'table_1')")
+    if not url.startswith(("postgresql://", "postgresql+psycopg2://")):
+        raise ConfigError("database.schema", "a schema needs a postgresql:// url")
+    separator = "&" if "?" in url else "?"
+    return f"{url}{separator}options=-csearch_path%3D{schema}"
+
+
+def schema_of(url: str) -> str:
+    """The schema :func:`with_schema` put into ``url`` ('' for none).
+
+    >>> schema_of(with_schema("postgresql://db/festival", "table_1"))
+    'table_1'
+    """
+    found = re.search(r"[?&]options=-csearch_path%3D([a-z0-9_]+)", url)
+    return found.group(1) if found else ""
 
 
 class LogRow(SQLModel, table=True):
@@ -381,7 +438,14 @@ def create_db_engine(url: str, *, synchronous: str = "NORMAL") -> Engine:
     if url.startswith("postgresql"):
         if url.startswith("postgresql://"):  # SQLAlchemy 2.1 would pick psycopg 3
             url = "postgresql+psycopg2://" + url.removeprefix("postgresql://")
-        return sa.create_engine(url, pool_pre_ping=True)
+        engine = sa.create_engine(url, pool_pre_ping=True)
+        schema = schema_of(url)
+        if schema:  # a table's own schema in a festival's database, made on first use
+            with engine.connect() as conn, contextlib.suppress(sa.exc.IntegrityError,
+                                                                sa.exc.ProgrammingError):
+                conn.exec_driver_sql(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+                conn.commit()
+        return engine
     raise ConfigError("database.url", "expected a sqlite:/// or postgresql:// URL")
 
 
@@ -450,6 +514,9 @@ class EventStore:
         self._insert_answer = (f"INSERT INTO command_answer (id, seq, time, answer, role, peer, "
                                f"agent) VALUES ({', '.join([mark] * 7)})")
         self._writer: Connection | None = None
+        self.leased = False
+        """This service holds the log's lease (:meth:`take_lease`): its appends are
+        fenced by it."""
         self.commits_fast = False
         """True when a commit costs well under a millisecond (SQLite WAL, synchronous=NORMAL:
         no fsync per commit), so a caller may commit on its event loop thread."""
@@ -563,10 +630,50 @@ class EventStore:
         return answer
 
     def _writer_connection(self) -> Connection:
-        """One long-lived connection for appends (no pool checkout per event)."""
+        """One long-lived connection for appends (no pool checkout per event); a new one
+        takes the lease again when this service held it (:meth:`take_lease`)."""
         if self._writer is None or self._writer.closed or self._writer.invalidated:
             self._writer = self.engine.connect()
+            if not (self.leased and self.has_leases):
+                return self._writer
+            if not self._lock(self._writer):
+                self._drop_writer()
+                raise LeaseLostError("another service took over writing this table's log "
+                                     "while the database was away: this one stops")
+            if self._read_last_seq() != self._last_seq:
+                self._drop_writer()
+                raise LeaseLostError(f"another service wrote to this table's log (it is at "
+                                     f"event {self._read_last_seq()}, this service at "
+                                     f"{self._last_seq}): this one stops")
         return self._writer
+
+    @property
+    def has_leases(self) -> bool:
+        """Whether the database has leases (PostgreSQL's advisory locks; SQLite's log is
+        one file on one machine)."""
+        return self.engine.dialect.name == "postgresql"
+
+    def take_lease(self) -> bool:
+        """Take this log's lease on the append connection; False when another service
+        holds it (try again later, or refuse to start)."""
+        if not self.has_leases:
+            self.leased = True
+            return True
+        conn = self._writer_connection()
+        if not self._lock(conn):
+            self._drop_writer()
+            return False
+        self.leased = True
+        self.refresh()  # what the previous writer logged, up to its last commit
+        return True
+
+    @staticmethod
+    def _lock(conn: Connection) -> bool:
+        with conn.begin():
+            return bool(conn.exec_driver_sql(
+                "SELECT pg_try_advisory_lock(hashtextextended("
+                "'feltcast-log:' || current_database() || ':' || current_schema(), 0))"
+            ).scalar())
 
     def _drop_writer(self) -> None:
         if self._writer is not None:

@@ -93,3 +93,25 @@ async def until_stopped(work: Coroutine[Any, Any, T], stop: StopSignals) -> tupl
         stopped = not task.done()
         await cancel_and_wait(task, waiter)
     return (True, None) if stopped else (False, task.result())
+
+
+class Stopping:
+    """A service's own reason to stop (its table's log taken over by another writer):
+    ``feltcast serve`` waits on it and exits with status 3, so that a supervisor starts it
+    again (as a standby)."""
+
+    def __init__(self) -> None:
+        self._event = asyncio.Event()
+        self.reason = ""
+
+    def stop(self, reason: str) -> None:
+        if not self._event.is_set():
+            self.reason = reason
+            self._event.set()
+
+    @property
+    def requested(self) -> bool:
+        return self._event.is_set()
+
+    async def wait(self) -> None:
+        await self._event.wait()

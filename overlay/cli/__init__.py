@@ -10,8 +10,10 @@ action module again has ``add_arguments`` and ``run``.
 
 Exit statuses: 0 success, 1 a check failed (e.g. ``phh verify`` mismatches), 2 bad input or
 a service that cannot start here (a busy port, a data directory that cannot be written, a
-database that cannot be opened: one line each), 130 Ctrl-C, 141 the reader of the output went
-away (``feltcast log show | head``: no traceback).
+database that cannot be opened, a table's log another service writes: one line each), 3 a
+service that stopped by itself (another service took its table's log over: a supervisor
+starts it again, as a standby), 130 Ctrl-C, 141 the reader of the output went away
+(``feltcast log show | head``: no traceback).
 """
 
 from __future__ import annotations

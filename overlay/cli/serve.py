@@ -32,6 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, help="port to listen on (default 8080; 0: a free "
                                                  "one)")
     parser.add_argument("--delay", type=float, help="security delay D in seconds")
+    parser.add_argument("--standby", action="store_true",
+                        help="when another service writes this table's log (PostgreSQL), "
+                             "wait and take over once it stops, instead of refusing to start")
     parser.add_argument("--print-config", action="store_true",
                         help="print the effective configuration as TOML (which --config "
                              "reads back) and exit")
@@ -41,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from overlay.config import config_to_toml, load_config, with_overrides
 
     config = with_overrides(load_config(args.config), host=args.host, port=args.port,
-                            data_dir=args.data, delay=args.delay)
+                            data_dir=args.data, delay=args.delay, standby=args.standby)
     if args.print_config:
         print(config_to_toml(config), end="")
         return 0
@@ -72,6 +75,7 @@ async def _serve(config: Config, out: Callable[[str], None]) -> int:
 
     from overlay.app import create_app
     from overlay.auth import load_or_create_tokens
+    from overlay.keys import STOPPING_KEY
     from overlay.startup import bound_port, check_data_dir, display_host, listen_socket
     from overlay.tls import server_files, tls_lines
 
@@ -93,8 +97,10 @@ async def _serve(config: Config, out: Callable[[str], None]) -> int:
             base = f"{scheme}://{display_host(host)}:{bound_port(sock)}"
             for line in [*start_lines(config, tokens, base), *tls]:
                 out(line)
-            await asyncio.Event().wait()  # until stopped (serve cancels this)
-            return 0
+            stopping = runner.app[STOPPING_KEY]
+            await stopping.wait()  # until stopped (serve cancels this) or the lease is lost
+            out(f"Feltcast stops: {stopping.reason}")
+            return 3
         finally:
             await runner.cleanup()
     finally:
