@@ -96,6 +96,7 @@ class Viewer(asyncio.Protocol):
         self.transport.write(header + mask + masked)
 
     def data_received(self, data: bytes) -> None:
+        self.g.wire += len(data)
         self.buffer += data
         if not self.open:
             end = self.buffer.find(b"\r\n\r\n")
@@ -179,14 +180,15 @@ class Generator:
 
     def __init__(self, delay: float) -> None:
         self.delay = delay
-        self.messages = self.bytes = self.gaps = self.resyncs = self.errors = 0
+        self.messages = self.bytes = self.wire = self.gaps = self.resyncs = self.errors = 0
         self.early = self.closed_early = self.deflate = 0
         self.measuring = False
         self.stopping = False
         self.lateness: list[float] = []
 
     def totals(self) -> dict[str, Any]:
-        return {"messages": self.messages, "bytes": self.bytes, "time": time.time()}
+        return {"messages": self.messages, "bytes": self.bytes, "wire": self.wire,
+                "time": time.time()}
 
 
 async def run_generator(urls: list[str], viewers: int, delay: float) -> dict[str, Any]:
@@ -329,6 +331,7 @@ async def drive(server: Any, worker_pids: list[int], urls: list[str], redis: int
     lateness = [late for report in reports for late in report["lateness"]]
     delivered = sum(r["marks"][1]["messages"] - r["marks"][0]["messages"] for r in reports)
     received = sum(r["marks"][1]["bytes"] - r["marks"][0]["bytes"] for r in reports)
+    wire = sum(r["marks"][1]["wire"] - r["marks"][0]["wire"] for r in reports)
     per_viewer = max(1, ready)
     workers_cpu = sum(share_of["workers"])
     return {
@@ -337,6 +340,7 @@ async def drive(server: Any, worker_pids: list[int], urls: list[str], redis: int
         "commands": operator.commands, "refused": operator.refused[:10],
         "messages_per_viewer_s": delivered / per_viewer / window,
         "bytes_per_viewer_s": received / per_viewer / window,
+        "wire_bytes_per_viewer_s": wire / per_viewer / window,
         "messages_per_s": delivered / window,
         "cpu_share": {name: values for name, values in share_of.items()},
         "workers_cpu_per_1000_viewers": workers_cpu / per_viewer * 1000,
@@ -371,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--delay", type=float, default=3.0, help="the delayed channel's D (s)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-save", action="store_true")
+    parser.add_argument("--direct", action="store_true",
+                        help="viewers on the table's own service (no Redis, no worker)")
     parser.add_argument("--generator", metavar="URLS", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.generator:
@@ -392,6 +398,8 @@ def main(argv: list[str] | None = None) -> int:
             stack.callback(worker.terminate)
             workers.append(worker)
             urls.append(f"ws://127.0.0.1:{port}/t/{TABLE}/ws/delayed")
+        if args.direct:  # the table's own service instead (what the relay adds)
+            urls = [server.base.replace("http", "ws", 1) + "/ws/delayed"]
         result = asyncio.run(drive(server, [w.pid for w in workers], urls,
                                    redis.process.pid if redis.process else 0, args))
     latency = result["latency_ms"] or {}
@@ -416,7 +424,8 @@ def main(argv: list[str] | None = None) -> int:
           f"({result['workers_cpu_per_1000_viewers']:.3f} per 1,000 viewers), writer "
           f"{cpu['writer'][0]:.2f}, Redis {cpu['redis'][0]:.3f}, generators "
           f"{sum(cpu['generators']):.2f} (apart); "
-          f"{result['bytes_per_viewer_s']:.0f} bytes/s per viewer; load average "
+          f"{result['wire_bytes_per_viewer_s']:.0f} bytes/s per viewer on the wire "
+          f"({result['bytes_per_viewer_s']:.0f} inflated); load average "
           f"{load_before[0]:.2f}: {'ok' if all(checks.values()) else 'MISSED'}",
           file=sys.stderr)
     return 0 if all(checks.values()) else 1
