@@ -10,7 +10,9 @@ another, or to it, and resume). Routes, for a table published as ``<table>``:
 * ``/t/<table>/ws/<channel>``: the channel, same protocol as the table's own service
   (``docs/view-model.md``); only channels the writer publishes (no token needed there);
 * ``/t/<table>/api/state?channel=``: the channel's snapshot;
-* ``/api/tables``: the tables published and their channels.
+* ``/api/tables``: the tables published and their channels;
+* ``/``: the festival's front page: every table's state and the field's chip counts
+  (``static/festival.html``), for viewers on phones as much as on screens.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ def create_worker_app(settings: WorkerSettings) -> web.Application:
     app.cleanup_ctx.append(relay_ctx)
     pages = static_dir()
     app.add_routes([
+        web.get("/", page_handler("festival", pages)),
         web.get("/api/tables", api_tables),
         web.get("/t/{table}/ws/{channel}", relay_socket),
         web.get("/t/{table}/api/state", api_state),

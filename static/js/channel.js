@@ -59,17 +59,18 @@ export class Channel {
    * @param {string} options.page     page id sent in hello ("overlay", "commentary", ...)
    * @param {string|null} [options.token]  sent as ?token= (browsers cannot set ws headers)
    * @param {string} [options.version] asset version (defaults to the page's meta tag)
-   * @param {string} [options.base]    ws base URL (defaults to beside this page)
+   * @param {string} [options.base]    the URL the channel lives beside, ending in "/" (e.g.
+   *                                   a festival worker's table: origin + "/t/<table>/");
+   *                                   defaults to beside this page
    */
   constructor({ channel, page, token = null, version = null, base = null }) {
     this.channel = channel;
     this.page = page;
     this.token = token;
     this.version = version || assetVersion();
-    // Beside the page: /overlay reads /ws/<channel>; a festival worker's
+    // Beside the page (or beside `base`): /overlay reads /ws/<channel>; a festival worker's
     // /t/<table>/overlay reads /t/<table>/ws/<channel>.
-    const url = new URL(`${base ? "/" : ""}ws/${encodeURIComponent(channel)}`,
-      base || location.href);
+    const url = new URL(`ws/${encodeURIComponent(channel)}`, base || location.href);
     url.protocol = url.protocol === "https:" || url.protocol === "wss:" ? "wss:" : "ws:";
     url.search = "";
     url.hash = "";
