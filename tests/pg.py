@@ -17,6 +17,7 @@ import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Self
 
 BIN_DIRS = [*sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True),
             Path("/usr/local/bin"), Path("/usr/bin")]
@@ -38,7 +39,29 @@ def free_port() -> int:
         return port
 
 
-class PostgresServer:
+class ThrowawayServer:
+    """A server the tests start and delete: ``with`` starts it (deleting what a failed start
+    left) and stops it."""
+
+    def start(self) -> None:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class PostgresServer(ThrowawayServer):
     """``with PostgresServer() as pg: pg.create_database()`` -> a ``postgresql://`` URL."""
 
     def __init__(self) -> None:
@@ -97,17 +120,6 @@ class PostgresServer:
         finally:
             engine.dispose()
         return self.url(name)
-
-    def __enter__(self) -> PostgresServer:
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 @contextlib.contextmanager

@@ -10,10 +10,9 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-from tests.pg import free_port
+from tests.pg import ThrowawayServer, free_port
 from tests.system_packages import missing_system_package
 
 START_SECONDS = 30.0
@@ -23,7 +22,7 @@ def redis_installed() -> bool:
     return shutil.which("redis-server") is not None
 
 
-class RedisServer:
+class RedisServer(ThrowawayServer):
     """``with RedisServer() as redis: redis.url`` -> a ``redis://`` URL."""
 
     def __init__(self) -> None:
@@ -74,19 +73,3 @@ class RedisServer:
         self.kill()
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def __enter__(self) -> RedisServer:
-        try:
-            self.start()
-        except BaseException:
-            self.stop()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-
-@contextlib.contextmanager
-def redis_server() -> Iterator[RedisServer]:
-    with RedisServer() as server:
-        yield server

@@ -52,24 +52,21 @@ def backoff(failures: int) -> float:
     return min(BACKOFF_MAX, BACKOFF_INITIAL * 2 ** min(failures, 30))
 
 
-class RedisPublisher:
-    """Publishes the public hubs of one table (see the module docstring)."""
+class RedisLink:
+    """The device shape of a part that keeps a Redis connection (the writer's publisher, a
+    worker's relay source): an error alert while Redis cannot be reached, a ``changed``
+    signal when that changes, and the link's closing (:class:`Closer`)."""
 
-    def __init__(self, settings: FanoutSettings, hubs: Mapping[str, Broadcaster], *,
-                 clock: Callable[[], float] = time.time) -> None:
-        if not settings.enabled:
-            raise ConfigError("fanout.url", "no Redis server configured")
-        self.settings = settings
-        self.hubs = [hubs[spec.name] for spec in
-                     published_channels(hub.spec for hub in hubs.values())]
-        self.changed = Signal("fanout")
+    source = "redis"
+    kind = "redis_offline"
+    consequence = "what Redis carries waits until it is back"
+
+    def __init__(self, url: str, clock: Callable[[], float]) -> None:
+        self.url = url
+        self.changed = Signal(self.source)
         self.connected = False
-        self.published = 0
-        """Messages put on Redis since the start (tests and the benchmark read it)."""
         self._alerts = AlertBook(clock=clock, expire_seconds=60.0)
         self._closer = Closer()
-
-    # --- the device shape ---------------------------------------------------------------
 
     def status(self) -> DeviceStatus:
         return DeviceStatus()
@@ -77,25 +74,50 @@ class RedisPublisher:
     def alerts(self) -> list[Alert]:
         return self._alerts.current()
 
+    @property
+    def where(self) -> str:
+        """The server's address, never a password."""
+        return self.url.split("@")[-1]
+
     def _set_connected(self, connected: bool, error: BaseException | None = None) -> None:
         if connected:
             changed = self._alerts.clear(("redis",))
         else:
             changed = self._alerts.raise_alert(("redis",), Alert(
-                AlertLevel.ERROR, SOURCE, "fanout_offline",
-                f"Redis at {self._where()} cannot be reached ({_reason(error)}): the "
-                "festival's web pages show this table's last picture until it is back",
-                sticky=True))
+                AlertLevel.ERROR, self.source, self.kind,
+                f"Redis at {self.where} cannot be reached ({_reason(error)}): "
+                f"{self.consequence}", sticky=True))
         if connected != self.connected:
-            _log.log(logging.INFO if connected else logging.WARNING,
-                     "fan-out: Redis at %s %s", self._where(),
+            _log.log(logging.INFO if connected else logging.WARNING, "%s: Redis at %s %s",
+                     self.source, self.where,
                      "reached" if connected else f"lost: {_reason(error)}")
         self.connected = connected
         if changed:
             self.changed.emit()
 
-    def _where(self) -> str:
-        return self.settings.url.split("@")[-1]  # never a password in a message
+    async def wait_closed(self) -> None:
+        """Once its task was cancelled: until its connections are closed."""
+        await self._closer.wait()
+
+
+class RedisPublisher(RedisLink):
+    """Publishes the public hubs of one table (see the module docstring)."""
+
+    source = SOURCE
+    kind = "fanout_offline"
+    consequence = ("the festival's web pages show this table's last picture until it is "
+                   "back")
+
+    def __init__(self, settings: FanoutSettings, hubs: Mapping[str, Broadcaster], *,
+                 clock: Callable[[], float] = time.time) -> None:
+        if not settings.enabled:
+            raise ConfigError("fanout.url", "no Redis server configured")
+        super().__init__(settings.url, clock)
+        self.settings = settings
+        self.hubs = [hubs[spec.name] for spec in
+                     published_channels(hub.spec for hub in hubs.values())]
+        self.published = 0
+        """Messages put on Redis since the start (tests and the benchmark read it)."""
 
     # --- publishing ------------------------------------------------------------------------
 
@@ -121,10 +143,6 @@ class RedisPublisher:
                 await self._closer.close(client)
             await asyncio.sleep(backoff(failures))
             failures += 1
-
-    async def wait_closed(self) -> None:
-        """Once :meth:`run` was cancelled: until its connections are closed."""
-        await self._closer.wait()
 
     async def _watch(self, client: aioredis.Redis) -> None:
         """Ask Redis every :data:`WATCH_SECONDS`: a quiet table learns that Redis is gone

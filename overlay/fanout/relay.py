@@ -26,8 +26,6 @@ from redis.exceptions import RedisError
 
 from engine.channels import ChannelSpec
 from engine.errors import FeltcastError
-from overlay.alerts import Alert, AlertBook, AlertLevel
-from overlay.devices import DeviceStatus
 from overlay.fanout import (
     TABLES_KEY,
     channel_key,
@@ -36,9 +34,8 @@ from overlay.fanout import (
     snapshot_key,
     split_channel_key,
 )
-from overlay.fanout.publisher import Closer, _reason, backoff
+from overlay.fanout.publisher import RedisLink, _reason, backoff
 from overlay.hub import Broadcaster, ChannelMessage, apply_merge_patch
-from overlay.signals import Signal
 
 __all__ = ["RelayHub", "RelaySource", "RelayUnavailableError", "UnknownTableError",
            "parse_message"]
@@ -129,46 +126,28 @@ class RelayHub(Broadcaster):
         self.ready.set()
 
 
-class RelaySource:
+class RelaySource(RedisLink):
     """A worker's Redis reader and its relays (see the module docstring). A device: its
     alert says when Redis cannot be reached."""
 
+    source = "relay"
+    kind = "relay_offline"
+    consequence = "pages served here keep their last picture"
+
     def __init__(self, url: str, *, queue_size: int = 256,
                  clock: Callable[[], float] = time.time) -> None:
-        self.url = parse_redis_url(url, "--redis")
+        super().__init__(parse_redis_url(url, "--redis"), clock)
         self.queue_size = queue_size
         self.relays: dict[tuple[str, str], RelayHub] = {}
-        self.changed = Signal("relay")
-        self.connected = False
         self._client: aioredis.Redis | None = None
         self._syncing: dict[tuple[str, str], list[ChannelMessage]] = {}
-        self._alerts = AlertBook(clock=clock, expire_seconds=60.0)
         self._subscribed = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
-        self._closer = Closer()
-
-    # --- the device shape ---------------------------------------------------------------
-
-    def status(self) -> DeviceStatus:
-        return DeviceStatus()
-
-    def alerts(self) -> list[Alert]:
-        return self._alerts.current()
 
     def _set_connected(self, connected: bool, error: BaseException | None = None) -> None:
-        if connected:
-            self._alerts.clear(("redis",))
-        else:
-            self._alerts.raise_alert(("redis",), Alert(
-                AlertLevel.ERROR, "relay", "relay_offline",
-                f"Redis at {self.url.split('@')[-1]} cannot be reached ({_reason(error)}): "
-                "pages served here keep their last picture", sticky=True))
+        super()._set_connected(connected, error)
+        if not connected:
             self._subscribed.clear()
-        if connected != self.connected:
-            _log.log(logging.INFO if connected else logging.WARNING, "relay: Redis %s",
-                     "reached" if connected else f"lost: {_reason(error)}")
-            self.connected = connected
-            self.changed.emit()
 
     # --- pages ------------------------------------------------------------------------------
 
@@ -191,7 +170,7 @@ class RelaySource:
         return [ChannelSpec.from_dict(entry) for entry in json.loads(text)]
 
     def _unavailable(self, error: BaseException | None) -> RelayUnavailableError:
-        return RelayUnavailableError(f"Redis at {self.url.split('@')[-1]} cannot be reached "
+        return RelayUnavailableError(f"Redis at {self.where} cannot be reached "
                                      f"({_reason(error)}): try again in a moment")
 
     async def hub(self, table: str, channel: str, *, timeout: float = 10.0) -> RelayHub:
@@ -309,6 +288,4 @@ class RelaySource:
         for task in list(self._tasks):
             task.cancel()
 
-    async def wait_closed(self) -> None:
-        """Once :meth:`run` was cancelled: until its connections are closed."""
-        await self._closer.wait()
+

@@ -179,6 +179,16 @@ def serve(tmp: Path, *extra: str) -> Running:
         stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}))
 
 
+def end(*services: Running | None) -> None:
+    """Kill what still runs of ``services`` and close their output."""
+    for running in services:
+        if running is not None and running.process.poll() is None:
+            running.process.kill()
+            running.process.wait()
+        if running is not None and running.process.stdout is not None:
+            running.process.stdout.close()
+
+
 def operator_state(base: str, token: str) -> dict[str, Any]:
     status, body = get(f"{base}/api/state?channel=operator", token)
     assert status == 200
@@ -238,12 +248,7 @@ def test_a_standby_takes_over_a_killed_writer_mid_hand(tmp_path: Path,
              "--data-dir", "data"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
         assert verified.returncode == 0, verified.stdout + verified.stderr
     finally:
-        for running in (writer, standby):
-            if running is not None and running.process.poll() is None:
-                running.process.kill()
-                running.process.wait()
-            if running is not None and running.process.stdout is not None:
-                running.process.stdout.close()
+        end(writer, standby)
 
 
 def send(base: str, token: str, kind: str, **fields: Any) -> tuple[int, dict[str, Any]]:
@@ -296,9 +301,4 @@ def test_a_writer_that_lost_its_lease_stops_by_itself(tmp_path: Path,
         assert writer.process.wait(timeout=60) == 3
         writer.until("Feltcast stops: another service took over writing this table's log")
     finally:
-        for running in (writer, standby):
-            if running is not None and running.process.poll() is None:
-                running.process.kill()
-                running.process.wait()
-            if running is not None and running.process.stdout is not None:
-                running.process.stdout.close()
+        end(writer, standby)
