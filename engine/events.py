@@ -478,12 +478,13 @@ EVENT_KINDS: dict[str, type[Event]] = _REGISTRY
 
 # The table's and the tournament's events register themselves when their modules are imported;
 # importing them here lets Event.from_dict decode every kind whichever module came first.
+from engine import festival_events as _festival_events  # noqa: E402
 from engine import identity as _identity  # noqa: E402
 from engine import production_events as _production_events  # noqa: E402
 from engine import table_events as _table_events  # noqa: E402
 from engine import tournament_events as _tournament_events  # noqa: E402
 
-del _identity, _production_events, _table_events, _tournament_events
+del _festival_events, _identity, _production_events, _table_events, _tournament_events
 
 __all__ = [
     "EVENT_KINDS", "ActionKind", "ActionTaken", "ActionUndone", "AntePosted", "BetReturned",

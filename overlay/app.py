@@ -49,6 +49,7 @@ from overlay.device_tokens import DeviceBook, create_device, list_devices, revok
 from overlay.devices import merge_statuses
 from overlay.devices.capture_bridge import capture_ctx
 from overlay.fanout.publisher import RedisPublisher
+from overlay.festival.client import FestivalClient
 from overlay.graphics.desk import GraphicsDesk
 from overlay.graphics.web import add_graphics_routes, theme_link
 from overlay.hub import ChannelHub, TableLog
@@ -184,7 +185,7 @@ async def store_ctx(app: web.Application) -> AsyncIterator[None]:
     config = app[CONFIG_KEY]
     store = await asyncio.to_thread(open_service_store, config.database_url, config.data_dir)
     try:
-        await take_lease(store, config)
+        await take_lease(store, standby=config.standby)
     except BaseException:
         await asyncio.to_thread(store.close)
         raise
@@ -197,13 +198,13 @@ LEASE_RETRY_SECONDS = 0.5
 """How often a standby asks for the lease of the log it waits to write."""
 
 
-async def take_lease(store: EventStore, config: Config) -> None:
+async def take_lease(store: EventStore, *, standby: bool) -> None:
     """Hold the log's lease before anything reads it (one writer per table,
-    :mod:`overlay.store`): refused when another service holds it, or with
-    ``config.standby`` waited for (until that service stops or dies)."""
+    :mod:`overlay.store`): refused when another service holds it, or with ``standby``
+    waited for (until that service stops or dies)."""
     waiting = False
     while not await asyncio.to_thread(store.take_lease):
-        if not config.standby:
+        if not standby:
             raise StartupError(
                 "another Feltcast service writes this table's log (it holds the lease): "
                 "stop it first, or start this one with --standby to take over when it stops")
@@ -299,13 +300,17 @@ async def fanout_ctx(app: web.Application) -> AsyncIterator[None]:
 
 
 async def table_ctx(app: web.Application) -> AsyncIterator[None]:
-    service = TableService(app[CONFIG_KEY], app[LOG_KEY], clock=app[CLOCK_KEY],
-                           checkpoints=app[CHECKPOINTS_KEY])
+    config = app[CONFIG_KEY]
+    festival = FestivalClient(config.festival) if config.festival.enabled else None
+    service = TableService(config, app[LOG_KEY], clock=app[CLOCK_KEY],
+                           checkpoints=app[CHECKPOINTS_KEY], festival=festival)
     await service.start()
     app[CHECKPOINTS_KEY].restored = None  # taken: its state now lives on
     app[TABLE_KEY] = service
     yield
     service.close()
+    if festival is not None:
+        await festival.close()
     try:  # a clean stop: the next start replays nothing
         await service.checkpoint_now()
     except Exception:

@@ -53,6 +53,7 @@ from engine.view_tournament import TournamentSettings
 from overlay.devices.camera_config import CameraConfigSection, parse_cameras
 from overlay.devices.obs.settings import ObsSettings
 from overlay.fanout import DEFAULT_TABLE, FanoutSettings
+from overlay.festival.settings import TableFestival, parse_table_festival
 from overlay.graphics.config import GraphicsConfig, default_graphics, parse_graphics
 from overlay.store import with_schema
 
@@ -193,6 +194,9 @@ class Config:
     this table's log (PostgreSQL), wait and take over once it stops, instead of refusing to
     start."""
     fanout: FanoutSettings = field(default_factory=FanoutSettings)
+    festival: TableFestival = field(default_factory=TableFestival)
+    """``[festival]``: this table plays in a festival, asking its director's service before
+    each hand (:mod:`overlay.festival`; none by default)."""
     """``[fanout]``: the Redis server the public channels are published to for a festival's
     web workers (:mod:`overlay.fanout`; none by default)."""
 
@@ -644,7 +648,7 @@ def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Con
     """
     _reject_unknown(raw, "", {"server", "table", "players", "delay", "channels", "capture",
                               "obs", "database", "data_dir", "tournament", "graphics",
-                              "fanout"})
+                              "fanout", "festival"})
     table = _parse_table(raw)
     players = _parse_players(raw, table)
     delay_section = _section(raw, "delay")
@@ -683,6 +687,7 @@ def parse_config(raw: Mapping[str, Any], *, base_dir: Path | None = None) -> Con
         checkpoint_every=checkpoint_every,
         standby=standby,
         fanout=_parse_fanout(raw),
+        festival=parse_table_festival(_section(raw, "festival")),
     )
 
 
@@ -767,6 +772,9 @@ def config_to_raw(config: Config) -> dict[str, Any]:
         "graphics": config.graphics.to_raw(),
     }
     raw["fanout"] = {"url": config.fanout.url, "table": config.fanout.table}
+    if config.festival.enabled:
+        raw["festival"] = {"url": config.festival.url, "table": config.festival.table,
+                           "token": config.festival.token}
     raw["database"] = {"checkpoint_every": config.checkpoint_every, "standby": config.standby}
     if config.database_url:
         raw["database"]["url"] = config.database_url

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
     from overlay.fanout.publisher import RedisPublisher
     from overlay.fanout.relay import RelaySource
     from overlay.fanout.worker import WorkerSettings
+    from overlay.festival.client import FestivalClient
+    from overlay.festival.director import Director
+    from overlay.festival.settings import FestivalSettings
     from overlay.graphics.desk import GraphicsDesk
     from overlay.hub import ChannelHub, TableLog
     from overlay.pages import PageRegistry
@@ -63,3 +66,9 @@ RELAY_KEY: web.AppKey[RelaySource] = web.AppKey("relay")
 WORKER_KEY: web.AppKey[WorkerSettings] = web.AppKey("worker_settings")
 STOPPING_KEY: web.AppKey[Stopping] = web.AppKey("stopping")
 """Set when the service must stop by itself (its table's lease lost, ``overlay.store``)."""
+FESTIVAL_KEY: web.AppKey[FestivalSettings] = web.AppKey("festival_settings")
+"""The tournament director's service: the festival's settings (``festival.toml``)."""
+DIRECTOR_KEY: web.AppKey[Director] = web.AppKey("director")
+"""The tournament director's service: the festival and its log."""
+FESTIVAL_CLIENT_KEY: web.AppKey[FestivalClient] = web.AppKey("festival_client")
+"""A table's service: how it asks the director's service before it deals (``[festival]``)."""

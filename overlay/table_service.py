@@ -55,6 +55,7 @@ from overlay import commands as cmd
 from overlay.checkpoints import Captured, Checkpoints
 from overlay.commands import Command, Dispatcher, parse_command
 from overlay.config import Config
+from overlay.festival.client import FestivalClient
 from overlay.hub import TableLog
 from overlay.signals import Signal
 from overlay.store import Acknowledgement, Sender
@@ -83,8 +84,11 @@ class TableService:
 
     def __init__(self, config: Config, table_log: TableLog, *,
                  clock: Callable[[], float] = time.time, remembered_commands: int = 1000,
-                 checkpoints: Checkpoints | None = None) -> None:
+                 checkpoints: Checkpoints | None = None,
+                 festival: FestivalClient | None = None) -> None:
         self.config = config
+        self.festival = festival
+        """The festival's director, asked before each hand (``[festival]``), or None."""
         self.log = table_log
         self.clock = clock
         self.table = build_table(config)
@@ -369,7 +373,8 @@ class TableService:
         register(cmd.ShowHand, in_hand(lambda hand, c: hand.show_hand(c.seat, c.cards)))
         register(cmd.MuckHand, in_hand(lambda hand, c: hand.muck_hand(c.seat)))
         register(cmd.Restrict, in_hand(lambda hand, c: hand.restrict(c.seat)))
-        register(cmd.NextHand, lambda c: self._next_hand())
+        register(cmd.NextHand, self._festival_next_hand if self.festival is not None
+                 else lambda c: self._next_hand())
         register(cmd.CallClock, lambda c: [self._call_clock(c.seat)])
         register(cmd.StopClock, lambda c: [self._stop_clock()])
         register(cmd.SetAbsent, self._set_absent)
@@ -478,6 +483,52 @@ class TableService:
         self.table.set_level(number)
         self._level_started_at = self.clock()
         return self._level_event(number)
+
+    async def _festival_next_hand(self, command: Command) -> list[Event]:
+        """The next hand of a festival's table (``[festival]``): the director's service is
+        asked first, with the stacks after the hand before; its answer seats the players
+        (those it moved leave or arrive, with their chips), or refuses (R24: hand-for-hand,
+        the table waits for the others), or says the table was broken (its players leave,
+        no hand starts)."""
+        assert self.festival is not None
+        table = self.table
+        if table.hand is not None and not table.hand.is_over:
+            raise IllegalActionError("the hand is still running: finish it, or declare a "
+                                     "misdeal (R13)")
+        names, stacks = table.names, table.stacks
+        report = {names[seat]: stacks[seat] for seat in names} if table.hand_number else None
+        answer = await self.festival.next_hand(table.hand_number + 1, report)
+        events: list[Event] = []
+        try:
+            events.extend(self._reseat(answer["seats"]))
+            if isinstance(answer.get("button"), int):  # a table the festival drew (R1)
+                events.append(self._set_button(answer["button"]))
+            if not answer.get("broken"):
+                events.extend(self._next_hand())
+        except Exception:  # the table changed in memory only: back to what the log holds
+            self._reset()
+            self._replay(self.log.store.iter_all())
+            raise
+        return events
+
+    def _reseat(self, seats: list[list[Any]]) -> list[Event]:
+        """The table seated as the festival's answer says (``[seat, player, stack]``)."""
+        table = self.table
+        wanted = {int(seat): (str(player), int(stack)) for seat, player, stack in seats}
+        events: list[Event] = []
+        for seat, name in table.names.items():
+            if wanted.get(seat, ("",))[0] != name:
+                table.remove_player(seat)
+                events.append(SeatEmptied(seat))
+        for seat, (player, stack) in sorted(wanted.items()):
+            if seat not in table.names:
+                table.seat_player(seat, player, stack)
+                events.append(PlayerSeated(seat, player, stack))
+            elif table.stacks[seat] != stack:
+                raise IllegalActionError(
+                    f"the festival counts {stack:,} chips for {player}, this table "
+                    f"{table.stacks[seat]:,}: the floor must correct one of them")
+        return events
 
     def _next_hand(self) -> list[Event]:
         table = self.table

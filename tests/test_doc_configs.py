@@ -11,17 +11,21 @@ import pytest
 
 from engine.errors import ConfigError
 from overlay.config import parse_config
+from overlay.festival.settings import parse_festival
 from overlay.graphics.themes import load_theme
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 THEME_MANIFEST = "# theme.toml\n"
+FESTIVAL_FILE = "# festival.toml\n"
+"""A festival's own file (docs/festival.md), read by overlay.festival.settings."""
 TOML_BLOCK = re.compile(r"^```toml\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
 def config_examples() -> list[tuple[str, str]]:
-    """The examples that are configurations (not theme manifests)."""
-    return [(name, block) for name, block in examples() if not block.startswith(THEME_MANIFEST)]
+    """The examples that are a table's configuration (not theme manifests or festivals)."""
+    return [(name, block) for name, block in examples()
+            if not block.startswith((THEME_MANIFEST, FESTIVAL_FILE))]
 
 
 def examples() -> list[tuple[str, str]]:
@@ -40,6 +44,9 @@ def test_every_configuration_example_is_accepted(name: str, block: str, tmp_path
     if block.startswith(THEME_MANIFEST):  # a theme's manifest (docs/graphics.md), not a config
         (tmp_path / "theme.toml").write_text(block)
         load_theme(tmp_path)
+        return
+    if block.startswith(FESTIVAL_FILE):
+        parse_festival(tomllib.loads(block))
         return
     parse_config(tomllib.loads(block))
 

@@ -35,6 +35,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("overlay.cli.demo", "a simulated final table: the whole product, live in a browser"),
     "equity": ("overlay.cli.equity", "exact all-in equity of known hands on any street"),
     "export": ("overlay.cli.export", "hand histories and video with the graphics burned in"),
+    "festival": ("overlay.cli.festival", "a festival's tournament director's service: seat "
+                                         "draw, balancing, hand-for-hand, final table"),
     "import": ("overlay.cli.imports", "hand histories recorded elsewhere, for the exports"),
     "init": ("overlay.cli.init", "write a commented feltcast.toml for a new show"),
     "log": ("overlay.cli.log", "the table log: its size, and what a channel showed when"),

@@ -51,6 +51,7 @@ __all__ = [
     "published_channels",
     "snapshot_key",
     "split_channel_key",
+    "table_key",
 ]
 
 TABLES_KEY = "feltcast:tables"

@@ -1,0 +1,86 @@
+"""The festival's log: what the tournament director's service decided, as events.
+
+A festival (:class:`engine.festival.Festival`) changes by three verbs; each is one event of
+the festival's own log, and the festival after a restart is that log replayed
+(:func:`replay_festival`): the draw is seeded, so the moves that followed a hand come out the
+same again. All are public (names, stacks and seats are on every screen).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from engine.errors import InvalidInputError
+from engine.events import Event
+from engine.festival import Festival
+
+__all__ = ["FestivalDrawn", "FestivalHandDealt", "FestivalHandFinished", "replay_festival"]
+
+
+@dataclass(frozen=True, slots=True)
+class FestivalDrawn(Event):
+    """The seat draw: the players, the tables (in order), the starting stack, the table
+    size, the draw's seed and the prizes (place 1 first)."""
+
+    kind: ClassVar[str] = "festival_drawn"
+
+    players: tuple[str, ...]
+    tables: tuple[str, ...]
+    stack: int
+    seats_per_table: int
+    seed: int
+    prizes: tuple[int, ...] = ()
+
+    def festival(self) -> Festival:
+        return Festival.draw(self.players, self.tables, stack=self.stack,
+                             seats_per_table=self.seats_per_table, seed=self.seed,
+                             prizes=self.prizes)
+
+
+@dataclass(frozen=True, slots=True)
+class FestivalHandDealt(Event):
+    """Table ``table`` started its hand ``table_hand`` (its own count) as festival hand
+    ``hand_id``, playing the festival's table ``seated`` (its own, or the final table)."""
+
+    kind: ClassVar[str] = "festival_hand_dealt"
+
+    table: str
+    table_hand: int
+    hand_id: int
+    seated: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class FestivalHandFinished(Event):
+    """Table ``table``'s hand ``table_hand`` ended with these stacks (``(player, chips)``,
+    0 for a bust)."""
+
+    kind: ClassVar[str] = "festival_hand_finished"
+
+    table: str
+    table_hand: int
+    stacks: tuple[tuple[str, int], ...]
+
+
+def replay_festival(events: Iterable[Event]) -> Festival | None:
+    """The festival the log's events make (None before the draw).
+
+    :raises InvalidInputError: a log that does not start with the draw, or an event the
+        festival refuses (the log was not written by the director's service).
+    """
+    festival: Festival | None = None
+    for event in events:
+        if isinstance(event, FestivalDrawn):
+            if festival is not None:
+                raise InvalidInputError("the festival's log holds a second draw")
+            festival = event.festival()
+        elif festival is None:
+            raise InvalidInputError(f"the festival's log starts with {event.kind}, not the "
+                                    "draw")
+        elif isinstance(event, FestivalHandDealt):
+            festival, _ = festival.deal(event.table)
+        elif isinstance(event, FestivalHandFinished):
+            festival, _ = festival.finish(event.table, dict(event.stacks))
+    return festival

@@ -1,0 +1,87 @@
+"""``feltcast festival serve``: the tournament director's service (:mod:`.director`).
+
+Routes: ``POST /api/festival/next_hand`` (a table's question, with the festival's token:
+``{"id", "table", "table_hand", "stacks"}``), ``GET /api/festival`` (the festival: tables,
+seats, stacks, hand-for-hand, busts; public, as every screen shows it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+from collections.abc import AsyncIterator
+from typing import Any
+
+from aiohttp import web
+
+from engine.errors import InvalidInputError
+from overlay.app import security_headers, take_lease
+from overlay.festival.director import Director
+from overlay.festival.settings import FESTIVAL_SCHEMA, FestivalSettings
+from overlay.hub import TableLog
+from overlay.keys import DIRECTOR_KEY, FESTIVAL_KEY
+from overlay.startup import open_service_store
+from overlay.store import with_schema
+from overlay.web_errors import error_middleware, json_error, quiet_garbage_http
+from overlay.web_json import read_json
+
+__all__ = ["create_festival_app"]
+
+
+def create_festival_app(settings: FestivalSettings, data_dir: Any) -> web.Application:
+    app = web.Application(middlewares=[error_middleware, security_headers])
+    app[FESTIVAL_KEY] = settings
+    app.cleanup_ctx.append(quiet_garbage_http)
+
+    async def director_ctx(app: web.Application) -> AsyncIterator[None]:
+        url = with_schema(settings.database_url, FESTIVAL_SCHEMA)
+        store = await asyncio.to_thread(open_service_store, url, data_dir)
+        try:
+            await take_lease(store, standby=settings.standby)
+            log = TableLog(store)
+            director = Director(settings, log)
+            await director.start()
+        except BaseException:
+            await asyncio.to_thread(store.close)
+            raise
+        app[DIRECTOR_KEY] = director
+        yield
+        await log.close()
+
+    app.cleanup_ctx.append(director_ctx)
+    app.add_routes([web.post("/api/festival/next_hand", api_next_hand),
+                    web.get("/api/festival", api_festival)])
+    return app
+
+
+def _require_token(request: web.Request) -> None:
+    header = request.headers.get("Authorization", "")
+    token = header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else ""
+    expected = request.app[FESTIVAL_KEY].token
+    if not token or not hmac.compare_digest(token.encode(), expected.encode()):
+        raise json_error(401, "unauthorized", "the festival's token is needed")
+
+
+async def api_next_hand(request: web.Request) -> web.Response:
+    _require_token(request)
+    body = await read_json(request)
+    if not isinstance(body, dict):
+        raise InvalidInputError("expected a JSON object")
+    command_id, table, hand = body.get("id"), body.get("table"), body.get("table_hand")
+    stacks = body.get("stacks")
+    if not isinstance(command_id, str) or not 0 < len(command_id) <= 64:
+        raise InvalidInputError("id: a string of 1 to 64 characters")
+    if not isinstance(table, str) or not isinstance(hand, int) or isinstance(hand, bool) \
+            or hand < 1:
+        raise InvalidInputError("table (a key) and table_hand (its hand number) are needed")
+    if stacks is not None and (not isinstance(stacks, dict) or not all(
+            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+            for k, v in stacks.items())):
+        raise InvalidInputError("stacks: {player: chips}")
+    answer = await request.app[DIRECTOR_KEY].next_hand(command_id, table, hand, stacks)
+    return web.json_response(answer)
+
+
+async def api_festival(request: web.Request) -> web.Response:
+    return web.json_response(request.app[DIRECTOR_KEY].state())
+
