@@ -29,7 +29,10 @@ Measured, each export in a fresh interpreter (peak memory is the process's own):
 * ``ffmpeg encode, no graphics``: the footage re-encoded with the same x264 settings, the
   limit a burn-in approaches (its ratio to ours is the graphics' overhead). The overhead
   check (at most 1.15x) runs the two ``--pairs`` times more, back to back, and compares the
-  medians: a slow spell of a shared machine falls on both;
+  medians: a slow spell of a shared machine falls on both. Those exports run without
+  tracemalloc, as ``feltcast export video`` runs (the plain encode has no tracer either;
+  tracing every allocation costs the drawing about half its CPU again): the memory figures
+  are the short and long runs', traced;
 * ``feltcast export timeline``: the editors' timeline (:mod:`overlay.export.video.project`):
   no frame is encoded, a PNG is written per change of the graphics.
 
@@ -88,7 +91,8 @@ def sample():
     done = threading.Event()
     threading.Thread(target=run, daemon=True).start()
     return done, take
-tracemalloc.start()
+if {trace!r}:  # Python's allocations traced for their peak (costs the drawing CPU)
+    tracemalloc.start()
 cpu_before = cpu()
 start = time.perf_counter()
 stop, take = sample()
@@ -154,10 +158,12 @@ def make_footage(path: Path, seconds: float, size: str, ffmpeg: str) -> Path:
 
 def run_feltcast(footage: Path, out: Path, seconds: float, ffmpeg: str, *,
                  via_opencv: bool = False, alpha: bool = False,
-                 timeline: bool = False) -> dict[str, Any]:
+                 timeline: bool = False, trace: bool = True) -> dict[str, Any]:
+    """One export in a fresh interpreter; ``trace``: with tracemalloc on (its peak is one of
+    the memory figures; tracing every allocation adds to the drawing's CPU)."""
     code = _CHILD.format(root=str(ROOT), seconds=seconds, footage=str(footage),
                          out=str(out), ffmpeg=ffmpeg, via_opencv=via_opencv, alpha=alpha,
-                         timeline=timeline)
+                         timeline=timeline, trace=trace)
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, check=False)
     if done.returncode != 0:
@@ -293,10 +299,14 @@ def main(argv: list[str] | None = None) -> int:
             _line("ffmpeg drawtext (text only)", runs["ffmpeg_drawtext_short"])
             # The overhead of the graphics, paired: the same two runs back to back, so that
             # a slow spell of a shared machine falls on both (medians of --pairs).
-            pairs = [(run_feltcast(footage[short], folder / "pair.mp4", short, ffmpeg),
+            # Untraced, as an editor runs it: the plain encode has no tracer either (the
+            # memory figures are the short and long runs').
+            pairs = [(run_feltcast(footage[short], folder / "pair.mp4", short, ffmpeg,
+                                   trace=False),
                       run_plain_encode(ffmpeg, footage[short], folder / "plain.mp4", short))
                      for _ in range(max(1, args.pairs))]
             report["overhead"] = {
+                "feltcast_traced": False,
                 "feltcast_seconds": [ours["seconds"] for ours, _ in pairs],
                 "plain_seconds": [plain["seconds"] for _, plain in pairs],
                 "ratio_of_medians": statistics.median(o["seconds"] for o, _ in pairs)

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -138,21 +138,29 @@ def probe_footage(path: Path, ffmpeg: str | None = None) -> FootageInfo:
     """
     if not path.is_file():
         raise FootageError(f"footage {path}: no such file")
-    capture = cv2.VideoCapture(str(path))
-    try:
-        ok, frame = capture.read() if capture.isOpened() else (False, None)
-        if not ok or frame is None:
-            raise FootageError(f"footage {path}: not a video this machine can decode "
-                               f"(OpenCV could not read its first frame)")
-        height, width = frame.shape[:2]
-        fps = float(capture.get(cv2.CAP_PROP_FPS) or 0.0)
-        frames = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
-    finally:
-        capture.release()
-    rate, audio, timecode = "", None, ""
     probe = _ffprobe(ffmpeg)
-    if probe is not None:
-        stats = _probe_streams(probe, path)
+    # ffprobe runs while OpenCV opens the file (each takes its own process's start-up)
+    probing = _start_probe(probe, path) if probe is not None else None
+    try:
+        capture = cv2.VideoCapture(str(path))
+        try:
+            ok, frame = capture.read() if capture.isOpened() else (False, None)
+            if not ok or frame is None:
+                raise FootageError(f"footage {path}: not a video this machine can decode "
+                                   f"(OpenCV could not read its first frame)")
+            height, width = frame.shape[:2]
+            fps = float(capture.get(cv2.CAP_PROP_FPS) or 0.0)
+            frames = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+        finally:
+            capture.release()
+    except BaseException:
+        if probing is not None:
+            probing.kill()
+            probing.communicate()
+        raise
+    rate, audio, timecode = "", None, ""
+    if probing is not None:
+        stats = _probe_streams(probing)
         video = next((s for s in stats if s.get("codec_type") == "video"), None)
         sound = next((s for s in stats if s.get("codec_type") == "audio"), None)
         timecode = next((str(s["tags"]["timecode"]) for s in stats
@@ -175,17 +183,28 @@ def probe_footage(path: Path, ffmpeg: str | None = None) -> FootageInfo:
     return FootageInfo(path, width, height, fps, frames, rate, audio, timecode)
 
 
-def _probe_streams(probe: str, path: Path) -> list[dict[str, Any]]:
-    """The file's streams as ffprobe reports them; the file's own (format) tags come last,
-    as a pseudo-stream of ``codec_type`` ``"format"``."""
-    done = subprocess.run(
+def _start_probe(probe: str, path: Path) -> subprocess.Popen[str]:
+    """ffprobe started on ``path`` (its report: :func:`_probe_streams`)."""
+    return subprocess.Popen(
         [probe, "-v", "error", "-count_packets", "-show_entries",
          "stream=codec_type,codec_name,r_frame_rate,avg_frame_rate,nb_frames,nb_read_packets"
          ":stream_tags=timecode:format_tags=timecode",
-         "-of", "json", str(path)], capture_output=True, text=True, check=False, timeout=300)
-    if done.returncode != 0:
+         "-of", "json", str(path)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True)
+
+
+def _probe_streams(probing: subprocess.Popen[str]) -> list[dict[str, Any]]:
+    """The file's streams as ffprobe reports them; the file's own (format) tags come last,
+    as a pseudo-stream of ``codec_type`` ``"format"``."""
+    try:
+        stdout, _ = probing.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        probing.kill()
+        probing.communicate()
         return []
-    report = json.loads(done.stdout or "{}")
+    if probing.returncode != 0:
+        return []
+    report = json.loads(stdout or "{}")
     streams = [s for s in report.get("streams", []) if isinstance(s, dict)]
     form = report.get("format")
     if isinstance(form, dict):
@@ -325,6 +344,11 @@ class FfmpegRun:
         return lines[-1] if lines else f"exit status {self.process.poll()}"
 
 
+Picture = bytes | tuple[bytes | memoryview, ...]
+"""An image file for :class:`OverlayEncoder`: its bytes, or its pieces in order (a header and
+pixels kept elsewhere, written as they are)."""
+
+
 class OverlayEncoder:
     """The burn-in in one ffmpeg process: ffmpeg decodes the footage, lays the graphics over
     it with its ``overlay`` filter and encodes H.264 (libx264, yuv420p, ``+faststart``), the
@@ -338,6 +362,9 @@ class OverlayEncoder:
     stored whatever the footage's length, ffmpeg reads one image a change (not one a frame),
     and drawing the next picture runs beside the encoding. Each change is placed half a frame
     before its frame, on a clock of half frames, so that it lands on exactly that frame.
+    ``starts`` may be a function that finds them: it is then called once ffmpeg is started,
+    in that thread, and the script reaches ffmpeg through a named pipe too, so that finding
+    the starts runs beside ffmpeg's own start (loading, opening the footage).
 
     The footage's frames are numbered as they come (``setpts=N``, as the frame-by-frame
     lookup of the pictures counts them): frame ``k`` of the output is frame ``k`` of the file.
@@ -346,12 +373,12 @@ class OverlayEncoder:
     """
 
     def __init__(self, ffmpeg: str, main: Path, out: Path, *, size: tuple[int, int],
-                 rate: Fraction, frames: int, starts: list[int], still: bool = False,
-                 audio: str | None = None, chapters: Path | None = None,
+                 rate: Fraction, frames: int, starts: list[int] | Callable[[], list[int]],
+                 still: bool = False, audio: str | None = None, chapters: Path | None = None,
                  preset: str = DEFAULT_PRESET, crf: int = 18,
                  comment: str | None = None) -> None:
-        if not starts or starts[0] != 0 or any(b <= a for a, b in itertools.pairwise(starts)):
-            raise ValueError(f"picture starts must rise from frame 0: {starts[:5]}…")
+        if not callable(starts):
+            _check_starts(starts)
         if rate <= 0 or frames <= 0:
             raise ValueError(f"no frames to write ({frames} at {rate} fps)")
         self.ffmpeg, self.main, self.out = ffmpeg, main, out
@@ -385,25 +412,20 @@ class OverlayEncoder:
                     *_metadata_args(self.comment), str(self.out)]
         return command
 
-    def run(self, pictures: Iterable[bytes], progress: Progress | None = None) -> int:
-        """Encode, drawing ``pictures`` (one image file per start, in order) as ffmpeg asks for
-        them; returns the frames written.
+    def run(self, pictures: Iterable[Picture], progress: Progress | None = None) -> int:
+        """Encode, drawing ``pictures`` (one image file per start, in order: its bytes, or
+        its pieces in order) as ffmpeg asks for them; returns the frames written.
 
         :raises FootageError: ffmpeg could not decode the footage (its message quoted).
         :raises EncodeError: ffmpeg failed otherwise (its message quoted); the output is
             removed.
         """
         with tempfile.TemporaryDirectory(prefix="feltcast-graphics-") as folder:
-            names = [f"picture-{k:06d}" for k in range(len(self.starts))]
-            for name in names:
-                os.mkfifo(Path(folder, name))
             script = Path(folder, "graphics.ffconcat")
-            script.write_text(ffconcat(names, self.starts, self.total, self.rate,
-                                       lead=Fraction(1, 2)), encoding="utf-8")
+            os.mkfifo(script)
             try:
                 with FfmpegRun(self.command(script), progress) as run:
-                    feeder = _PictureFeeder(run.process, [Path(folder, n) for n in names],
-                                            pictures)
+                    feeder = _PictureFeeder(run.process, script, self._script, pictures)
                     try:
                         run.follow()
                     finally:
@@ -414,13 +436,25 @@ class OverlayEncoder:
                         raise feeder.error
                     if code != 0:
                         raise self._failure(run.last_line())
-                if feeder.written != len(names):
+                if not feeder.done:
                     raise EncodeError(f"ffmpeg stopped before the last picture "
-                                      f"({feeder.written} of {len(names)}) was drawn")
+                                      f"({feeder.written - 1} of {len(feeder.pipes) - 1}) "
+                                      f"was drawn")
             except BaseException:
                 self.out.unlink(missing_ok=True)
                 raise
         return self.frames
+
+    def _script(self, folder: Path) -> tuple[bytes, list[Path]]:
+        """The ffconcat script and the named pipes it lists (made in ``folder``), one a
+        picture (finding the starts first, if that is still to do)."""
+        starts = self.starts() if callable(self.starts) else self.starts
+        _check_starts(starts)
+        names = [f"picture-{k:06d}" for k in range(len(starts))]
+        for name in names:
+            os.mkfifo(folder / name)
+        text = ffconcat(names, starts, self.total, self.rate, lead=Fraction(1, 2))
+        return text.encode("utf-8"), [folder / name for name in names]
 
     def _failure(self, last: str) -> FeltcastError:
         if not self.still and last.startswith(str(self.main)):
@@ -429,36 +463,53 @@ class OverlayEncoder:
         return EncodeError(f"ffmpeg could not write {self.out}: {last}")
 
 
-class _PictureFeeder:
-    """Writes each picture into its named pipe, in order, in a thread: opening a pipe waits
-    until ffmpeg opens it, so drawing runs one picture ahead of what ffmpeg shows."""
+def _check_starts(starts: list[int]) -> None:
+    if not starts or starts[0] != 0 or any(b <= a for a, b in itertools.pairwise(starts)):
+        raise ValueError(f"picture starts must rise from frame 0: {starts[:5]}…")
 
-    def __init__(self, process: subprocess.Popen[bytes], pipes: list[Path],
-                 pictures: Iterable[bytes]) -> None:
+
+class _PictureFeeder:
+    """Writes the script, then each picture into its named pipe, in order, in a thread:
+    opening a pipe waits until ffmpeg opens it, so drawing runs one picture ahead of what
+    ffmpeg shows."""
+
+    def __init__(self, process: subprocess.Popen[bytes], script: Path,
+                 schedule: Callable[[Path], tuple[bytes, list[Path]]],
+                 pictures: Iterable[Picture]) -> None:
         import threading
 
-        self.process, self.pipes = process, pipes
+        self.process = process
+        self.pipes = [script]
+        """The script's pipe, then (once scheduled) each picture's."""
         self.written = 0
+        """Files written (the script first)."""
+        self.done = False
+        """All were written."""
         self.error: BaseException | None = None
         self._stopping = threading.Event()
-        self._thread = threading.Thread(target=self._feed, args=(iter(pictures),),
+        self._thread = threading.Thread(target=self._feed, args=(schedule, iter(pictures)),
                                         name="feltcast-graphics", daemon=True)
         self._thread.start()
 
-    def _feed(self, pictures: Iterator[bytes]) -> None:
+    def _feed(self, schedule: Callable[[Path], tuple[bytes, list[Path]]],
+              pictures: Iterator[Picture]) -> None:
         try:
-            for pipe in self.pipes:
-                png = next(pictures, None)
-                if png is None:
-                    raise RuntimeError(f"{len(self.pipes)} pictures were scheduled and only "
-                                       f"{self.written} drawn")
+            script, pipes = schedule(self.pipes[0].parent)
+            self.pipes += pipes
+            for k, pipe in enumerate(self.pipes):
+                picture = next(pictures, None) if k else script
+                if picture is None:
+                    raise RuntimeError(f"{len(self.pipes) - 1} pictures were scheduled and "
+                                       f"only {self.written - 1} drawn")
                 fd = os.open(pipe, os.O_WRONLY)  # until ffmpeg opens it (or stop() does)
                 if self._stopping.is_set():
                     os.close(fd)
                     return
                 with open(fd, "wb") as stream:
-                    stream.write(png)
+                    for piece in (picture,) if isinstance(picture, bytes) else picture:
+                        stream.write(piece)
                 self.written += 1
+            self.done = True
         except BrokenPipeError:  # ffmpeg went away: its exit status says why
             pass
         except BaseException as error:  # a drawing failed: stop ffmpeg, report it

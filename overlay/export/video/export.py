@@ -50,9 +50,17 @@ from overlay.export.video.encode import (
     probe_footage,
     reencode_h264,
 )
-from overlay.export.video.render import Layer, OverlayRenderer
+from overlay.export.video.render import FrameCanvas, Layer, OverlayRenderer, bmp_header
 from overlay.export.video.replay import Pace, phh_entries
-from overlay.export.video.timeline import Clocks, Sync, ViewCursor, clocks_at, frame_views
+from overlay.export.video.timeline import (
+    Clocks,
+    FrameView,
+    Sync,
+    ViewCursor,
+    clocks_at,
+    drawn_view,
+    frame_views,
+)
 
 __all__ = [
     "ExportOptions",
@@ -255,16 +263,16 @@ def export_footage(source: LogSource, footage: Path, out: Path, spec: SyncSpec,
                                         title=options.table_name,
                                         source_name=footage.name, log_head=options.log_head)
         result.files.extend(written)
-    def cursor() -> ViewCursor:
-        return ViewCursor(frame_views(source(), sync, frames=info.frames,
-                                      table_name=options.table_name))
+    def views() -> Iterator[FrameView]:
+        return frame_views(source(), sync, frames=info.frames, table_name=options.table_name)
 
     renderer = OverlayRenderer(info.width, info.height)
     try:
         if options.alpha:
-            _alpha(cursor(), renderer, info.frames, info.exact_rate, out, options, result)
+            _alpha(ViewCursor(views()), renderer, info.frames, info.exact_rate, out, options,
+                   result)
         else:
-            _burn(lambda: _read_frames(footage, info), cursor, renderer, info, out, options,
+            _burn(lambda: _read_frames(footage, info), views, renderer, info, out, options,
                   result, chapters, audio_from=footage)
     except BaseException:  # no clip list beside a video that was not written
         for path in result.files:
@@ -326,46 +334,94 @@ def picture_starts(cursor: ViewCursor, sync: Sync, frames: int) -> list[int]:
     return [frame for frame in range(frames) if pictures.step(cursor, frame) or frame == 0]
 
 
-def _drawn(cursor: ViewCursor, renderer: OverlayRenderer, sync: Sync,
-           starts: list[int]) -> Iterator[bytes]:
-    """Each picture of :func:`picture_starts` (:meth:`Layer.bmp`), drawn when asked for."""
-    pictures = Pictures(renderer, sync)
-    at = iter(starts)
-    due = next(at, None)
-    for frame in range(starts[-1] + 1):
-        layer = pictures.at(cursor, frame)
-        if frame == due:
-            yield layer.bmp()
-            due = next(at, None)
+class _ViewSpool:
+    """The views of an export, read from the log once: :meth:`starts` (the first pass,
+    :func:`picture_starts`) writes each to a temporary file as it goes (a line: its frame and
+    its :func:`~overlay.export.video.timeline.drawn_key`), :meth:`cursor` reads them back
+    for the drawing (:func:`~overlay.export.video.timeline.drawn_view`): the log is not
+    folded into views twice, and memory does not grow with the footage's length."""
+
+    def __init__(self, views: Callable[[], Iterable[FrameView]], sync: Sync,
+                 frames: int) -> None:
+        self.views, self.sync, self.frames = views, sync, frames
+        self.changes = 0
+        """How many different pictures the views showed (after :meth:`starts`)."""
+        self._file = tempfile.TemporaryFile("w+", encoding="utf-8",  # noqa: SIM115
+                                            prefix="feltcast-views-")
+
+    def __enter__(self) -> _ViewSpool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._file.close()
+
+    def starts(self) -> list[int]:
+        cursor = ViewCursor(self._written(self.views()))
+        starts = picture_starts(cursor, self.sync, self.frames)
+        self.changes = cursor.changes
+        return starts
+
+    def _written(self, views: Iterable[FrameView]) -> Iterator[FrameView]:
+        for view in views:
+            self._file.write(f"{view.frame} {view.key}\n")
+            yield view
+
+    def cursor(self) -> ViewCursor:
+        self._file.seek(0)
+        return ViewCursor(self._read())
+
+    def _read(self) -> Iterator[FrameView]:
+        for line in self._file:
+            frame, key = line.rstrip("\n").split(" ", 1)
+            yield FrameView(int(frame), drawn_view(key), key)
 
 
-def _burn(frames: Callable[[], Iterable[np.ndarray]], cursor: Callable[[], ViewCursor],
+def _drawn(cursor: Callable[[], ViewCursor], renderer: OverlayRenderer, sync: Sync,
+           frames: int) -> Iterator[tuple[bytes, memoryview]]:
+    """Each picture of :func:`picture_starts`, drawn when asked for (``cursor`` made then):
+    a BMP (RGBA) as its header and its pixels, those of one :class:`FrameCanvas` redrawn
+    where the picture changed (use them before asking for the next)."""
+    views = cursor()
+    pictures = Pictures(None, sync)
+    canvas = FrameCanvas(renderer.width, renderer.height)
+    header = bmp_header(renderer.width, renderer.height, rgba=True)
+    scene = renderer.scene(None)
+    for frame in range(frames):
+        if pictures.step(views, frame):
+            scene = renderer.scene(pictures.view, pictures.clocks)
+        elif frame:
+            continue
+        yield header, canvas.draw(scene).data.cast("B")
+
+
+def _burn(frames: Callable[[], Iterable[np.ndarray]], views: Callable[[], Iterable[FrameView]],
           renderer: OverlayRenderer, info: FootageInfo, out: Path, options: ExportOptions,
           result: ExportResult, chapters: Path | None, *, audio_from: Path | None,
           still: Path | None = None) -> None:
     """Burn the graphics in: with ffmpeg, in its own process (:class:`OverlayEncoder`: the
-    footage, or the ``still`` image repeated, under the pictures drawn here); without, or
-    ``--via-opencv``, frame by frame here (``frames``) into OpenCV's writer, then re-encoded
-    by ffmpeg if there is one."""
+    footage, or the ``still`` image repeated, under the pictures drawn here; where they
+    change is found while ffmpeg starts); without, or ``--via-opencv``, frame by frame here
+    (``frames``) into OpenCV's writer, then re-encoded by ffmpeg if there is one."""
     import time
 
     started = time.perf_counter()
     progress = Progress(info.frames, stream=options.progress, enabled=options.progress
                         is not None, label="burning in")
     if options.ffmpeg is not None and not options.via_opencv:
-        views = cursor()
-        starts = picture_starts(cursor(), result.sync, info.frames)
-        encoder = OverlayEncoder(
-            options.ffmpeg, still or info.path, out, size=(info.width, info.height),
-            rate=info.exact_rate, frames=info.frames, starts=starts, still=still is not None,
-            audio=info.audio if audio_from is not None else None, chapters=chapters,
-            preset=options.preset, crf=options.crf, comment=options.comment)
-        count = encoder.run(_drawn(views, renderer, result.sync, starts), progress)
+        with _ViewSpool(views, result.sync, info.frames) as spool:
+            encoder = OverlayEncoder(
+                options.ffmpeg, still or info.path, out, size=(info.width, info.height),
+                rate=info.exact_rate, frames=info.frames, starts=spool.starts,
+                still=still is not None, audio=info.audio if audio_from is not None else None,
+                chapters=chapters, preset=options.preset, crf=options.crf,
+                comment=options.comment)
+            count = encoder.run(_drawn(spool.cursor, renderer, result.sync, info.frames),
+                                progress)
         result.h264 = True
-        result.pictures = views.changes
+        result.pictures = spool.changes
     else:
-        count = _composite(frames(), cursor(), renderer, info, out, options, result,
-                           chapters, progress, audio_from=audio_from)
+        count = _composite(frames(), ViewCursor(views()), renderer, info, out, options,
+                           result, chapters, progress, audio_from=audio_from)
     progress.update(count, final=True)
     if count == 0:
         raise InvalidInputError(f"footage {info.path}: no frame could be decoded")
@@ -475,18 +531,18 @@ def export_replay(path: Path, out: Path, *, options: ExportOptions | None = None
     result = ExportResult(out, 0, fps, width, height, sync, log_head=options.log_head)
     out.parent.mkdir(parents=True, exist_ok=True)
 
-    def cursor() -> ViewCursor:
-        return ViewCursor(frame_views(entries, sync, frames=frames, table_name=title))
+    def views() -> Iterator[FrameView]:
+        return frame_views(entries, sync, frames=frames, table_name=title)
 
     renderer = OverlayRenderer(width, height)
     if options.alpha:
-        _alpha(cursor(), renderer, frames, exact_rate("", fps), out, options, result)
+        _alpha(ViewCursor(views()), renderer, frames, exact_rate("", fps), out, options, result)
         return result
     backdrop = background(width, height)
     with tempfile.TemporaryDirectory(prefix="feltcast-replay-") as folder:
         still = Path(folder, "backdrop.png")
         cv2.imwrite(str(still), backdrop)
-        _burn(lambda: (backdrop.copy() for _ in range(frames)), cursor, renderer, info, out,
+        _burn(lambda: (backdrop.copy() for _ in range(frames)), views, renderer, info, out,
               options, result, None, audio_from=None, still=still)
     return result
 

@@ -8,6 +8,10 @@ player to act, winners and folded hands marked the same way), and the board with
 the pots and the winner banner. Graphics change only at events, so a view is drawn once into
 a :class:`Layer`; burning a layer into a frame is then a blend of a few precomputed tiles
 (:meth:`Layer.composite`), and its PNG (for ``--alpha``) is encoded once.
+
+A view is first laid out as a :class:`Scene` (the cached images of its boxes, in order, with
+their places); the burn-in composites scenes into one :class:`FrameCanvas`, only where one
+differs from the last (a new event changes a box or two, not the frame).
 """
 
 from __future__ import annotations
@@ -39,7 +43,8 @@ from overlay.export.video.draw import (
 from overlay.export.video.timeline import Clocks
 from overlay.graphics.layouts import DEFAULT_LAYOUT, LAYOUTS
 
-__all__ = ["STAGE", "Layer", "OverlayRenderer", "Tile"]
+__all__ = ["STAGE", "FrameCanvas", "Layer", "OverlayRenderer", "Scene", "Tile",
+           "bmp_header"]
 
 STAGE = (1920, 1080)
 """The browser overlay's stage (an OBS browser source of 1920x1080)."""
@@ -154,14 +159,175 @@ class Layer:
         return bmp_header(self.width, self.height) + self.bgra.tobytes()
 
 
-def bmp_header(width: int, height: int) -> bytes:
-    """The headers of a top-down 32-bit BGRA BMP (a BITMAPV5HEADER: the masks say where the
-    alpha is, as OpenCV writes it), for ``width * height * 4`` bytes of pixels after it."""
+def bmp_header(width: int, height: int, *, rgba: bool = False) -> bytes:
+    """The headers of a top-down 32-bit BMP (a BITMAPV5HEADER: the masks say where the
+    alpha is, as OpenCV writes it), for ``width * height * 4`` bytes of pixels after it:
+    BGRA, or with ``rgba`` RGBA (the byte order of Pillow's and :class:`FrameCanvas`'s
+    pixels; ffmpeg reads both)."""
     pixels = width * height * 4
+    red, blue = (0x000000FF, 0x00FF0000) if rgba else (0x00FF0000, 0x000000FF)
     info = struct.pack("<IiiHHIIiiII4I4s", 124, width, -height, 1, 32, 3, pixels, 2835, 2835,
-                       0, 0, 0x00FF0000, 0x0000FF00, 0x000000FF, 0xFF000000, b"BGRs")
+                       0, 0, red, 0x0000FF00, blue, 0xFF000000, b"BGRs")
     info += bytes(124 - len(info))  # no colour end points, gamma, intent or profile
     return struct.pack("<2sIHHI", b"BM", 14 + 124 + pixels, 0, 0, 14 + 124) + info
+
+
+Box = tuple[int, int, int, int]
+"""A rectangle (x0, y0, x1, y1) of a frame, ends excluded."""
+
+Placed = tuple[Image.Image, int, int]
+"""An image and where its top-left corner goes on the frame (possibly off it: a shadow)."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Scene:
+    """A view's graphics as :class:`OverlayRenderer` lays them out, before compositing: the
+    ``items`` composited in order over a clear frame, the result kept inside ``box`` only
+    (clear elsewhere; None: nothing drawn). The images are the renderer's cached ones: an
+    item that shows the same thing as before is the same object."""
+
+    width: int
+    height: int
+    items: tuple[Placed, ...]
+    box: Box | None
+
+    def layer(self) -> Layer:
+        """The scene composited (its :class:`Layer`: one region, the box)."""
+        if self.box is None:
+            return Layer.empty(self.width, self.height)
+        x0, y0, x1, y1 = self.box
+        canvas = Image.new("RGBA", (x1 - x0, y1 - y0), (0, 0, 0, 0))
+        _compose(canvas, [(image, x - x0, y - y0) for image, x, y in self.items],
+                 (0, 0, x1 - x0, y1 - y0))
+        bgra = cv2.cvtColor(np.asarray(canvas, dtype=np.uint8), cv2.COLOR_RGBA2BGRA)
+        return Layer(self.width, self.height, [(x0, y0, bgra)])
+
+
+def _union(boxes: Sequence[Box], frame: Box) -> Box | None:
+    """The rectangle around ``boxes`` cut to ``frame`` (None: nothing of them inside)."""
+    cut = [b for b in (_meet(box, frame) for box in boxes) if b is not None]
+    if not cut:
+        return None
+    return (min(b[0] for b in cut), min(b[1] for b in cut), max(b[2] for b in cut),
+            max(b[3] for b in cut))
+
+
+def _meet(a: Box, b: Box) -> Box | None:
+    """Where ``a`` and ``b`` overlap (None: nowhere)."""
+    x0, y0, x1, y1 = max(a[0], b[0]), max(a[1], b[1]), min(a[2], b[2]), min(a[3], b[3])
+    return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
+
+
+def _minus(a: Box | None, b: Box | None) -> list[Box]:
+    """``a`` without ``b``, as up to four rectangles."""
+    if a is None:
+        return []
+    both = _meet(a, b) if b is not None else None
+    if both is None:
+        return [a]
+    x0, y0, x1, y1 = both
+    parts = [(a[0], a[1], a[2], y0), (a[0], y1, a[2], a[3]), (a[0], y0, x0, y1),
+             (x1, y0, a[2], y1)]
+    return [p for p in parts if p[2] > p[0] and p[3] > p[1]]
+
+
+def _extent(item: Placed) -> Box:
+    image, x, y = item
+    return (x, y, x + image.width, y + image.height)
+
+
+def _compose(canvas: Image.Image, items: Sequence[Placed], clip: Box) -> None:
+    """Composite ``items`` over ``canvas`` in order, inside ``clip`` only. Alpha compositing
+    is done pixel by pixel: inside ``clip`` the result is that of compositing them whole."""
+    for item in items:
+        inside = _meet(_extent(item), clip)
+        if inside is not None:
+            image, x, y = item
+            x0, y0, x1, y1 = inside
+            canvas.alpha_composite(image, (x0, y0), (x0 - x, y0 - y, x1 - x, y1 - y))
+
+
+def _merged(boxes: list[Box]) -> list[Box]:
+    """``boxes`` with any two that overlap replaced by the rectangle around them, until none
+    overlap (each pixel is then redrawn once)."""
+    out: list[Box] = []
+    for box in boxes:
+        while True:
+            hit = next((k for k, other in enumerate(out) if _meet(box, other) is not None),
+                       None)
+            if hit is None:
+                break
+            other = out.pop(hit)
+            box = (min(box[0], other[0]), min(box[1], other[1]), max(box[2], other[2]),
+                   max(box[3], other[3]))
+        out.append(box)
+    return out
+
+
+class FrameCanvas:
+    """One frame's graphics, kept from one :class:`Scene` to the next: :meth:`draw`
+    composites a scene only where it differs from the previous one (an item changed, moved,
+    came or went; the box grew or shrank), so a picture that changes one player's box costs
+    that box, not the frame. The pixels are straight-alpha RGBA in one array (:attr:`pixels`),
+    drawn into by Pillow in place: nothing is copied to hand them on (the burn-in writes them
+    to ffmpeg after a :func:`bmp_header` with ``rgba``)."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.pixels = np.zeros((height, width, 4), np.uint8)
+        self._image = self._mapped()
+        self._items: tuple[Placed, ...] = ()
+        self._box: Box | None = None
+        self.redrawn = 0
+        """Pixels composited again so far (what the incremental drawing saves, for tests)."""
+
+    def _mapped(self) -> Image.Image | None:
+        """A Pillow image whose pixels are :attr:`pixels` (frombuffer maps them; marked
+        writable, Pillow draws into them instead of copying first), or None if this Pillow
+        copies them all the same (checked with one pixel)."""
+        image = Image.frombuffer("RGBA", (self.width, self.height), self.pixels, "raw",
+                                 "RGBA", 0, 1)
+        image.readonly = 0
+        image.paste((1, 2, 3, 4), (0, 0, 1, 1))
+        mapped = bool(self.pixels[0, 0, 3] == 4)
+        image.paste((0, 0, 0, 0), (0, 0, 1, 1))
+        self.pixels[0, 0] = 0
+        return image if mapped else None
+
+    def draw(self, scene: Scene) -> np.ndarray:
+        """:attr:`pixels` showing ``scene`` (the same array each time: use it before the next
+        call): equal to ``scene.layer()`` placed on a clear frame, byte for byte."""
+        if (scene.width, scene.height) != (self.width, self.height):
+            raise ValueError(f"a {scene.width}x{scene.height} scene on a "
+                             f"{self.width}x{self.height} canvas")
+        old, new = self._items, scene.items
+        dirty: list[Box] = []
+        for k in range(max(len(old), len(new))):
+            was = old[k] if k < len(old) else None
+            now = new[k] if k < len(new) else None
+            if was is not None and now is not None and was[0] is now[0] \
+                    and was[1:] == now[1:]:
+                continue  # the same image at the same place and order: the same pixels
+            dirty += [_extent(item) for item in (was, now) if item is not None]
+        if scene.box != self._box:
+            dirty += _minus(self._box, scene.box) + _minus(scene.box, self._box)
+        frame = (0, 0, self.width, self.height)
+        for box in _merged([b for b in (_meet(d, frame) for d in dirty) if b is not None]):
+            x0, y0, x1, y1 = box
+            self.pixels[y0:y1, x0:x1] = 0
+            self.redrawn += (x1 - x0) * (y1 - y0)
+            inside = _meet(box, scene.box) if scene.box is not None else None
+            if inside is None:
+                continue
+            if self._image is not None:
+                _compose(self._image, new, inside)
+            else:  # pragma: no cover - a Pillow that does not draw into a mapped buffer
+                part = Image.new("RGBA", (inside[2] - inside[0], inside[3] - inside[1]))
+                _compose(part, [(image, x - inside[0], y - inside[1]) for image, x, y in new],
+                         (0, 0, part.width, part.height))
+                self.pixels[inside[1]:inside[3], inside[0]:inside[2]] = np.asarray(part)
+        self._items, self._box = new, scene.box
+        return self.pixels
 
 
 BAND = 32
@@ -233,37 +399,44 @@ class OverlayRenderer:
     def render(self, view: Mapping[str, Any] | None, clocks: Clocks | None = None) -> Layer:
         """The layer for ``view`` (an empty layer for None: nothing known yet) with the
         ``clocks`` of this frame (:func:`~overlay.export.video.timeline.clocks_at`)."""
+        return self.scene(view, clocks).layer()
+
+    def scene(self, view: Mapping[str, Any] | None, clocks: Clocks | None = None) -> Scene:
+        """What :meth:`render` composites for ``view``, not yet composited: the images in
+        order and the box they are kept in (a :class:`FrameCanvas` composites only what
+        changed from one scene to the next)."""
         if view is None:
-            return Layer.empty(self.width, self.height)
+            return Scene(self.width, self.height, (), None)
         clocks = clocks or Clocks()
         self.rendered += 1
-        canvas = Image.new("RGBA", (self.width, self.height), (0, 0, 0, 0))
+        items: list[Placed] = []
         table = view.get("table") or {}
         seats = [s for s in view.get("seats") or () if s.get("name") is not None]
         best = _best_cards(table, seats)
         tournament = view.get("tournament") or {}
         clock = tournament.get("clock") if isinstance(tournament.get("clock"), dict) else {}
-        left = self._event_bar(canvas, table, clock or {}, clocks.level)
+        left = self._event_bar(items, table, clock or {}, clocks.level)
         if clocks.action_seat is not None:
-            left = self._action_clock(canvas, seats, clocks, left)
-        bottom = self._players(canvas, seats, best, clocks.action_seat)
-        panel = self._table_panel(canvas, table, seats, best)
+            left = self._action_clock(items, seats, clocks, left)
+        bottom = self._players(items, seats, best, clocks.action_seat)
+        panel = self._table_panel(items, table, seats, best)
         groups = [(0, 0, max(left + self.u(40), self.x(48 + 708 + 40)),
                    max(bottom, self.y(100) + self.u(40)))]
         if panel is not None:
             groups.append(panel)
-        return Layer.from_rgba(canvas, groups)
+        return Scene(self.width, self.height, tuple(items),
+                     _union(groups, (0, 0, self.width, self.height)))
 
-    def _paste(self, canvas: Image.Image, image: Image.Image, x: int, y: int, *,
+    def _paste(self, items: list[Placed], image: Image.Image, x: int, y: int, *,
                shade: tuple[float, float, float] | None = None, radius: float = 10) -> None:
-        """Composite ``image`` at (x, y), with a drop shadow ``(offset_y, blur, alpha)``."""
+        """Composite ``image`` at (x, y), with a drop shadow ``(offset_y, blur, alpha)``
+        (into the scene's ``items``: the shadow, then the image)."""
         if shade is not None:
             dy, blur, alpha = shade
             pad = max(1, self.u(blur))
             halo = shadow(image.size, self.u(radius), pad, alpha)
-            canvas.alpha_composite(halo, (max(0, x - pad), max(0, y - pad + self.u(dy))),
-                                   source=(max(0, pad - x), max(0, pad - y - self.u(dy))))
-        canvas.alpha_composite(image, (x, y))
+            items.append((halo, x - pad, y - pad + self.u(dy)))
+        items.append((image, x, y))
 
     def _cached(self, key: Any, draw: Any, *args: Any) -> Image.Image:
         """``draw(*args)``, or the image drawn before for the same ``key``."""
@@ -273,7 +446,7 @@ class OverlayRenderer:
             image = self._cache.put(text, draw(*args))
         return image
 
-    def _event_bar(self, canvas: Image.Image, table: Mapping[str, Any],
+    def _event_bar(self, items: list[Placed], table: Mapping[str, Any],
                    clock: Mapping[str, Any], level_clock: tuple[str, bool] | None) -> int:
         """The bar at the top left (``clock``: the tournament clock's object, for a break and
         the next level); returns where the next thing may go on its right."""
@@ -288,7 +461,7 @@ class OverlayRenderer:
         out = self._cached(key, self._draw_event_bar, table, level_clock,
                            str(clock.get("name") or "Break") if on_break else "", upcoming)
         x0, y0 = self.x(48), self.y(40)
-        self._paste(canvas, out, x0, y0, shade=(10, 30, 0.35))
+        self._paste(items, out, x0, y0, shade=(10, 30, 0.35))
         return x0 + out.width
 
     def _draw_event_bar(self, table: Mapping[str, Any], clock: tuple[str, bool] | None,
@@ -361,7 +534,7 @@ class OverlayRenderer:
                           anchor="lm")
         return _clip(bar, radius_mask=_mask_of(bar.size, self.u(10)))
 
-    def _action_clock(self, canvas: Image.Image, seats: Sequence[Mapping[str, Any]],
+    def _action_clock(self, items: list[Placed], seats: Sequence[Mapping[str, Any]],
                       clocks: Clocks, left: int) -> int:
         """The R12 clock box beside the event bar: CLOCK, the player, the time left (white
         with red figures in the final ten seconds)."""
@@ -370,7 +543,7 @@ class OverlayRenderer:
         box = self._cached(["action-clock", name, clocks.action, clocks.final],
                            self._draw_action_clock, name, clocks.action, clocks.final)
         x = left + self.u(10)
-        self._paste(canvas, box, x, self.y(40), shade=(10, 30, 0.35))
+        self._paste(items, box, x, self.y(40), shade=(10, 30, 0.35))
         return x + box.width
 
     def _draw_action_clock(self, name: str, left: str, final: bool) -> Image.Image:
@@ -395,7 +568,7 @@ class OverlayRenderer:
 
     # --- players ---------------------------------------------------------------------------
 
-    def _players(self, canvas: Image.Image, seats: Sequence[Mapping[str, Any]],
+    def _players(self, items: list[Placed], seats: Sequence[Mapping[str, Any]],
                  best: set[str], on_clock: int | None) -> int:
         """The player boxes down the left; returns the bottom edge."""
         with_equity = any(s.get("equity") and not s.get("folded") for s in seats)
@@ -408,7 +581,7 @@ class OverlayRenderer:
                                 crowded],
                                self._player, seat, width, with_equity, best, clocked, crowded)
             dx = 14 if seat.get("to_act") else 0
-            self._paste(canvas, box, self.x(48 + dx), self.y(y), shade=(8, 22, 0.35))
+            self._paste(items, box, self.x(48 + dx), self.y(y), shade=(8, 22, 0.35))
             y += 86 if crowded else 102
         return self.y(y) + self.u(40)
 
@@ -540,7 +713,7 @@ class OverlayRenderer:
 
     # --- board, pots, winner ---------------------------------------------------------------
 
-    def _table_panel(self, canvas: Image.Image, table: Mapping[str, Any],
+    def _table_panel(self, items: list[Placed], table: Mapping[str, Any],
                      seats: Sequence[Mapping[str, Any]], best: set[str],
                      ) -> tuple[int, int, int, int] | None:
         street = table.get("street")
@@ -581,7 +754,7 @@ class OverlayRenderer:
         for part in reversed(parts):
             y -= part.height
             x = centre - part.width // 2
-            self._paste(canvas, part, x, y, shade=(12, 30, 0.4), radius=12)
+            self._paste(items, part, x, y, shade=(12, 30, 0.4), radius=12)
             boxes.append((x, y, x + part.width, y + part.height))
             y -= gap
         pad = self.u(40)

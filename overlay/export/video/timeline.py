@@ -28,7 +28,7 @@ from engine.log import TableEvent
 from engine.view import TableViewReducer
 
 __all__ = ["EXPORT_CHANNEL", "Clocks", "FrameView", "Sync", "ViewCursor", "clock_text",
-           "clocks_at", "drawn_key", "frame_views", "level_clock"]
+           "clocks_at", "drawn_key", "drawn_view", "frame_views", "level_clock"]
 
 EXPORT_CHANNEL = ChannelSpec(
     "export", ChannelFilter.FULL, requires_token=True,
@@ -84,6 +84,14 @@ def drawn_key(view: dict[str, Any]) -> str:
     tournament = view.get("tournament") or {}
     return json.dumps([view.get("table"), view.get("seats"), tournament.get("clock"),
                        tournament.get("action_clock")], sort_keys=True, separators=(",", ":"))
+
+
+def drawn_view(key: str) -> dict[str, Any]:
+    """The view a :func:`drawn_key` was made of, as far as the graphics draw it (its table,
+    seats and the tournament's clocks; the rest left out): it draws the same picture."""
+    table, seats, clock, action_clock = json.loads(key)
+    return {"table": table, "seats": seats,
+            "tournament": {"clock": clock, "action_clock": action_clock}}
 
 
 def level_clock(view: dict[str, Any] | None, now: float) -> tuple[str, bool] | None:

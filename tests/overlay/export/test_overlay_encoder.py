@@ -96,7 +96,7 @@ def test_the_pictures_go_through_named_pipes_not_files(tmp_path: Path) -> None:
     encoder = OverlayEncoder(FFMPEG, footage, tmp_path / "out.mp4", size=SIZE,
                              rate=Fraction(30), frames=60, starts=[0, 20, 40])
     assert encoder.run(pictures()) == 60
-    assert seen == [["graphics.ffconcat"]] * 3  # every picture's path is a pipe
+    assert seen == [[]] * 3  # every picture's path is a pipe, and the script's too
     assert set(Path(tempfile.gettempdir()).glob("feltcast-graphics-*")) == before
 
 
@@ -159,3 +159,51 @@ def test_starts_must_rise_from_frame_0(starts: list[int]) -> None:
     with pytest.raises(ValueError, match="must rise from frame 0"):
         OverlayEncoder("ffmpeg", Path("f.mp4"), Path("o.mp4"), size=SIZE, rate=Fraction(30),
                        frames=10, starts=starts)
+
+
+@needs_ffmpeg
+def test_starts_found_by_a_function_are_found_while_ffmpeg_starts(tmp_path: Path) -> None:
+    """``starts`` as a function (the export's first pass over the log) is called once
+    ffmpeg has been started, so that both run at once; the pictures then show from those
+    frames as given."""
+    import os
+    import select
+
+    assert FFMPEG is not None
+    footage = make_footage(tmp_path / "f.mp4", frames=60, size=SIZE)
+    signal = tmp_path / "started"
+    os.mkfifo(signal)
+    wrapper = tmp_path / "ffmpeg"  # says it runs, then is ffmpeg
+    wrapper.write_text(f"#!/bin/sh\necho started > '{signal}'\nexec '{FFMPEG}' \"$@\"\n")
+    wrapper.chmod(0o755)
+    reader = os.open(signal, os.O_RDONLY | os.O_NONBLOCK)
+
+    def starts() -> list[int]:
+        ready, _, _ = select.select([reader], [], [], 60)  # ffmpeg's word, not a delay
+        assert ready and os.read(reader, 64) == b"started\n"
+        return [0, 20, 40]
+
+    try:
+        encoder = OverlayEncoder(str(wrapper), footage, tmp_path / "out.mp4", size=SIZE,
+                                 rate=Fraction(30), frames=60, starts=starts)
+        assert encoder.run(picture(COLOURS[k]) for k in range(3)) == 60
+    finally:
+        os.close(reader)
+    got = [shown(f) for f in read_frames(tmp_path / "out.mp4")]
+    assert got == [0] * 20 + [1] * 20 + [2] * 20
+
+
+@needs_ffmpeg
+def test_a_schedule_that_fails_stops_ffmpeg_and_leaves_no_output(tmp_path: Path) -> None:
+    assert FFMPEG is not None
+    footage = make_footage(tmp_path / "f.mp4", frames=30, size=SIZE)
+
+    def broken() -> list[int]:
+        raise ValueError("the log broke")
+
+    for starts, message in ((broken, "the log broke"), (lambda: [0, 9, 3], "must rise")):
+        encoder = OverlayEncoder(FFMPEG, footage, tmp_path / "out.mp4", size=SIZE,
+                                 rate=Fraction(30), frames=30, starts=starts)
+        with pytest.raises(ValueError, match=message):
+            encoder.run(iter([picture(COLOURS[0])]))
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["f.mp4"]

@@ -47,3 +47,5 @@ def test_bench_video_runs_and_reports_every_figure() -> None:
     overhead = report["overhead"]  # two pairs of back-to-back runs, compared by medians
     assert len(overhead["feltcast_seconds"]) == len(overhead["plain_seconds"]) == 2
     assert overhead["ratio_of_medians"] > 0
+    # the pairs untraced, as an editor's export runs; the memory runs traced
+    assert overhead["feltcast_traced"] is False and runs["feltcast_long"]["tracemalloc_peak_mb"] > 0
