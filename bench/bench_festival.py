@@ -49,8 +49,8 @@ import aiohttp
 
 from bench import save_result
 from bench.bench_fanout import AutoOperator, cpu_seconds, rss_mb, summary_ms
+from overlay.demo.servers import RedisServer
 from tests.pages.service import free_port, running_service
-from tests.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_P99_MS = 250.0

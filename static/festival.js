@@ -28,9 +28,12 @@ function boardText(table) {
   return board.length ? board.join(" ") : "";
 }
 
+/** The players still in at a table: a name and chips (behind, or in front while all in);
+ * a player who busted in the hand just over is shown no more. */
 function seatedPlayers(view) {
   return (view && Array.isArray(view.seats) ? view.seats : [])
-    .filter((seat) => seat && seat.name);
+    .filter((seat) => seat && seat.name
+      && ((seat.stack || 0) > 0 || seat.all_in || (seat.bet || 0) > 0));
 }
 
 function updateTable(node, key, entry) {
@@ -47,10 +50,14 @@ function updateTable(node, key, entry) {
     parts.push(`Hand ${table.hand_number}`);
   }
   if (level) parts.push(`Level ${level.number}`, blindsText(level));
-  setText(node.querySelector(".hand"), parts.join(" · "));
-  setText(node.querySelector(".board"), boardText(table));
+  const seated = seatedPlayers(view);
+  const empty = view !== null && seated.length === 0;
+  toggle(node, "empty", empty);
+  setText(node.querySelector(".hand"),
+    empty ? "No players here now: the table was broken" : parts.join(" · "));
+  setText(node.querySelector(".board"), empty ? "" : boardText(table));
   const players = node.querySelector(".players");
-  const rows = seatedPlayers(view).map((seat) => el("li", { class: "player",
+  const rows = seated.map((seat) => el("li", { class: "player",
     data: { seat: seat.seat } },
   el("span", { class: "seat", text: String(seat.seat) }),
   el("span", { class: "player-name", text: seat.name }),
@@ -80,7 +87,8 @@ function render() {
     el("span", { class: "stack", text: chips(player.stack) }))));
   const chipsInPlay = field.reduce((sum, player) => sum + player.stack, 0);
   setText($("summary"), keys.length
-    ? `${keys.length} table${keys.length === 1 ? "" : "s"} · ${field.length} players · `
+    ? `${keys.length} table${keys.length === 1 ? "" : "s"} · ${field.length} `
+      + `player${field.length === 1 ? "" : "s"} · `
       + `${chips(chipsInPlay)} chips in play`
     : "No table is on air yet.");
   document.documentElement.dataset.tables = String(keys.length);

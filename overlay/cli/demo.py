@@ -23,6 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, help="seed for the cards and decisions")
     parser.add_argument("--data", type=Path,
                         help="data directory (default: a new temporary directory)")
+    parser.add_argument("--festival", action="store_true",
+                        help="a three-table festival down to its final table instead, on a "
+                             "PostgreSQL and a Redis it starts itself (docs/festival.md)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,8 +37,14 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     out = functools.partial(print, flush=True)
+    if args.festival:
+        from overlay.demo.festival import run_festival
+
+        runner = run_festival(options, out)
+    else:
+        runner = run_demo(options, out)
     try:
-        return asyncio.run(run_demo(options, out))
+        return asyncio.run(runner)
     except (KeyboardInterrupt, asyncio.CancelledError):
         out("demo stopped")
         return 0
