@@ -5,6 +5,7 @@ share a database, each in its own schema."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -302,3 +303,59 @@ def test_a_writer_that_lost_its_lease_stops_by_itself(tmp_path: Path,
         writer.until("Feltcast stops: another service took over writing this table's log")
     finally:
         end(writer, standby)
+
+
+async def test_a_postgresql_restart_mid_hand_loses_nothing(aiohttp_client: Any,
+                                                           tmp_path: Path) -> None:
+    """The database restarted (every session cut) in the middle of a hand: commands sent
+    meanwhile are refused (503, sent again by the console), every acknowledged one is in the
+    log, the hand goes on, and the service still holds its table's lease."""
+    from overlay.app import create_app
+    from overlay.keys import STORE_KEY, TABLE_KEY, TOKENS_KEY
+
+    with PostgresServer() as server:
+        url = server.create_database()
+        config = parse_config({
+            "table": {"name": "Feature", "seats": 9, "button": 1},
+            "players": [{"seat": 1, "name": "Ashton", "stack": 50_000},
+                        {"seat": 4, "name": "Tong", "stack": 50_000},
+                        {"seat": 7, "name": "Rast", "stack": 50_000}],
+            "delay": {"seconds": 30},
+            "database": {"url": url, "schema": "table_1"},
+            "data_dir": str(tmp_path / "data")})
+        client = await aiohttp_client(create_app(config))
+        app = client.server.app
+        headers = {"Authorization": f"Bearer {app[TOKENS_KEY].tokens.operator}"}
+        acknowledged: list[str] = []
+
+        async def send(kind: str, **fields: Any) -> int:
+            command_id = f"{kind}-{len(acknowledged)}-{time.monotonic_ns()}"
+            response = await client.post("/api/commands", headers=headers, json={
+                "id": command_id, "type": kind, **fields})
+            if response.status == 200:
+                acknowledged.append(command_id)
+            else:
+                assert response.status == 503, await response.text()  # never a 5xx else
+            return response.status
+
+        assert await send("next_hand") == 200
+        assert await send("deal_cards", seat=1, cards=["Ah", "As"]) == 200
+        await asyncio.to_thread(server.restart)  # mid-hand: every session cut
+        statuses = []
+        for seat, cards in ((4, ["Kd", "Kc"]), (7, ["7s", "2d"])):
+            while (status := await send("deal_cards", seat=seat, cards=cards)) != 200:
+                statuses.append(status)  # the console sends it again
+        hand = app[TABLE_KEY].table.hand
+        assert hand is not None and all(hand.hole_cards(s) for s in (1, 4, 7))
+        legal = hand.legal_actions()
+        assert legal is not None
+        assert await send("fold", seat=legal.seat) == 200
+        store = app[STORE_KEY]
+        entries = list(store.iter_all())
+        assert [e.seq for e in entries] == list(range(1, len(entries) + 1))
+        for command_id in acknowledged:
+            assert store.answer(command_id) is not None
+        rival = open_store(with_schema(url, "table_1"))
+        assert not rival.take_lease()  # it kept its table
+        rival.close()
+        assert statuses == [503], statuses  # the first, on the cut connection; never again
