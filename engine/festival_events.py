@@ -8,13 +8,13 @@ same again. All are public (names, stacks and seats are on every screen).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
 from engine.errors import InvalidInputError
 from engine.events import Event
-from engine.festival import Festival
+from engine.festival import Festival, Move
 
 __all__ = ["FestivalDrawn", "FestivalHandDealt", "FestivalHandFinished", "replay_festival"]
 
@@ -54,18 +54,22 @@ class FestivalHandDealt(Event):
 
 @dataclass(frozen=True, slots=True)
 class FestivalHandFinished(Event):
-    """Table ``table``'s hand ``table_hand`` ended with these stacks (``(player, chips)``,
-    0 for a bust)."""
+    """Table ``table``'s hand ``table_hand``, played as the festival's table ``seated``,
+    ended with these stacks (``(player, chips)``, 0 for a bust)."""
 
     kind: ClassVar[str] = "festival_hand_finished"
 
     table: str
     table_hand: int
     stacks: tuple[tuple[str, int], ...]
+    seated: str = ""
 
 
-def replay_festival(events: Iterable[Event]) -> Festival | None:
-    """The festival the log's events make (None before the draw).
+def replay_festival(events: Iterable[Event],
+                    on_moves: Callable[[FestivalHandFinished, tuple[Move, ...]], None]
+                    | None = None) -> Festival | None:
+    """The festival the log's events make (None before the draw); ``on_moves`` is told of
+    the moves each finished hand made (the same again: the draws are seeded).
 
     :raises InvalidInputError: a log that does not start with the draw, or an event the
         festival refuses (the log was not written by the director's service).
@@ -80,7 +84,9 @@ def replay_festival(events: Iterable[Event]) -> Festival | None:
             raise InvalidInputError(f"the festival's log starts with {event.kind}, not the "
                                     "draw")
         elif isinstance(event, FestivalHandDealt):
-            festival, _ = festival.deal(event.table)
+            festival, _ = festival.deal(event.seated or event.table)
         elif isinstance(event, FestivalHandFinished):
-            festival, _ = festival.finish(event.table, dict(event.stacks))
+            festival, moves = festival.finish(event.seated or event.table, dict(event.stacks))
+            if on_moves is not None:
+                on_moves(event, moves)
     return festival

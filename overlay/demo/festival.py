@@ -238,7 +238,7 @@ async def run_festival(options: DemoOptions, out: Callable[[str], None] = print)
         out(f"  the festival (every table, the field): {worker}/")
         for line in lines:
             out(line)
-        out(f"  the director: {director}/api/festival")
+        out(f"  the director: {director}/ (its data: {director}/api/festival)")
         pause = STEP_SECONDS / options.speed
         progress = Progress(director_app[DIRECTOR_KEY], out)
         stopped, _ = await until_stopped(

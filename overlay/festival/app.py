@@ -1,8 +1,9 @@
 """``feltcast festival serve``: the tournament director's service (:mod:`.director`).
 
-Routes: ``POST /api/festival/next_hand`` (a table's question, with the festival's token:
-``{"id", "table", "table_hand", "stacks"}``), ``GET /api/festival`` (the festival: tables,
-seats, stacks, hand-for-hand, busts; public, as every screen shows it).
+Routes: ``/`` (the director's view, ``static/director.html``), ``POST
+/api/festival/next_hand`` (a table's question, with the festival's token: ``{"id",
+"table", "table_hand", "stacks"}``), ``GET /api/festival`` (the festival: tables, seats,
+stacks, hand-for-hand, busts, places, prizes, moves; public, as every screen shows it).
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ from typing import Any
 from aiohttp import web
 
 from engine.errors import InvalidInputError
-from overlay.app import security_headers, take_lease
+from overlay.app import asset_version, page_handler, security_headers, take_lease
+from overlay.assets import static_dir
 from overlay.festival.director import Director
 from overlay.festival.settings import FESTIVAL_SCHEMA, FestivalSettings
+from overlay.graphics.config import default_graphics
+from overlay.graphics.desk import GraphicsDesk
 from overlay.hub import TableLog
-from overlay.keys import DIRECTOR_KEY, FESTIVAL_KEY
+from overlay.keys import ASSET_VERSION_KEY, DIRECTOR_KEY, FESTIVAL_KEY, GRAPHICS_KEY
 from overlay.startup import open_service_store
 from overlay.store import with_schema
 from overlay.web_errors import error_middleware, json_error, quiet_garbage_http
@@ -31,6 +35,8 @@ __all__ = ["create_festival_app"]
 def create_festival_app(settings: FestivalSettings, data_dir: Any) -> web.Application:
     app = web.Application(middlewares=[error_middleware, security_headers])
     app[FESTIVAL_KEY] = settings
+    app[ASSET_VERSION_KEY] = asset_version()
+    app[GRAPHICS_KEY] = GraphicsDesk(default_graphics())
     app.cleanup_ctx.append(quiet_garbage_http)
 
     async def director_ctx(app: web.Application) -> AsyncIterator[None]:
@@ -49,8 +55,11 @@ def create_festival_app(settings: FestivalSettings, data_dir: Any) -> web.Applic
         await log.close()
 
     app.cleanup_ctx.append(director_ctx)
-    app.add_routes([web.post("/api/festival/next_hand", api_next_hand),
-                    web.get("/api/festival", api_festival)])
+    pages = static_dir()
+    app.add_routes([web.get("/", page_handler("director", pages)),
+                    web.post("/api/festival/next_hand", api_next_hand),
+                    web.get("/api/festival", api_festival),
+                    web.static("/static", pages, append_version=False)])
     return app
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.errors import IllegalActionError
 from engine.events import Event
-from engine.festival import FINAL_NAME, Festival
+from engine.festival import FINAL_NAME, Festival, Move
 from engine.festival_events import (
     FestivalDrawn,
     FestivalHandDealt,
@@ -30,7 +30,10 @@ from overlay.festival.settings import FestivalSettings, seating
 from overlay.hub import TableLog
 from overlay.store import Acknowledgement
 
-__all__ = ["Director"]
+__all__ = ["MOVES_SHOWN", "Director"]
+
+MOVES_SHOWN = 50
+"""The newest moves the festival's state lists (the director's page)."""
 
 
 class Director:
@@ -45,6 +48,9 @@ class Director:
         self.dealt: dict[str, int] = {}
         self.seated: dict[str, str] = {}
         """The festival table each table's service played its last hand as."""
+        self.moves: list[dict[str, Any]] = []
+        """Every move the festival made (balancing, a break, the final table), oldest first:
+        what the director's page lists."""
         self._lock = asyncio.Lock()
 
     async def start(self) -> None:
@@ -52,7 +58,7 @@ class Director:
         events = [entry.payload for entry in self.log.store.iter_all()]
         for event in events:
             self._note(event)
-        self.festival = replay_festival(events)  # type: ignore[arg-type]
+        self.festival = replay_festival(events, on_moves=self._moved)  # type: ignore[arg-type]
         if self.festival is None:
             s = self.settings
             drawn = FestivalDrawn(s.players, s.tables, s.stack, s.seats_per_table, s.seed,
@@ -111,9 +117,11 @@ class Director:
                 table = festival.table(name)
                 report = {player: int(stacks.get(player, 0))
                           for player, _ in table.start_stacks}  # who was dealt in
-                finished = FestivalHandFinished(key, table_hand - 1, tuple(report.items()))
-                festival, _ = festival.finish(name, report)
+                finished = FestivalHandFinished(key, table_hand - 1, tuple(report.items()),
+                                                name)
+                festival, moves = festival.finish(name, report)
                 await self._append([finished])
+                self._moved(finished, moves)
                 self.festival = festival
                 name = self.table_name(key)  # broken, or the final table formed
             if name is None:  # its players play elsewhere now (nothing logged: asked
@@ -133,6 +141,13 @@ class Director:
             await self._append([dealt], Acknowledgement(command_id, answer))
             self.festival = festival
             return answer
+
+    def _moved(self, finished: FestivalHandFinished, moves: tuple[Move, ...]) -> None:
+        self.moves.extend({"player": move.player, "from_table": move.from_table,
+                           "from_seat": move.from_seat, "to_table": move.to_table,
+                           "to_seat": move.to_seat, "reason": move.reason,
+                           "after": f"{finished.table} hand {finished.table_hand}"}
+                          for move in moves)
 
     async def _append(self, events: list[Event],
                       acknowledgement: Acknowledgement | None = None) -> None:
@@ -157,5 +172,11 @@ class Director:
                         "seats": seating(table, stacks)} for table in festival.tables],
             "busts": [{"player": bust.name, "hand_id": bust.hand_number,
                        "start_stack": bust.start_stack} for bust in standings.busts],
+            "finishes": [{"player": f.name, "place": f.place, "prize": f.prize,
+                          "hand_id": f.hand_number, "tied": f.tied}
+                         for f in standings.finishes()],
+            "payouts": [{"place": place, "prize": prize, "player": player}
+                        for place, prize, player in standings.places()],
+            "moves": self.moves[-MOVES_SHOWN:][::-1],
             "chips": sum(stacks.values()),
         }

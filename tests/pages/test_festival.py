@@ -5,17 +5,23 @@ table's overlay is served by the worker, reading its channel beside the page."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.overlay.fanout.test_relay import start_worker
+from tests.overlay.test_cli_start import Running
 from tests.pages.conftest import Probe, watch
 from tests.pages.service import Service, free_port, running_service
 from tests.redis_server import RedisServer
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -79,3 +85,41 @@ def test_a_tables_overlay_is_served_by_the_worker(
     assert sockets == [f"{base.replace('http', 'ws')}/t/table-1/ws/delayed?page=overlay"]
     assert probe.page_errors == [] and probe.unexpected_console_errors() == []
     page.close()
+
+
+def test_the_directors_view_follows_the_festival(browser: Browser, tmp_path: Path) -> None:
+    """The director's page of ``feltcast demo --festival`` (real processes: its PostgreSQL,
+    Redis, director, three tables, worker) followed down to the winner: the tables with
+    their players, the moves the rules made, the places and the prizes."""
+    demo = Running(subprocess.Popen(
+        [sys.executable, "-m", "overlay", "demo", "--festival", "--port", "0", "--speed",
+         "1000", "--seed", "5", "--delay", "1", "--data", str(tmp_path)],
+        cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
+    probe = Probe()
+    try:
+        line = demo.until(r"the director: (http://\S+/) ")
+        director = line.split("the director: ")[1].split()[0]
+        page = watch(browser.new_page(viewport={"width": 1280, "height": 900}), probe)
+        page.goto(director)
+        expect(page.locator("#summary")).to_contain_text("players left · ")
+        expect(page.locator("#tables .table").first).to_be_visible()
+        demo.until("the festival is over", timeout=300)
+        expect(page.locator("#summary")).to_have_text(
+            "1 player left · 1 table · 540,000 chips in play", timeout=30_000)
+        expect(page.locator("#tables .table .name")).to_have_text(["Final table"])
+        expect(page.locator("#tables .table .player")).to_have_count(1)
+        expect(page.locator("#places .row")).to_have_count(27)
+        expect(page.locator("#places .row").first).to_contain_text("1st")
+        expect(page.locator("#places .row").first.locator(".stack")).to_have_text("60,000")
+        expect(page.locator("#moves .row").first).to_contain_text("final table")
+        expect(page.locator("#hand-for-hand")).to_be_hidden()
+        page.close()
+        assert demo.stop(signal.SIGINT) == 0
+    finally:
+        if demo.process.poll() is None:
+            demo.process.kill()
+            demo.process.wait()
+        if demo.process.stdout is not None:
+            demo.process.stdout.close()
+    assert probe.page_errors == [] and probe.unexpected_console_errors() == []
+    assert probe.foreign_requests() == []

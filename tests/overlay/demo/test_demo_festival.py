@@ -36,7 +36,8 @@ def test_the_festival_demo_plays_down_to_its_final_table(tmp_path: Path) -> None
         overlays = [demo.until(rf"  {key}: operator http://\S+ +overlay (http://\S+)")
                     for key in ("table-1", "table-2", "table-3")]
         assert all(f"{base}/t/table-" in line for line in overlays)
-        director = demo.until(r"the director: (http://\S+/api/festival)").split()[-1]
+        director = re.search(r"its data: (http://\S+/api/festival)",  # type: ignore[union-attr]
+                             demo.until(r"the director: http://\S+/ \(its data:")).group(1)
         demo.until(r"^hand-for-hand: (10|11) players left at [23] tables \(R24\)$",
                    timeout=300)
         demo.until(r"^the final table: ([2-9]|10) players at table-1 \(R23\)$", timeout=300)

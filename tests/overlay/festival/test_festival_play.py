@@ -110,3 +110,16 @@ async def test_a_festival_is_played_down_to_its_final_table_and_a_winner(
     assert set(broken) >= {"table-2", "table-3"}
     for key in ("table-2", "table-3"):
         assert tables[key].server.app[TABLE_KEY].table.names == {}  # its players moved on
+    # The director's moves: balancing and breaking at three tables, then the final table.
+    reasons = Counter(move["reason"] for move in state["moves"])
+    assert reasons["final table"] == formed.remaining and reasons["break"] > 0
+    # Its places: one winner, the prizes paid to the first three.
+    assert [f["place"] for f in state["finishes"]][:1] == [1]
+    assert [p["prize"] for p in state["payouts"]] == [5000, 3000, 2000]
+    assert all(p["player"] for p in state["payouts"])
+    # A restart of the director's service stands exactly where it stood (its log replayed,
+    # the final table's hands included).
+    await director.close()
+    restarted = await aiohttp_client(create_festival_app(festival_settings(url),
+                                                         tmp_path / "director"))
+    assert await (await restarted.get("/api/festival")).json() == state
