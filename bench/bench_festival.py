@@ -17,14 +17,19 @@ What runs, all on 127.0.0.1 and each in a process of its own:
   ``--viewers`` sockets, spread evenly over the workers. A viewer is a minimal websocket
   client written for the load (the handshake, permessage-deflate offered as browsers do,
   frames parsed, pings answered): it reads each message's revision and its event's time
-  without parsing the whole JSON, so that the generators measure the workers, not
-  themselves. Each viewer checks that revisions follow one another (a gap or a resync is a
-  failure) and measures *release to delivery*: arrival minus the event's time plus D.
+  without parsing the whole JSON, and decodes each distinct compressed frame once for all
+  the viewers that received those bytes (the workers compress without context, so a frame
+  decodes alone; one that does not is counted as an error), so that the generators measure
+  the workers, not themselves. Each viewer checks that revisions follow one another (a gap
+  or a resync is a failure) and measures *release to delivery*: arrival minus the event's
+  time plus D.
 
-Reported: latency p50/p95/p99/max, gaps, resyncs, viewers connected, messages and bytes per
-viewer per second, the CPU of each worker (and per 1,000 viewers), of the writer, of Redis and
-of the generators, each process's RSS. Results go to ``bench/results/festival-<UTC>.json``;
-the exit status is 1 if a target is missed. Every wait is bounded: the run stops by itself.
+Reported: latency p50/p95/p99/max; per message, the first viewer's lateness (what comes
+before the fan-out: writer, Redis, relay) and the fan-out (first to last viewer); gaps,
+resyncs, viewers connected, messages and bytes per viewer per second, the CPU of each worker
+(and per 1,000 viewers), of the writer, of Redis and of the generators, each process's RSS.
+Results go to ``bench/results/festival-<UTC>.json``; the exit status is 1 if a target is
+missed. Every wait is bounded: the run stops by itself.
 """
 
 from __future__ import annotations
@@ -71,14 +76,12 @@ class Viewer(asyncio.Protocol):
         self.host, self.path = host, path
         self.buffer = bytearray()
         self.open = False
-        self.inflate: Any = None
         self.revision: int | None = None
         self.transport: asyncio.Transport | None = None
         self.ready = asyncio.get_running_loop().create_future()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = transport  # type: ignore[assignment]
         key = base64.b64encode(os.urandom(16)).decode()
         transport.write((f"GET {self.path} HTTP/1.1\r\nHost: {self.host}\r\n"
                          "Upgrade: websocket\r\nConnection: Upgrade\r\n"
@@ -97,60 +100,66 @@ class Viewer(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.g.wire += len(data)
-        self.buffer += data
-        if not self.open:
-            end = self.buffer.find(b"\r\n\r\n")
-            if end < 0:
+        if self.buffer or not self.open:  # a handshake, or a frame cut by the last read
+            self.buffer += data
+            if not self.open and not self._handshake():
                 return
-            head = bytes(self.buffer[:end]).decode("latin-1").lower()
-            del self.buffer[:end + 4]
-            if not head.startswith("http/1.1 101"):
-                self.g.errors += 1
-                if not self.ready.done():
-                    self.ready.set_result(False)
-                return
-            self.open = True
-            if "permessage-deflate" in head:
-                self.inflate = zlib.decompressobj(-15)
-                self.g.deflate += 1
-            self._send(0x1, b'{"type":"hello","page":"overlay","resume":null,"log_id":null}')
-        self._frames()
+            data = bytes(self.buffer)
+            self.buffer.clear()
+        used = self._frames(data)
+        if used < len(data):
+            self.buffer += data[used:]
 
-    def _frames(self) -> None:
-        buffer = self.buffer
-        while len(buffer) >= 2:
-            first, second = buffer[0], buffer[1]
-            length, start = second & 0x7F, 2
+    def _handshake(self) -> bool:
+        end = self.buffer.find(b"\r\n\r\n")
+        if end < 0:
+            return False
+        head = bytes(self.buffer[:end]).decode("latin-1").lower()
+        del self.buffer[:end + 4]
+        if not head.startswith("http/1.1 101"):
+            self.g.errors += 1
+            if not self.ready.done():
+                self.ready.set_result(False)
+            return False
+        self.open = True
+        if "permessage-deflate" in head:
+            self.g.deflate += 1
+        self._send(0x1, b'{"type":"hello","page":"overlay","resume":null,"log_id":null}')
+        return True
+
+    def _frames(self, data: bytes) -> int:
+        """Handle the whole frames in ``data``; how many bytes they took."""
+        arrived, at, size = time.time(), 0, len(data)
+        while size - at >= 2:
+            first, second = data[at], data[at + 1]
+            length, start = second & 0x7F, at + 2
             if length == 126:
-                if len(buffer) < 4:
-                    return
-                length, start = int.from_bytes(buffer[2:4], "big"), 4
+                if size - at < 4:
+                    break
+                length, start = int.from_bytes(data[at + 2:at + 4], "big"), at + 4
             elif length == 127:
-                if len(buffer) < 10:
-                    return
-                length, start = int.from_bytes(buffer[2:10], "big"), 10
-            if len(buffer) < start + length:
-                return
-            payload = bytes(buffer[start:start + length])
-            del buffer[:start + length]
+                if size - at < 10:
+                    break
+                length, start = int.from_bytes(data[at + 2:at + 10], "big"), at + 10
+            if size < start + length:
+                break
+            payload = data[start:start + length]
+            at = start + length
             opcode = first & 0x0F
             if opcode == 0x9:
                 self._send(0xA, payload)
             elif opcode == 0x8:
-                return
+                return size
             elif opcode == 0x1:
-                if first & 0x40:
-                    payload = self.inflate.decompress(payload + b"\x00\x00\xff\xff")
-                self._message(payload)
+                self._message(self.g.decoded(payload, bool(first & 0x40)), arrived)
+        return at
 
-    def _message(self, payload: bytes) -> None:
-        arrived = time.time()
+    def _message(self, decoded: tuple[int, int, bool, float | None], arrived: float) -> None:
         g = self.g
+        size, revision, snapshot, at = decoded
         g.messages += 1
-        g.bytes += len(payload)
-        match = _REVISION.search(payload, 0, 120)
-        revision = int(match.group(1)) if match else -1
-        if payload.startswith(b'{"type":"snapshot"'):
+        g.bytes += size
+        if snapshot:
             if self.revision is not None:
                 g.resyncs += 1
             self.revision = revision
@@ -160,13 +169,16 @@ class Viewer(asyncio.Protocol):
         if self.revision is None or revision != self.revision + 1:
             g.gaps += 1
         self.revision = revision
-        at = payload.rfind(b'"time":')
-        found = _TIME.match(payload, at) if at >= 0 else None
-        if found:
-            late = arrived - float(found.group(1)) - g.delay
+        if at is not None:
+            late = arrived - at - g.delay
             g.early += late < 0
             if g.measuring:
                 g.lateness.append(late)
+                span = g.spans.get(revision)
+                if span is None:
+                    g.spans[revision] = [late, late]
+                else:
+                    span[0], span[1] = min(span[0], late), max(span[1], late)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.g.stopping:
@@ -185,6 +197,37 @@ class Generator:
         self.measuring = False
         self.stopping = False
         self.lateness: list[float] = []
+        self.spans: dict[int, list[float]] = {}
+        self.failed: dict[str, int] = {}
+        """Why viewers could not connect (how many for each reason)."""
+        """Per revision: the first and the last viewer's lateness."""
+        self._decoded: dict[bytes, tuple[int, int, bool, float | None]] = {}
+
+    def decoded(self, payload: bytes, compressed: bool) -> tuple[int, int, bool, float | None]:
+        """A text frame's payload as (size inflated, revision, snapshot?, event time).
+
+        Each distinct payload is decoded once and shared by every viewer that received the
+        same bytes: the server compresses every message without context (what makes
+        compress-once possible), so a frame decodes alone; one that does not is an error."""
+        found = self._decoded.get(payload)
+        if found is None:
+            text = payload
+            if compressed:
+                try:
+                    text = zlib.decompressobj(-15).decompress(payload + b"\x00\x00\xff\xff")
+                except zlib.error:
+                    self.errors += 1
+                    text = b"{}"
+            match = _REVISION.search(text, 0, 120)
+            at = text.rfind(b'"time":')
+            time_of = _TIME.match(text, at) if at >= 0 else None
+            found = (len(text), int(match.group(1)) if match else -1,
+                     text.startswith(b'{"type":"snapshot"'),
+                     float(time_of.group(1)) if time_of else None)
+            if len(self._decoded) > 10_000:
+                self._decoded.clear()
+            self._decoded[payload] = found
+        return found
 
     def totals(self) -> dict[str, Any]:
         return {"messages": self.messages, "bytes": self.bytes, "wire": self.wire,
@@ -211,10 +254,13 @@ async def run_generator(urls: list[str], viewers: int, delay: float) -> dict[str
 
             async def connect(viewer: Viewer = viewer, host: str = host,
                               port: str = port) -> bool:
-                with suppress(OSError):
+                try:
                     await loop.create_connection(lambda: viewer, host, int(port))
                     return bool(await asyncio.wait_for(viewer.ready, CONNECT_TIMEOUT))
-                return False
+                except OSError as error:
+                    why = f"{type(error).__name__}: {error}"
+                    generator.failed[why] = generator.failed.get(why, 0) + 1
+                    return False
 
             sockets.append(viewer)
             pending.append(connect())
@@ -234,7 +280,8 @@ async def run_generator(urls: list[str], viewers: int, delay: float) -> dict[str
         if viewer.transport is not None:
             viewer.transport.close()
     return {"viewers": viewers, "connected": connected, "marks": marks,
-            "lateness": generator.lateness, "gaps": generator.gaps,
+            "lateness": generator.lateness, "failed": generator.failed,
+            "spans": generator.spans, "gaps": generator.gaps,
             "resyncs": generator.resyncs, "errors": generator.errors,
             "early": generator.early, "closed_early": generator.closed_early,
             "deflate": generator.deflate, "messages": generator.messages}
@@ -329,6 +376,11 @@ async def drive(server: Any, worker_pids: list[int], urls: list[str], redis: int
     share_of = {name: [(b - a) / window for a, b in zip(cpu0[name], cpu1[name], strict=True)]
                 for name in pids}
     lateness = [late for report in reports for late in report["lateness"]]
+    spans: dict[str, list[float]] = {}
+    for report in reports:
+        for revision, (first, last) in report["spans"].items():
+            span = spans.setdefault(revision, [first, last])
+            span[0], span[1] = min(span[0], first), max(span[1], last)
     delivered = sum(r["marks"][1]["messages"] - r["marks"][0]["messages"] for r in reports)
     received = sum(r["marks"][1]["bytes"] - r["marks"][0]["bytes"] for r in reports)
     wire = sum(r["marks"][1]["wire"] - r["marks"][0]["wire"] for r in reports)
@@ -348,8 +400,11 @@ async def drive(server: Any, worker_pids: list[int], urls: list[str], redis: int
         "gaps": sum(r["gaps"] for r in reports), "resyncs": sum(r["resyncs"] for r in reports),
         "errors": sum(r["errors"] for r in reports), "early": sum(r["early"] for r in reports),
         "closed_early": sum(r["closed_early"] for r in reports),
+        "connect_failures": [why for r in reports for why in r["failed"].items()],
         "deflate_negotiated": sum(r["deflate"] for r in reports),
         "latency_ms": summary_ms(lateness),
+        "first_viewer_ms": summary_ms([first for first, _ in spans.values()]),
+        "fan_out_ms": summary_ms([last - first for first, last in spans.values()]),
     }
 
 

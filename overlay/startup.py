@@ -11,6 +11,7 @@ are the addresses printed, when every one of them answers. Whatever stops a star
 from __future__ import annotations
 
 import errno
+import gc
 import os
 import socket
 import tempfile
@@ -38,6 +39,17 @@ _REASONS = {errno.EADDRINUSE: "the port is already in use",
             errno.EADDRNOTAVAIL: "this machine has no such address"}
 
 
+def settle_heap() -> None:
+    """Once the app is up: what startup made (modules, the app, a replayed log) lives as long
+    as the process, so it leaves the garbage collector's view (``gc.freeze``). CPython's full
+    collections walk every object they track, and stop every socket while they do: on a
+    worker with thousands of viewers a full pass over the startup objects as well took
+    hundreds of milliseconds (``bench.bench_festival``). Cycles made later are collected as
+    before."""
+    gc.collect()
+    gc.freeze()
+
+
 def listen_socket(host: str, port: int, *, option: str = "--port") -> socket.socket:
     """A socket bound and listening on ``host:port`` (``port`` 0: a free one).
 
@@ -48,7 +60,7 @@ def listen_socket(host: str, port: int, *, option: str = "--port") -> socket.soc
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
-        sock.listen(128)
+        sock.listen(socket.SOMAXCONN)  # a worker's whole audience reconnects at once
     except OSError as error:
         sock.close()
         reason = _REASONS.get(error.errno or 0, error.strerror or str(error))

@@ -72,7 +72,7 @@ async def _serve(settings: FestivalSettings, data: Path, out: Callable[[str], No
     from aiohttp import web
 
     from overlay.festival.app import create_festival_app
-    from overlay.startup import bound_port, check_data_dir, display_host, listen_socket
+    from overlay.startup import bound_port, check_data_dir, display_host, listen_socket, settle_heap
 
     sock = listen_socket(settings.host, settings.port)
     try:
@@ -81,6 +81,7 @@ async def _serve(settings: FestivalSettings, data: Path, out: Callable[[str], No
         try:
             await runner.setup()  # the festival's log opened, its lease held
             await web.SockSite(runner, sock).start()
+            settle_heap()
             base = f"http://{display_host(settings.host)}:{bound_port(sock)}"
             out(f"Feltcast festival director of {settings.name!r} on {base} "
                 f"({len(settings.tables)} tables, {len(settings.players)} players)")

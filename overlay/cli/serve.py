@@ -76,7 +76,13 @@ async def _serve(config: Config, out: Callable[[str], None]) -> int:
     from overlay.app import create_app
     from overlay.auth import load_or_create_tokens
     from overlay.keys import STOPPING_KEY
-    from overlay.startup import bound_port, check_data_dir, display_host, listen_socket
+    from overlay.startup import (
+        bound_port,
+        check_data_dir,
+        display_host,
+        listen_socket,
+        settle_heap,
+    )
     from overlay.tls import server_files, tls_lines
 
     host = config.server.host
@@ -93,6 +99,7 @@ async def _serve(config: Config, out: Callable[[str], None]) -> int:
         try:
             await runner.setup()  # the database opened, the log replayed
             await web.SockSite(runner, sock, ssl_context=context).start()
+            settle_heap()
             scheme = "https" if context is not None else "http"
             base = f"{scheme}://{display_host(host)}:{bound_port(sock)}"
             for line in [*start_lines(config, tokens, base), *tls]:

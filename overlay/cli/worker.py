@@ -61,7 +61,7 @@ async def _serve(settings: WorkerSettings, host: str, port: int, out: Callable[[
     from aiohttp import web
 
     from overlay.fanout.worker import WORKER_PAGES, create_worker_app
-    from overlay.startup import bound_port, display_host, listen_socket
+    from overlay.startup import bound_port, display_host, listen_socket, settle_heap
 
     sock = listen_socket(host, port)
     try:
@@ -69,6 +69,7 @@ async def _serve(settings: WorkerSettings, host: str, port: int, out: Callable[[
         try:
             await runner.setup()
             await web.SockSite(runner, sock).start()
+            settle_heap()
             base = f"http://{display_host(host)}:{bound_port(sock)}"
             out(f"Feltcast worker on {base}, relaying from {settings.redis.split('@')[-1]}")
             out(f"  tables: {base}/api/tables; a table's pages: {base}/t/<table>/<page> "
