@@ -118,6 +118,8 @@ class Viewer(asyncio.Protocol):
         del self.buffer[:end + 4]
         if not head.startswith("http/1.1 101"):
             self.g.errors += 1
+            why = head.split("\r\n", 1)[0]
+            self.g.failed[why] = self.g.failed.get(why, 0) + 1
             if not self.ready.done():
                 self.ready.set_result(False)
             return False
@@ -217,6 +219,8 @@ class Generator:
                     text = zlib.decompressobj(-15).decompress(payload + b"\x00\x00\xff\xff")
                 except zlib.error:
                     self.errors += 1
+                    why = "a frame that does not decode alone"
+                    self.failed[why] = self.failed.get(why, 0) + 1
                     text = b"{}"
             match = _REVISION.search(text, 0, 120)
             at = text.rfind(b'"time":')
