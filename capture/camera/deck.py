@@ -37,6 +37,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -50,6 +51,7 @@ from capture.errors import CameraDeckError
 from capture.storage import create_tables, write_session
 from engine.cards import Card
 
+from . import learnt
 from .geometry import (
     CARD_ASPECT,
     Image,
@@ -60,11 +62,13 @@ from .geometry import (
     rectify,
     warp_region,
 )
-from .suitcheck import CLUBS, SAMPLES, SEED, SPADES, camera_views, learn_clubs_spades
+from .learnt import Discriminant, LearntIndex, learn_discriminant
+from .suitcheck import CLUBS, SAMPLES, SEED, SPADES, Jitter, camera_views, learn_clubs_spades
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """2: templates white-balanced on the card stock (:func:`paper_gains`); 3: the clubs-or-spades
-discriminant (:mod:`capture.camera.suitcheck`)."""
+discriminant (:mod:`capture.camera.suitcheck`); 4: the deck's rank and suit discriminants
+(:mod:`capture.camera.learnt`)."""
 PATCH_HEIGHT = 48
 """Height in pixels of an index template (the width follows from the index's shape)."""
 CHROMA_WEIGHT = 0.8
@@ -156,6 +160,10 @@ class CameraDeck:
     (:func:`.suitcheck.clubs_spades`: > 0 club, < 0 spade)."""
     clubs_spades_bias: float
     """Its bias."""
+    learnt: LearntIndex | None = None
+    """The deck's rank and suit discriminants, learnt from its calibration images seen as a
+    camera might see them (:mod:`.learnt`); a calibrated or saved deck always has them (a
+    deck put together without them is read by its templates alone)."""
     created: float = 0.0
     """Wall-clock time of the calibration (seconds since the epoch)."""
     sources: tuple[str, ...] = ()
@@ -176,6 +184,11 @@ class CameraDeck:
         if self.clubs_spades.shape != suit_rows:
             raise CameraDeckError(f"deck {self.name!r}: clubs-or-spades weights must be "
                                   f"{suit_rows}, got {self.clubs_spades.shape}")
+        if self.learnt is not None and (
+                self.learnt.rank.weights.shape != (13, 3, self.split, suit_rows[2])
+                or self.learnt.suit.weights.shape != (4, *suit_rows)):
+            raise CameraDeckError(f"deck {self.name!r}: its rank and suit discriminants do "
+                                  "not fit its templates")
 
     def __repr__(self) -> str:
         return f"<CameraDeck {self.name!r} index {self.patch[0]}x{self.patch[1]} px>"
@@ -241,8 +254,9 @@ class CameraDeck:
                 "(a duplicate file?)")
         separation = float(index_alike(templates, split).max())
         weights, bias = _clubs_spades(images, quads, box, (width, height), split)
+        reader = _learn_index(images, quads, box, (width, height), split)
         return cls(name.strip(), box, templates, split, separation, weights, bias,
-                   created=time.time(),
+                   learnt=reader, created=time.time(),
                    sources=tuple(where.get(card, "") for card in order) if where else ())
 
     @classmethod
@@ -256,9 +270,15 @@ class CameraDeck:
         meta = {"format": FORMAT_VERSION, "name": self.name, "box": list(self.box),
                 "split": self.split, "separation": self.separation, "created": self.created,
                 "sources": list(self.sources), "clubs_spades_bias": self.clubs_spades_bias}
+        learnt_arrays: dict[str, Any] = {}
+        if self.learnt is not None:
+            for part, found in (("rank", self.learnt.rank), ("suit", self.learnt.suit)):
+                learnt_arrays |= {f"{part}_weights": found.weights, f"{part}_bias": found.bias,
+                                  f"{part}_half": found.half}
         buffer = io.BytesIO()
         np.savez_compressed(buffer, templates=self.templates, clubs_spades=self.clubs_spades,
-                            meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+                            meta=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8),
+                            **learnt_arrays)
         return buffer.getvalue()
 
     @classmethod
@@ -270,6 +290,8 @@ class CameraDeck:
                 meta = json.loads(bytes(arrays["meta"]).decode())
                 weights = (np.asarray(arrays["clubs_spades"], dtype=np.float32)
                            if "clubs_spades" in arrays.files else None)
+                parts = {key: np.asarray(arrays[key], dtype=np.float32) for key in arrays.files
+                         if key.startswith(("rank_", "suit_"))}
         except (OSError, ValueError, KeyError, UnicodeDecodeError, EOFError) as error:
             raise CameraDeckError(f"{what} is not a Feltcast camera deck ({error})") from None
         if isinstance(meta, dict) and isinstance(meta.get("format"), int) \
@@ -287,9 +309,12 @@ class CameraDeck:
                 raise ValueError(f"bad index box {meta['box']!r}")
             if weights is None:
                 raise KeyError("clubs_spades")
+            reader = LearntIndex(*(Discriminant(parts[f"{part}_weights"], parts[f"{part}_bias"],
+                                                parts[f"{part}_half"])
+                                   for part in ("rank", "suit")))
             return cls(str(meta["name"]), (box[0], box[1], box[2], box[3]), templates,
                        int(meta["split"]), float(meta["separation"]), weights,
-                       float(meta["clubs_spades_bias"]),
+                       float(meta["clubs_spades_bias"]), learnt=reader,
                        created=float(meta.get("created", 0.0)),
                        sources=tuple(str(s) for s in meta.get("sources", [])))
         except (KeyError, TypeError, ValueError) as error:
@@ -333,7 +358,7 @@ def _default_deck() -> CameraDeck:
               for i in range(52)}
     deck = CameraDeck.calibrate(images, "default")
     return CameraDeck(deck.name, deck.box, deck.templates, deck.split, deck.separation,
-                      deck.clubs_spades, deck.clubs_spades_bias, created=0.0)
+                      deck.clubs_spades, deck.clubs_spades_bias, learnt=deck.learnt, created=0.0)
 
 
 _WHOLE_IMAGE = OutlineParams(max_fraction=0.98)
@@ -544,6 +569,40 @@ def _clubs_spades(images: Mapping[Card, Image], quads: Mapping[Card, Quad],
     except ValueError:
         raise CameraDeckError("the deck's clubs and spades look the same; calibrate from "
                               "clearer images") from None
+
+
+LEARNT_JITTER = Jitter(turn=3.0, jpeg=(50, 95))
+"""How the views the rank and suit discriminants learn from are degraded: as the clubs-or-spades
+check's, and also turned and sheared a few degrees (a tilted camera, a corner a little off) and
+compressed as a camera's stream is."""
+
+
+def _learn_index(images: Mapping[Card, Image], quads: Mapping[Card, Quad],
+                 box: tuple[float, float, float, float], size: tuple[int, int],
+                 split: int) -> LearntIndex:
+    """The deck's rank and suit discriminants (:mod:`.learnt`) from its 52 images: each index
+    seen :data:`.learnt.SAMPLES` times as a camera might (seeded)."""
+    width, height = size
+    margin = 8
+    u0, v0, u1, v1 = box
+    du, dv = (u1 - u0) / width, (v1 - v0) / height
+    wide = (u0 - margin * du, v0 - margin * dv, u1 + margin * du, v1 + margin * dv)
+    rng = np.random.default_rng(learnt.SEED)
+    views: list[Features] = []
+    for index in range(52):
+        card = Card.from_index(index)
+        patch = camera_blur(warp_region(images[card], quads[card], wide,
+                                        (width + 2 * margin, height + 2 * margin)))
+        views += [index_features(view) for view in
+                  camera_views(patch, rng, learnt.SAMPLES, margin=margin, jitter=LEARNT_JITTER)]
+    features = np.stack(views)
+    labels = np.repeat(np.arange(52), learnt.SAMPLES)
+    try:
+        return LearntIndex(learn_discriminant(features[:, :, :split], labels >> 2, 13),
+                           learn_discriminant(features[:, :, split:], labels & 3, 4))
+    except ValueError:
+        raise CameraDeckError("two ranks or two suits of the deck look the same; calibrate "
+                              "from clearer images") from None
 
 
 def patch_size(box: tuple[float, float, float, float]) -> tuple[int, int]:

@@ -90,6 +90,17 @@ FIT_FLOOR = 0.6
 """A best correlation below this is no index at all; the score falls to 0 there ..."""
 FIT_FULL = 0.9
 """... and is not reduced above this."""
+LEARNT_VOUCH = 0.5
+"""When the deck's rank and suit discriminants both lean at least this far towards the
+templates' card (+1: as far as their average calibration view), ..."""
+FIT_FULL_VOUCHED = 0.75
+"""... the fit is not held against the card from this correlation on (not :data:`FIT_FULL`):
+a thin index blurred, small and compressed by a camera fits its own clear template about 0.8,
+and it is the deck's own discriminants, learnt from such views, that say which card it is."""
+LEARNT_SPAN = 1.0
+"""The deck's rank and suit discriminants (:mod:`.learnt`) are a sure margin (1.0) when the
+patch lies this far towards the templates' rank (suit) from the nearest boundary, in units of
+the average calibration view (+1); 0.5 on the boundary."""
 CHECK_SPAN = 1.0
 """The clubs-or-spades discriminant (:mod:`.suitcheck`, +-1 on the average camera view of a
 club or spade at calibration) is a sure margin (1.0) this far towards the templates' suit."""
@@ -207,6 +218,10 @@ class _Read:
     bank: _Bank
     clubs_spades: float
     """The deck's clubs-or-spades discriminant where the patch fits best (> 0 club)."""
+    ranks: npt.NDArray[np.float32] | None = None
+    """The deck's rank discriminant (:mod:`.learnt`) where the patch fits best, ``(13,)``."""
+    suits: npt.NDArray[np.float32] | None = None
+    """Its suit discriminant there, ``(4,)``."""
 
     @property
     def fit(self) -> float:
@@ -235,6 +250,9 @@ class Recognizer:
         self._card_width_px = width / (u1 - u0)
         """Card width in template pixels."""
         self._clubs_spades = np.ascontiguousarray(deck.clubs_spades.reshape(-1))
+        self._learnt = deck.learnt
+        self._learnt_columns = (None if deck.learnt is None else
+                                (deck.learnt.rank.columns(), deck.learnt.suit.columns()))
         blurs = _blurs()
         round_ = len(BLUR_BANKS)
         self._banks = [*(_Bank.of(deck, blur) for blur in blurs[:round_]),
@@ -383,7 +401,8 @@ class Recognizer:
         combined = _Read(np.mean([read.rank for read in good], axis=0, dtype=np.float32),
                          np.mean([read.suit for read in good], axis=0, dtype=np.float32),
                          good[0].bank,
-                         float(np.mean([read.clubs_spades for read in good])))
+                         float(np.mean([read.clubs_spades for read in good])),
+                         *_mean_learnt(good))
         code, score = self._decide(combined)
         return _detection(code if score >= self.threshold else None, printed, score), fit
 
@@ -410,14 +429,24 @@ class Recognizer:
                 for c in range(max(0, column - 1), min(side, column + 2))]
         lean = float(clubs_spades(windows.suit[at:at + 1], windows.suit_scale[at:at + 1],
                                   self._clubs_spades, self.deck.clubs_spades_bias)[0])
-        reads = [_Read(rank[near].max(axis=0), suit[near].max(axis=0), sharp, lean)]
+        ranks = suits = None
+        if self._learnt is not None and self._learnt_columns is not None:
+            ranks = self._learnt.rank.values(windows.rank[at:at + 1],
+                                             windows.rank_scale[at:at + 1],
+                                             self._learnt_columns[0])[0]
+            suits = self._learnt.suit.values(windows.suit[at:at + 1],
+                                             windows.suit_scale[at:at + 1],
+                                             self._learnt_columns[1])[0]
+        reads = [_Read(rank[near].max(axis=0), suit[near].max(axis=0), sharp, lean,
+                       ranks, suits)]
         # Every softer set in one product: (shifts, sets * 52), best shift per card and set.
         (round_banks, round_), (smeared_banks, smeared) = self._softer
         for banks, parts in ((round_banks, windows.correlate(round_, near)),
                              (smeared_banks, windows.coarse(near).correlate(smeared))):
             rank = parts[0].reshape(len(near), len(banks), -1).max(axis=0)
             suit = parts[1].reshape(len(near), len(banks), -1).max(axis=0)
-            reads += [_Read(rank[i], suit[i], bank, lean) for i, bank in enumerate(banks)]
+            reads += [_Read(rank[i], suit[i], bank, lean, ranks, suits)
+                      for i, bank in enumerate(banks)]
         return reads
 
     def _windows(self, source: Image, quad: Quad) -> _Windows:
@@ -441,14 +470,36 @@ class Recognizer:
                             (_RANK_OF[best] == _RANK_OF) & (_SUIT_OF[best] != _SUIT_OF),
                             read.bank.suit_similarity)
         fit = min(float(read.rank[best]), float(read.suit[best]))
-        fit_factor = float(np.clip((fit - FIT_FLOOR) / (FIT_FULL - FIT_FLOOR), 0.0, 1.0))
         margin = min(rank_conf, suit_conf)
         if _SUIT_OF[best] in (CLUBS, SPADES):
             # A club or a spade must also pass the deck's clubs-or-spades discriminant: a
             # third margin, 0.5 on its boundary, 1.0 at CHECK_SPAN towards the templates' suit.
             lean = read.clubs_spades if _SUIT_OF[best] == CLUBS else -read.clubs_spades
             margin = min(margin, float(np.clip(0.5 + 0.5 * lean / CHECK_SPAN, 0.0, 1.0)))
+        full = FIT_FULL
+        if self._learnt is not None and read.ranks is not None and read.suits is not None:
+            # The deck's own rank and suit discriminants must agree with the templates; when
+            # both lean clearly their way, a thin or small index that fits its template less
+            # well than a bold one does is not marked down as much.
+            leans = [self._learnt.rank.lean(read.ranks, int(_RANK_OF[best])),
+                     self._learnt.suit.lean(read.suits, int(_SUIT_OF[best]))]
+            for lean in leans:
+                margin = min(margin, float(np.clip(0.5 + 0.5 * lean / LEARNT_SPAN, 0.0, 1.0)))
+            if min(leans) >= LEARNT_VOUCH:
+                full = FIT_FULL_VOUCHED
+        fit_factor = float(np.clip((fit - FIT_FLOOR) / (full - FIT_FLOOR), 0.0, 1.0))
         return _CARDS[best].code, margin * fit_factor
+
+
+def _mean_learnt(reads: list[_Read]) -> tuple[npt.NDArray[np.float32] | None,
+                                              npt.NDArray[np.float32] | None]:
+    """The reads' rank and suit discriminants averaged (None when a read has none)."""
+    ranks = [read.ranks for read in reads if read.ranks is not None]
+    suits = [read.suits for read in reads if read.suits is not None]
+    if len(ranks) != len(reads) or len(suits) != len(reads):
+        return None, None
+    return (np.asarray(np.mean(ranks, axis=0), np.float32),
+            np.asarray(np.mean(suits, axis=0), np.float32))
 
 
 COARSE = 2

@@ -59,6 +59,11 @@ class Jitter:
     """Largest change of each colour channel's gain (venue lights)."""
     noise: float = 4.0
     """Largest sensor noise (standard deviation, grey levels)."""
+    turn: float = 0.0
+    """Largest turn, in degrees, and (as a share) shear and change of shape of the index: a
+    tilted camera, an outline's corner a little off (0: none, and no random numbers drawn)."""
+    jpeg: tuple[int, int] | None = None
+    """JPEG quality range the view is compressed at, as a camera's stream is (None: none)."""
 
 
 def streak_kernel(length: float, angle: float, *, soften: float = 0.0,
@@ -92,6 +97,13 @@ def camera_views(patch: npt.NDArray[np.uint8], rng: np.random.Generator, count: 
         cx, cy = out_w / 2.0, out_h / 2.0
         matrix = np.array([[scale, 0.0, margin + cx * (1 - scale) + dx],
                            [0.0, scale, margin + cy * (1 - scale) + dy]], dtype=np.float64)
+        if jitter.turn > 0:
+            angle = np.radians(rng.uniform(-jitter.turn, jitter.turn))
+            shear, stretch = rng.uniform(-1.0, 1.0, 2) * np.radians(jitter.turn)
+            linear = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+            linear = linear @ np.array([[1.0 + stretch, shear], [0.0, 1.0]]) * scale
+            matrix[:, :2] = linear
+            matrix[:, 2] = np.array([margin + cx + dx, margin + cy + dy]) - linear @ (cx, cy)
         view: npt.NDArray[Any] = cv2.warpAffine(
             patch, matrix, (out_w, out_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
             borderMode=cv2.BORDER_REPLICATE).astype(np.float32)
@@ -102,15 +114,31 @@ def camera_views(patch: npt.NDArray[np.uint8], rng: np.random.Generator, count: 
             view = cv2.filter2D(view, -1, streak_kernel(rng.uniform(2.0, jitter.streak),
                                                   rng.uniform(0.0, 180.0)),
                                 borderType=cv2.BORDER_REPLICATE)
+        small: tuple[int, int] | None = None
         if rng.random() < 0.5:
             share = rng.uniform(jitter.small, 1.0)
             small = (max(3, round(out_w * share)), max(3, round(out_h * share)))
-            view = cv2.resize(cv2.resize(view, small, interpolation=cv2.INTER_AREA),
-                              (out_w, out_h), interpolation=cv2.INTER_LINEAR)
+        if small is not None:
+            view = cv2.resize(view, small, interpolation=cv2.INTER_AREA)
+            if jitter.jpeg is None:
+                view = cv2.resize(view, (out_w, out_h), interpolation=cv2.INTER_LINEAR)
         view = view * (1.0 + rng.uniform(-jitter.tint, jitter.tint, 3)).astype(np.float32)
         view = view + rng.normal(0.0, rng.uniform(0.0, jitter.noise), view.shape)
-        views.append(np.clip(view, 0, 255).astype(np.uint8))
+        done = np.clip(view, 0, 255).astype(np.uint8)
+        if jitter.jpeg is not None:
+            # Noise and compression at the size the camera saw, then enlarged.
+            done = _jpeg(done, int(rng.integers(jitter.jpeg[0], jitter.jpeg[1] + 1)))
+            if small is not None:
+                done = np.asarray(cv2.resize(done, (out_w, out_h),
+                                             interpolation=cv2.INTER_LINEAR), np.uint8)
+        views.append(done)
     return views
+
+
+def _jpeg(view: npt.NDArray[np.uint8], quality: int) -> npt.NDArray[np.uint8]:
+    """``view`` compressed at JPEG ``quality`` and decoded again."""
+    ok, data = cv2.imencode(".jpg", view, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8) if ok else view
 
 
 def learn_clubs_spades(clubs: npt.NDArray[np.float32], spades: npt.NDArray[np.float32],

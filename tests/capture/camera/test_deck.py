@@ -175,6 +175,11 @@ def test_save_and_load_round_trip(tmp_path: Path, studio: CameraDeck) -> None:
     assert np.array_equal(loaded.templates, studio.templates)
     assert np.array_equal(loaded.clubs_spades, studio.clubs_spades)
     assert loaded.clubs_spades_bias == studio.clubs_spades_bias
+    assert loaded.learnt is not None and studio.learnt is not None
+    for part in ("rank", "suit"):
+        for field in ("weights", "bias", "half"):
+            assert np.array_equal(getattr(getattr(loaded.learnt, part), field),
+                                  getattr(getattr(studio.learnt, part), field))
     assert not list((tmp_path / "decks").glob("*.part"))
 
 
@@ -191,12 +196,12 @@ def test_loading_a_missing_or_foreign_file_says_so(tmp_path: Path) -> None:
         CameraDeck.load(foreign)
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3])
 def test_a_deck_from_an_earlier_format_asks_to_be_calibrated_again(
         tmp_path: Path, studio: CameraDeck, version: int) -> None:
     """Format 1 templates were not white-balanced: read against balanced patches they would
-    mislead; format 2 decks have no clubs-or-spades discriminant. Either is refused with what
-    to do, not loaded."""
+    mislead; format 2 decks have no clubs-or-spades discriminant, format 3 decks no rank and
+    suit discriminants. Each is refused with what to do, not loaded."""
     path = studio.save(tmp_path / "studio")
     with np.load(path, allow_pickle=False) as arrays:
         templates, meta = arrays["templates"], json.loads(bytes(arrays["meta"]).decode())
@@ -209,13 +214,14 @@ def test_a_deck_from_an_earlier_format_asks_to_be_calibrated_again(
         CameraDeck.load(old)
 
 
-def test_a_deck_without_its_clubs_or_spades_weights_is_damaged(
-        tmp_path: Path, studio: CameraDeck) -> None:
+@pytest.mark.parametrize("left_out", ["clubs_spades", "rank_weights", "suit_half"])
+def test_a_deck_without_its_learnt_weights_is_damaged(
+        tmp_path: Path, studio: CameraDeck, left_out: str) -> None:
     path = studio.save(tmp_path / "studio")
     with np.load(path, allow_pickle=False) as arrays:
-        templates, meta = arrays["templates"], arrays["meta"]
+        kept = {key: arrays[key] for key in arrays.files if key != left_out}
     cut = tmp_path / "cut.npz"
-    np.savez(cut, templates=templates, meta=meta)
+    np.savez(cut, **kept)
     with pytest.raises(CameraDeckError, match="damaged camera deck"):
         CameraDeck.load(cut)
 
