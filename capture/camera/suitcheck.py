@@ -30,6 +30,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from capture.camera.learnt import normalised
+
 CLUBS, SPADES = 0, 3
 """Suit numbers (``engine.cards.SUITS``: clubs first, spades last)."""
 SAMPLES = 40
@@ -147,8 +149,8 @@ def learn_clubs_spades(clubs: npt.NDArray[np.float32], spades: npt.NDArray[np.fl
     ``(n, channels, h, w)`` normalisable features of club views and of spade views: clubs
     average +1, spades -1."""
     n_c, n_s = len(clubs), len(spades)
-    x_c = _normalised(clubs).astype(np.float64)
-    x_s = _normalised(spades).astype(np.float64)
+    x_c = normalised(clubs).astype(np.float64)
+    x_s = normalised(spades).astype(np.float64)
     mean_c, mean_s = x_c.mean(axis=0), x_s.mean(axis=0)
     centred = np.concatenate([x_c - mean_c, x_s - mean_s])
     dims = centred.shape[1]
@@ -175,15 +177,6 @@ def learn_clubs_spades(clubs: npt.NDArray[np.float32], spades: npt.NDArray[np.fl
     if half <= 1e-9 or not n_c or not n_s:
         raise ValueError("clubs and spades cannot be told apart")
     return (weights / half).reshape(shape).astype(np.float32), -middle / half
-
-
-def _normalised(features: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    n, channels = features.shape[:2]
-    flat = features.reshape(n, channels, -1).astype(np.float32)
-    flat = flat - flat.mean(axis=2, keepdims=True)
-    flat = flat.reshape(n, -1)
-    return np.asarray(flat / np.maximum(np.linalg.norm(flat, axis=1, keepdims=True), 1e-3),
-                      dtype=np.float32)
 
 
 def clubs_spades(windows: npt.NDArray[np.float32], scales: npt.NDArray[np.float32],

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from aiohttp import web
 
 from engine.channels import BUILTIN_CHANNELS
+from engine.log import TableEvent
 from overlay.hub import ChannelHub, EventListReducer
 from overlay.sockets import forward
 from tests.overlay.test_hub import log_entries
@@ -41,6 +43,29 @@ class Server:
         await forward(subscription, ws, request)
         return ws
 
+    def release_through(self, revision: int, events: Iterator[TableEvent]) -> None:
+        """Offer log events, in this one turn of the event loop, until ``revision``."""
+        while self.hub.revision < revision:
+            self.hub.offer([next(events)])
+
+
+async def _connected(aiohttp_client: Any) -> tuple[Server, Any, dict[str, Any]]:
+    """A server, a page's socket on it, and the first message the page got."""
+    server = Server()
+    app = web.Application()
+    app.router.add_get("/ws", server.handler)
+    client = await aiohttp_client(app)
+    ws = await client.ws_connect("/ws")
+    await asyncio.wait_for(server.subscribed.wait(), 60)
+    (first,) = await _received(ws, 1)
+    return server, ws, first
+
+
+async def _goodbye(server: Server, ws: Any) -> None:
+    """The server closes (its handler reads nothing, so the page cannot start the close)."""
+    server.hub.close()
+    assert (await asyncio.wait_for(ws.receive(), 60)).type.name in ("CLOSE", "CLOSING", "CLOSED")
+
 
 async def _received(ws: Any, count: int) -> list[dict[str, Any]]:
     messages = []
@@ -51,51 +76,34 @@ async def _received(ws: Any, count: int) -> list[dict[str, Any]]:
 
 
 async def test_messages_handed_over_together_leave_in_one_write(aiohttp_client: Any) -> None:
-    server = Server()
-    app = web.Application()
-    app.router.add_get("/ws", server.handler)
-    client = await aiohttp_client(app)
-    ws = await client.ws_connect("/ws")
-    await asyncio.wait_for(server.subscribed.wait(), 60)
-    (snapshot,) = await _received(ws, 1)
+    server, ws, snapshot = await _connected(aiohttp_client)
     assert snapshot["type"] == "snapshot"
     before = len(server.writes)
 
     events = iter(log_entries(200))
-    while server.hub.revision < 5:  # released together: one turn of the event loop
-        server.hub.offer([next(events)])
+    server.release_through(5, events)  # released together: one turn of the event loop
     burst = await _received(ws, 5)
     assert [m["revision"] for m in burst] == [1, 2, 3, 4, 5]
     assert len(server.writes) == before + 1, "five frames, one write"
     assert server.writes[-1].count(b'"type":"patch"') == 5
 
     for revision in (6, 7):  # one at a time: each leaves as it comes
-        while server.hub.revision < revision:
-            server.hub.offer([next(events)])
+        server.release_through(revision, events)
         await _received(ws, 1)
     assert len(server.writes) == before + 3
-    server.hub.close()  # the server says goodbye (its handler reads nothing)
-    assert (await asyncio.wait_for(ws.receive(), 60)).type.name in ("CLOSE", "CLOSING", "CLOSED")
+    await _goodbye(server, ws)
 
 
 async def test_a_stream_with_bursts_arrives_whole_and_in_order(aiohttp_client: Any) -> None:
-    server = Server()
-    app = web.Application()
-    app.router.add_get("/ws", server.handler)
-    client = await aiohttp_client(app)
-    ws = await client.ws_connect("/ws")
-    await asyncio.wait_for(server.subscribed.wait(), 60)
-    await _received(ws, 1)
+    server, ws, _ = await _connected(aiohttp_client)
     events = iter(log_entries(1000, seed=3))
     sizes = [1, 4, 2, 9, 1, 1, 6, 3, 12, 1, 20]  # bursts between turns of the loop
     offered = 0
     for size in sizes:
         offered += size
-        while server.hub.revision < offered:
-            server.hub.offer([next(events)])
+        server.release_through(offered, events)
         await asyncio.sleep(0)
     received = await _received(ws, offered)
     assert [m["revision"] for m in received] == list(range(1, offered + 1))
     assert len(server.writes) <= len(sizes) + 1
-    server.hub.close()  # the server says goodbye (its handler reads nothing)
-    assert (await asyncio.wait_for(ws.receive(), 60)).type.name in ("CLOSE", "CLOSING", "CLOSED")
+    await _goodbye(server, ws)

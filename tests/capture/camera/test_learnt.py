@@ -9,16 +9,16 @@ import dataclasses
 import numpy as np
 import pytest
 
-from capture.camera.cardart import STYLES, render_card
-from capture.camera.deck import CameraDeck, camera_blur, index_features, normalise
+from capture.camera.cardart import STYLES
+from capture.camera.deck import CameraDeck, index_features, normalise
 from capture.camera.evaluate import calibrate_style
-from capture.camera.geometry import warp_region
 from capture.camera.learnt import Discriminant, learn_discriminant, normalised
 from capture.camera.recognizer import Recognizer, _Read
 from capture.camera.suitcheck import Jitter, camera_views
 from engine.cards import Card
 
 from .test_recognizer import grid
+from .test_suitcheck import MARGIN, index_patch
 
 
 @pytest.fixture(scope="module")
@@ -37,20 +37,12 @@ def fresh_views(deck: CameraDeck, style_name: str, seed: int, per_card: int = 6,
                 jitter: Jitter = READABLE) -> tuple[np.ndarray, np.ndarray]:
     """Camera views (not those the deck learnt from) of every card of the style:
     ``(n, 3, h, w)`` features and the cards' numbers."""
-    width, height = deck.patch
-    margin = 8
-    u0, v0, u1, v1 = deck.box
-    du, dv = (u1 - u0) / width, (v1 - v0) / height
-    wide = (u0 - margin * du, v0 - margin * dv, u1 + margin * du, v1 + margin * dv)
-    corners = np.array([[0, 0], [250, 0], [250, 350], [0, 350]], np.float32)
     rng = np.random.default_rng(seed)
     views, labels = [], []
     for index in range(52):
-        patch = camera_blur(warp_region(render_card(Card.from_index(index), STYLES[style_name]),
-                                        corners, wide,
-                                        (width + 2 * margin, height + 2 * margin)))
+        patch = index_patch(deck, Card.from_index(index), style_name)
         views += [index_features(view) for view in
-                  camera_views(patch, rng, per_card, margin=margin, jitter=jitter)]
+                  camera_views(patch, rng, per_card, margin=MARGIN, jitter=jitter)]
         labels += [index] * per_card
     return np.stack(views), np.array(labels)
 

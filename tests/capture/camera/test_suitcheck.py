@@ -28,24 +28,31 @@ def club_classic() -> CameraDeck:
     return calibrate_style(STYLES["club-classic"])
 
 
+MARGIN = 8
+"""Pixels of card around the index box in :func:`index_patch` (room for a camera's jitter)."""
+
+
+def index_patch(deck: CameraDeck, card: Card, style_name: str) -> np.ndarray:
+    """The deck's index box of ``card`` in ``style_name`` with :data:`MARGIN` pixels around
+    it, softened as the camera softens it: what :func:`camera_views` jitters."""
+    width, height = deck.patch
+    u0, v0, u1, v1 = deck.box
+    du, dv = (u1 - u0) / width, (v1 - v0) / height
+    wide = (u0 - MARGIN * du, v0 - MARGIN * dv, u1 + MARGIN * du, v1 + MARGIN * dv)
+    corners = np.array([[0, 0], [250, 0], [250, 350], [0, 350]], np.float32)
+    return camera_blur(warp_region(render_card(card, STYLES[style_name]), corners, wide,
+                                   (width + 2 * MARGIN, height + 2 * MARGIN)))
+
+
 def views(deck: CameraDeck, style_name: str, suit: int, seed: int) -> np.ndarray:
     """Fresh camera views (not those it was learnt from) of the deck's cards of ``suit``,
     as the recogniser's windows: ``(n, 3 * h * w)`` suit rows."""
-    style = STYLES[style_name]
-    width, height = deck.patch
-    margin = 8
-    u0, v0, u1, v1 = deck.box
-    du, dv = (u1 - u0) / width, (v1 - v0) / height
-    wide = (u0 - margin * du, v0 - margin * dv, u1 + margin * du, v1 + margin * dv)
-    corners = np.array([[0, 0], [250, 0], [250, 350], [0, 350]], np.float32)
     rng = np.random.default_rng(seed)
     rows = []
     for rank in range(13):
-        image = render_card(Card.from_index(4 * rank + suit), style)
-        patch = camera_blur(warp_region(image, corners, wide,
-                                        (width + 2 * margin, height + 2 * margin)))
+        patch = index_patch(deck, Card.from_index(4 * rank + suit), style_name)
         rows += [index_features(view)[:, deck.split:].reshape(-1)
-                 for view in camera_views(patch, rng, 30, margin=margin)]
+                 for view in camera_views(patch, rng, 30, margin=MARGIN)]
     return np.stack(rows)
 
 
