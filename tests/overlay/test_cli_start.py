@@ -249,6 +249,25 @@ def test_version(tmp_path: Path) -> None:
     assert done.returncode == 0 and done.stdout == f"feltcast {__version__}\n"
 
 
+def test_a_command_imports_only_its_own_module(tmp_path: Path) -> None:
+    # Every subcommand is listed in the help, but `feltcast init` does not pay for the
+    # video export's OpenCV or the evaluator's tables (each test's subprocess did).
+    probe = ("import sys\nfrom overlay.cli import main\n"
+             "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in sys.modules if m.startswith('overlay.cli.') or "
+             "m in ('cv2', 'engine._tables')))")
+    helped = subprocess.run([sys.executable, "-c", probe, "--help"], cwd=tmp_path, text=True,
+                            capture_output=True, timeout=120)
+    assert "serve     run the service" in helped.stdout and "worker " in helped.stdout
+    assert helped.stdout.splitlines()[-1] == "[]"
+    init = subprocess.run([sys.executable, "-c", probe, "init", "--help"], cwd=tmp_path,
+                          text=True, capture_output=True, timeout=120)
+    assert "--players" in init.stdout
+    assert init.stdout.splitlines()[-1] == "['overlay.cli.init']"
+    wrong = feltcast("serv", cwd=tmp_path)
+    assert wrong.returncode == 2 and "invalid choice: 'serv'" in wrong.stderr
+
+
 def test_a_backup_while_the_service_writes(tmp_path: Path) -> None:
     write_show(tmp_path)
     photos = tmp_path / "data" / "media" / "players"
