@@ -111,8 +111,10 @@ def harness() -> Iterator[Harness]:
     server.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
+    """One Chromium for all the page tests (each test opens its own contexts); it is closed
+    after the last of them, before the rest of the suite runs its own event loops."""
     reason = _skip_reason()
     if reason:
         missing_system_package(reason)
