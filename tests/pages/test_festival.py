@@ -90,19 +90,31 @@ def test_a_tables_overlay_is_served_by_the_worker(
 def test_the_directors_view_follows_the_festival(browser: Browser, tmp_path: Path) -> None:
     """The director's page of ``feltcast demo --festival`` (real processes: its PostgreSQL,
     Redis, director, three tables, worker) followed down to the winner: the tables with
-    their players, the moves the rules made, the places and the prizes."""
+    their players, the moves the rules made, the places and the prizes; the director's
+    orders: hand-for-hand started and stopped by hand, and refused once one table is left."""
     demo = Running(subprocess.Popen(
         [sys.executable, "-m", "overlay", "demo", "--festival", "--port", "0", "--speed",
          "1000", "--seed", "5", "--delay", "1", "--data", str(tmp_path)],
         cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
-    probe = Probe()
+    probe = Probe(allow_rejections=True)  # the refused orders (409)
     try:
-        line = demo.until(r"the director: (http://\S+/) ")
-        director = line.split("the director: ")[1].split()[0]
+        line = demo.until(r"the director's orders: (http://\S+)")
+        orders = line.split("the director's orders: ")[1].split()[0]
         page = watch(browser.new_page(viewport={"width": 1280, "height": 900}), probe)
-        page.goto(director)
+        page.goto(orders)  # the token read from the address, which then loses it
         expect(page.locator("#summary")).to_contain_text("players left · ")
         expect(page.locator("#tables .table").first).to_be_visible()
+        assert "token" not in page.url
+        # The director starts hand-for-hand by hand (27 players left), then stops it.
+        toggle, answer = page.locator("#hand-for-hand-toggle"), page.locator("#answer")
+        expect(toggle).to_have_text("Start hand-for-hand")
+        toggle.click()
+        expect(answer).to_have_text("Done: hand-for-hand on.")
+        expect(page.locator("#hand-for-hand")).to_be_visible()
+        expect(toggle).to_have_text("Stop hand-for-hand")
+        toggle.click()
+        expect(answer).to_have_text("Done: hand-for-hand off.")
+        expect(page.locator("#hand-for-hand")).to_be_hidden()
         demo.until("the festival is over", timeout=300)
         expect(page.locator("#summary")).to_have_text(
             "1 player left · 1 table · 540,000 chips in play", timeout=30_000)
@@ -113,6 +125,13 @@ def test_the_directors_view_follows_the_festival(browser: Browser, tmp_path: Pat
         expect(page.locator("#places .row").first.locator(".stack")).to_have_text("60,000")
         expect(page.locator("#moves .row").first).to_contain_text("final table")
         expect(page.locator("#hand-for-hand")).to_be_hidden()
+        # One table left: the director's orders are refused, with the reason.
+        toggle.click()
+        expect(answer).to_have_text("Refused: one table is left: hand-for-hand is between "
+                                    "tables (R24)")
+        expect(answer).to_have_attribute("data-state", "refused")
+        page.locator("#break").click()
+        expect(answer).to_have_text("Refused: one table is left: nobody breaks a table")
         page.close()
         assert demo.stop(signal.SIGINT) == 0
     finally:
