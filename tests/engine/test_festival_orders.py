@@ -158,6 +158,35 @@ def test_a_break_ordered_during_a_hand_waits_for_it() -> None:
     check(festival, 17 * STACK)
 
 
+def test_a_break_in_a_hand_for_hand_round_waits_for_the_round_to_end() -> None:
+    festival = festival_of(17).set_hand_for_hand(True)
+    festival, _ = festival.deal("A")
+    festival = festival.finish("A", dict(festival.table("A").start_stacks))[0]
+    festival, moves = festival.break_table("A")  # A played the round's hand, B and C not
+    assert moves == () and festival.orders == (Order(break_table="A"),)
+    mover = festival.table("B").players[0]
+    with pytest.raises(IllegalActionError, match="A is to be broken after its hand"):
+        festival.move(mover, "A")
+    made: list[Move] = []
+    for name in ("B", "C"):
+        festival, _ = festival.deal(name)
+    for name in ("B", "C"):
+        festival, moves = festival.finish(name, dict(festival.table(name).start_stacks))
+        made.extend(moves)
+    assert festival.round_id is None and "A" in festival.broken
+    assert [m.from_table for m in made if m.reason == "director's break"] == ["A"] * 6
+
+
+def test_a_table_with_an_order_waiting_is_not_broken_by_hand() -> None:
+    festival = festival_of(17)
+    festival, _ = festival.deal("A")
+    player = festival.table("A").players[0]
+    target = min(("B", "C"), key=lambda n: len(festival.table(n).seats))
+    festival, _ = festival.move(player, target)
+    with pytest.raises(IllegalActionError, match=f"an order waits at {target}"):
+        festival.break_table(target)
+
+
 def test_the_final_table_is_not_made_by_hand() -> None:
     festival = festival_of(12, "AB")
     festival, _ = festival.deal("B")  # B playing: the final table waits for its hand
