@@ -14,13 +14,20 @@ draws take a seed.
 - **Finishing.** :meth:`Festival.finish` takes the table's stacks after the hand (chips stay at
   the table: their sum must not change), takes out the players with none (:class:`Standings`,
   R22/R23), moves the button, and then, while that table is between hands:
-  - the *final table* when ten or fewer players remain (all tables idle: at that point
-    hand-for-hand has them all between hands): every player drawn to a seat of one table;
+  - the *final table* when ten or fewer players remain (all tables idle and, in
+    hand-for-hand, every table done with the round's hand): every player drawn to a seat of
+    one table;
   - a table *broken* when the players fit in one table fewer: the table that just finished,
-    if it is among the shortest, its players drawn to the open seats of the others;
+    if it is among the shortest, its players drawn to the open seats of the others
+    (001 §2.10);
   - *balancing*: while this table holds two players more than the shortest, the player due
     for its big blind next moves to the shortest table, to the open seat there that posts the
-    big blind soonest (he pays it as he would have: no free hand, no blind twice).
+    big blind soonest (he pays it as he would have: no free hand, no blind twice; 001 §2.11).
+
+  In a hand-for-hand round the rules move nobody until every table has finished the round's
+  hand (R24, 001 §2.13: the tables deal each hand together, so the floor balances and breaks
+  between those hands); a player moved sooner would play the round's hand twice or miss it.
+  The hand that ends the round rearranges every table: breaks first, then balancing.
 
 The director's hands (:meth:`Festival.move`, :meth:`Festival.break_table`,
 :meth:`Festival.set_hand_for_hand`, each with its ``verify_`` and ``can_``): a player moved
@@ -248,14 +255,17 @@ class Festival:
     def _check_deal(self, table: FestivalTable) -> None:
         if table.playing:
             raise IllegalActionError(f"{table.name} is playing a hand")
+        if self.hand_for_hand and self.round_id is not None:
+            waiting = ", ".join(t.name for t in self.tables if t.playing or (
+                t.name not in self.dealt and len(t.seats) >= 2))
+            # A table left with one player in the round waits too: the rules fill or
+            # break it once the round is over.
+            if waiting and (table.name in self.dealt or len(table.seats) < 2):
+                raise IllegalActionError(
+                    f"hand-for-hand: {table.name} waits until every table has finished "
+                    f"this round's hand ({waiting})", rule="R24")
         if len(table.seats) < 2:
             raise IllegalActionError(f"{table.name} has fewer than two players")
-        if self.hand_for_hand and table.name in self.dealt:
-            waiting = ", ".join(t.name for t in self.tables if t.name not in self.dealt
-                                or t.playing)
-            raise IllegalActionError(
-                f"hand-for-hand: {table.name} waits until every table has finished this "
-                f"round's hand ({waiting})", rule="R24")
 
     # -- the verbs ----------------------------------------------------------------------
 
@@ -313,8 +323,11 @@ class Festival:
         festival = replace(
             self, tables=self._replaced(done), standings=standings,
             stacks=tuple((p, c) for p, c in everyone.items() if p not in busted))
-        festival = festival._round_over()
-        return festival._rearranged(name)
+        ended = festival._round_over()
+        if self.round_id is not None and ended.round_id is None:
+            # The round's last hand: every table between hands, the rules' moves now (R24).
+            return ended._rearranged([t.name for t in ended.tables])
+        return ended._rearranged([name])
 
     # -- the director's hands -----------------------------------------------------------
 
@@ -429,8 +442,8 @@ class Festival:
     def verify_hand_for_hand(self, on: bool) -> None:
         """Whether the director may switch hand-for-hand ``on`` (or off).
 
-        :raises IllegalActionError: one table left (nothing to wait for) or hand-for-hand
-            already as asked.
+        :raises IllegalActionError: one table left (nothing to wait for), hand-for-hand
+            already as asked, or switched off in a round with the final table due (R23).
         """
         if len(self.tables) < 2:
             raise IllegalActionError("one table is left: hand-for-hand is between tables "
@@ -438,6 +451,10 @@ class Festival:
         if on == self.hand_for_hand:
             raise IllegalActionError(f"hand-for-hand is {'on' if on else 'off'} already",
                                      rule="R24")
+        if not on and self.round_id is not None and self.remaining <= FINAL_TABLE:
+            raise IllegalActionError(
+                f"{self.remaining} players are left: the final table forms when every table "
+                "has finished this round's hand (R23, R24)", rule="R23")
 
     def can_set_hand_for_hand(self, on: bool) -> bool:
         try:
@@ -449,7 +466,10 @@ class Festival:
     def set_hand_for_hand(self, on: bool) -> Festival:
         """The director switches hand-for-hand ``on`` (a round starts with the next hand
         dealt: R24 as from eleven players) or off (the round ends: a table that waits may
-        deal). Off with more than eleven players left, R24's start at eleven still applies.
+        deal; the tables that finished in it are balanced, or broken, once they finish
+        their next hand). Off with more than eleven players left, R24's start at eleven
+        still applies. Not off in a round once ten players are left: the final table forms
+        when the round is over (R23).
 
         :raises IllegalActionError: see :meth:`verify_hand_for_hand`.
         """
@@ -532,21 +552,40 @@ class Festival:
             return self
         return replace(self, round_id=None, dealt=frozenset())
 
-    def _rearranged(self, name: str) -> tuple[Festival, tuple[Move, ...]]:
+    def _rearranged(self, names: Sequence[str]) -> tuple[Festival, tuple[Move, ...]]:
+        """The moves after tables ``names`` finished their hands (between hands): the final
+        table, the director's orders, a break, balancing.
+
+        In a hand-for-hand round the rules move nobody until every table has finished the
+        round's hand (R24, 001 §2.13: the tables deal each hand together): a player moved
+        before then would sit down at a table that has not dealt the round's hand yet and
+        play it twice, or leave one that has not dealt it and miss it; players busting in
+        the round would not all have played it when the final table forms (R22, R23). Once
+        the round is over, every table is looked at (``names``: all of them)."""
         festival: Festival = self
-        moves: tuple[Move, ...] = ()
         if len(festival.tables) > 1 and festival.remaining <= FINAL_TABLE:
-            if all(not t.playing for t in festival.tables):
+            if festival.round_id is None and all(not t.playing for t in festival.tables):
                 return festival._final_table()
-            return festival, moves
-        festival, ordered = festival._carry_out()
-        if name in festival.broken:
+            return festival, ()
+        festival, ordered = festival._carry_out()  # they wait for the round themselves
+        if festival.round_id is not None:
             return festival, ordered
-        festival, moves = festival._break(name)
-        if moves:
-            return festival, ordered + moves
-        festival, moves = festival._balance(name)
-        return festival, ordered + moves
+        moves = list(ordered)
+        broke = True
+        while broke:  # a break (001 §2.10), the shortest table first
+            broke = False
+            for name in sorted((n for n in names if n not in festival.broken),
+                               key=lambda n: (len(festival.table(n).seats), n)):
+                festival, made = festival._break(name)
+                if made:
+                    moves.extend(made)
+                    broke = True
+                    break
+        for name in names:  # balancing (001 §2.11)
+            if name not in festival.broken:
+                festival, made = festival._balance(name)
+                moves.extend(made)
+        return festival, tuple(moves)
 
     def _final_table(self) -> tuple[Festival, tuple[Move, ...]]:
         rng = self._rng()

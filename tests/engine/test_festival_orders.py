@@ -24,7 +24,7 @@ from engine.festival_events import (
     apply_order,
     replay_festival,
 )
-from tests.engine.test_festival import STACK, bust, check, players
+from tests.engine.test_festival import STACK, Rounds, bust, check, players
 
 
 def festival_of(n: int, tables: str = "ABC", seed: int = 7) -> Festival:
@@ -320,14 +320,16 @@ def test_any_orders_and_hands_keep_every_chip_and_player(n: int, tables: int,
                                                          seed: int) -> None:
     """Whatever the director orders between and during hands: chips conserved, every player
     seated once until he busts, no seat taken twice, within a hand-for-hand round no table
-    deals twice, the festival still played down to one winner with every place decided."""
+    deals twice and every player is dealt one hand (never two, none missed while seated,
+    whether the rules or the director moved him: R24), the festival still played down to
+    one winner with every place decided."""
     tables = min(tables, max(1, n // 2), -(-n // 9) + 2)
     tables = max(tables, -(-n // 9))
     festival = Festival.draw(players(n), [f"T{k}" for k in range(1, tables + 1)],
                              stack=STACK, seed=seed)
     rng = random.Random(seed)
     total = n * STACK
-    rounds: dict[int, list[str]] = {}
+    rounds = Rounds()
     for _ in range(5_000):
         if festival.remaining == 1:
             break
@@ -339,10 +341,9 @@ def test_any_orders_and_hands_keep_every_chip_and_player(n: int, tables: int,
         playing = [t.name for t in festival.tables if t.playing]
         if dealable and (not playing or rng.random() < 0.5):
             name = rng.choice(dealable)
-            in_round = festival.hand_for_hand
+            before = festival
             festival, hand_id = festival.deal(name)
-            if in_round:
-                rounds.setdefault(hand_id, []).append(name)
+            rounds.dealt(before, festival, name, hand_id)
         else:
             assert playing, "no table can deal and none is playing: the festival is stuck"
             name = rng.choice(playing)
@@ -351,11 +352,15 @@ def test_any_orders_and_hands_keep_every_chip_and_player(n: int, tables: int,
             amount = stacks[loser] if rng.random() < 0.35 else rng.randint(0, stacks[loser])
             stacks[loser] -= amount
             stacks[winner] += amount
-            festival, _ = festival.finish(name, stacks)
+            before = festival
+            festival, moves = festival.finish(name, stacks)
+            rounds.finished(before, festival)
+            if festival.round_id is not None:  # in a round only the director's moves
+                assert all(m.reason == "director" for m in moves)
         check(festival, total)
         assert all(len(t.seats) <= festival.seats_per_table or len(festival.tables) == 1
                    for t in festival.tables)
     assert festival.remaining == 1 and len(festival.tables) == 1
     assert sorted(f.name for f in festival.standings.finishes()) == players(n)
     assert festival.orders == () and len(festival.tables) == 1
-    assert all(len(names) == len(set(names)) for names in rounds.values())
+    assert all(len(names) == len(set(names)) for names in rounds.tables.values())
