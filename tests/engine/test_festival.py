@@ -358,3 +358,28 @@ def test_the_final_table_waits_for_every_table_to_play_the_round() -> None:
     assert out_b.start_stack == STACK
     places = {f.name: f.place for f in festival.standings.finishes()}
     assert places[out_a.name] == places[out_b.name] == 10  # 10,000 each: they share it
+
+
+def test_a_table_left_alone_with_one_player_in_a_round_waits_for_it() -> None:
+    """A hand begun before the round leaves one player at C: he cannot be dealt a hand, so
+    C waits for the round like the others (R24), and is broken once it is over."""
+    festival = Festival.draw(players(17), ["A", "B", "C"], stack=STACK, seed=7)
+    short = min(festival.tables, key=lambda t: (len(t.seats), t.name)).name
+    others = [t.name for t in festival.tables if t.name != short]
+    festival, _ = festival.deal(short)  # before hand-for-hand
+    festival = festival.set_hand_for_hand(True)
+    festival, _ = festival.deal(others[0])  # the round starts
+    losers = list(festival.table(short).players[1:])
+    stacks = dict(festival.table(short).start_stacks)
+    stacks[festival.table(short).players[0]] += sum(stacks[p] for p in losers)
+    stacks.update({p: 0 for p in losers})
+    festival, moves = festival.finish(short, stacks)
+    assert moves == () and len(festival.table(short).seats) == 1
+    with pytest.raises(IllegalActionError, match=f"hand-for-hand: {short} waits") as refused:
+        festival.deal(short)
+    assert refused.value.rule == "R24"
+    festival, _ = festival.finish(others[0], dict(festival.table(others[0]).start_stacks))
+    festival, _ = festival.deal(others[1])
+    festival, moves = festival.finish(others[1], dict(festival.table(others[1]).start_stacks))
+    assert [m.reason for m in moves] == ["break"] and festival.broken == (short,)
+    check(festival, 17 * STACK)

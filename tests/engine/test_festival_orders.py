@@ -235,6 +235,16 @@ def test_hand_for_hand_switched_on_by_hand_follows_r24_and_r22() -> None:
     assert festival.can_deal("A") and festival.round_id is None
 
 
+def test_not_switched_off_in_a_round_once_the_final_table_is_due() -> None:
+    festival = festival_of(12, "AB", seed=3)
+    festival, _ = bust(festival, "A", [festival.table("A").players[0]])  # 11: R24
+    festival, _ = bust(festival, "A", [festival.table("A").players[-1]])  # 10, B to deal
+    with pytest.raises(IllegalActionError, match="10 players are left: the final table "
+                       "forms when every table has finished this round's hand") as refused:
+        festival.set_hand_for_hand(False)
+    assert refused.value.rule == "R23" and not festival.can_set_hand_for_hand(False)
+
+
 def test_switched_off_above_eleven_the_rule_book_starts_it_at_eleven() -> None:
     festival = festival_of(13, "AB", seed=5).set_hand_for_hand(True).set_hand_for_hand(False)
     assert not festival.hand_for_hand
