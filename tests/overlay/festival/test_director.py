@@ -194,3 +194,38 @@ async def test_the_directors_orders_are_logged_answered_and_seat_the_tables(
     log.close()
     assert kinds["festival_move_ordered"] == 1 and kinds["festival_break_ordered"] == 0
     assert kinds["festival_hand_for_hand_ordered"] == 2
+
+
+async def test_an_order_whose_player_busts_is_listed_as_lapsed_with_the_reason(
+        aiohttp_client: Any, tmp_path: Path, pg_server: PostgresServer) -> None:
+    """A move ordered while the player's table plays; he busts in that hand: the order
+    lapses, nothing moves, and ``GET /api/festival`` lists it under ``lapsed`` with the
+    reason, after a restart too (the log replayed)."""
+    url = pg_server.create_database()
+    settings = replace(festival_settings(url), players=(*PLAYERS, "Player 25"))
+    director = await aiohttp_client(create_festival_app(settings, tmp_path / "d"))
+    state = await (await director.get("/api/festival")).json()
+    sizes = {t["name"]: len(t["seats"]) for t in state["tables"]}  # 9, 8, 8
+    key = next(name for name, n in sizes.items() if n == 9)
+    other = next(name for name, n in sizes.items() if n == 8)
+    status, dealt = await ask(director, {"id": f"{key}:hand:1", "table": key,
+                                         "table_hand": 1, "stacks": None})
+    assert status == 200
+    stacks = {player: chips for _, player, chips in dealt["seats"]}
+    mover, winner = list(stacks)[:2]
+    status, answer = await order(director, "move", {"id": "move-1", "player": mover,
+                                                    "table": other})
+    assert status == 200 and answer["moves"] == [] and len(answer["orders"]) == 1
+    # His table reports the hand: he is not in it (busted), his chips went to the winner.
+    stacks[winner] += stacks.pop(mover)
+    status, answer = await ask(director, {"id": f"{key}:hand:2", "table": key,
+                                          "table_hand": 2, "stacks": stacks})
+    assert status == 200 and mover not in {player for _, player, _ in answer["seats"]}
+    state = await (await director.get("/api/festival")).json()
+    assert state["orders"] == [] and state["moves"] == []
+    assert state["lapsed"] == [{"order": f"move {mover} to {other}",
+                                "reason": f"{mover} is out of the festival: he busted"}]
+    assert [bust["player"] for bust in state["busts"]] == [mover]
+    await director.close()
+    again = await aiohttp_client(create_festival_app(settings, tmp_path / "d"))
+    assert (await (await again.get("/api/festival")).json())["lapsed"] == state["lapsed"]
