@@ -5,6 +5,7 @@ table's overlay is served by the worker, reading its channel beside the page."""
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.overlay.fanout.test_relay import start_worker
 from tests.overlay.test_cli_start import Running
@@ -91,7 +92,8 @@ def test_the_directors_view_follows_the_festival(browser: Browser, tmp_path: Pat
     """The director's page of ``feltcast demo --festival`` (real processes: its PostgreSQL,
     Redis, director, three tables, worker) followed down to the winner: the tables with
     their players, the moves the rules made, the places and the prizes; the director's
-    orders: hand-for-hand started and stopped by hand, and refused once one table is left."""
+    orders: hand-for-hand started and stopped by hand, a player moved (done at once or
+    ordered for after his table's hand, then listed), and refused once one table is left."""
     demo = Running(subprocess.Popen(
         [sys.executable, "-m", "overlay", "demo", "--festival", "--port", "0", "--speed",
          "1000", "--seed", "5", "--delay", "1", "--data", str(tmp_path)],
@@ -115,6 +117,13 @@ def test_the_directors_view_follows_the_festival(browser: Browser, tmp_path: Pat
         toggle.click()
         expect(answer).to_have_text("Done: hand-for-hand off.")
         expect(page.locator("#hand-for-hand")).to_be_hidden()
+        # The director moves a player, once the tables allow it (a bust or two in): done at
+        # once between hands, or ordered for after his table's hand, and then listed.
+        player = order_a_move(page)
+        moved = page.locator("#moves .row").filter(has_text=player).filter(
+            has_text="director")
+        expect(moved.or_(page.locator("#lapsed .row").filter(has_text=player)).first
+               ).to_be_visible()
         demo.until("the festival is over", timeout=300)
         expect(page.locator("#summary")).to_have_text(
             "1 player left · 1 table · 540,000 chips in play", timeout=30_000)
@@ -142,3 +151,44 @@ def test_the_directors_view_follows_the_festival(browser: Browser, tmp_path: Pat
             demo.process.stdout.close()
     assert probe.page_errors == [] and probe.unexpected_console_errors() == []
     assert probe.foreign_requests() == []
+
+
+# The first player of a table whose move elsewhere the festival allows, as the page shows
+# the tables (the demo's nine seats a table; the tables kept within one player of each
+# other; no moves once ten players are left: the final table is due).
+A_MOVE = """() => {
+  const tables = [...document.querySelectorAll("#tables .table")].map((table) => ({
+    name: table.dataset.table,
+    players: [...table.querySelectorAll(".player-name")].map((p) => p.textContent) }));
+  if (tables.length < 2 || Number(document.documentElement.dataset.remaining) <= 10) return null;
+  for (const from of tables) for (const to of tables) {
+    if (from === to || !from.players.length) continue;
+    const sizes = Object.fromEntries(tables.map((t) => [t.name, t.players.length]));
+    sizes[from.name] -= 1;
+    sizes[to.name] += 1;
+    if (sizes[to.name] <= 9 && sizes[to.name] - Math.min(...Object.values(sizes)) <= 1)
+      return [from.players[0], to.name];
+  }
+  return null;
+}"""
+
+
+def order_a_move(page: Page, attempts: int = 5) -> str:
+    """Order a move the page shows as allowed; the player. The page is up to a second
+    behind the festival, so a move refused meanwhile (a bust changed the tables) is tried
+    again with the tables as they are then."""
+    answer = page.locator("#answer")
+    for _ in range(attempts):
+        player, table = page.wait_for_function(A_MOVE, timeout=60_000).json_value()
+        page.select_option("#move-player", player)
+        page.select_option("#move-table", table)
+        answer.evaluate("node => { node.textContent = ''; }")
+        page.locator("#move").click()
+        expect(answer).to_have_text(re.compile(r"^(Done|Ordered|Refused): "))
+        text = answer.text_content() or ""
+        if not text.startswith("Refused"):
+            assert text.startswith("Ordered: the move is made once") or \
+                (text.startswith(f"Done: {player} ") and f"→ {table} seat " in text), text
+            expect(answer).to_have_attribute("data-state", "done")
+            return str(player)
+    raise AssertionError(f"every move was refused: {text}")
