@@ -14,13 +14,31 @@ draws take a seed.
 - **Finishing.** :meth:`Festival.finish` takes the table's stacks after the hand (chips stay at
   the table: their sum must not change), takes out the players with none (:class:`Standings`,
   R22/R23), moves the button, and then, while that table is between hands:
-  - the *final table* when ten or fewer players remain (all tables idle: at that point
-    hand-for-hand has them all between hands): every player drawn to a seat of one table;
+  - the *final table* when ten or fewer players remain (all tables idle and, in
+    hand-for-hand, every table done with the round's hand): every player drawn to a seat of
+    one table;
   - a table *broken* when the players fit in one table fewer: the table that just finished,
-    if it is among the shortest, its players drawn to the open seats of the others;
+    if it is among the shortest, its players drawn to the open seats of the others
+    (001 §2.10);
   - *balancing*: while this table holds two players more than the shortest, the player due
     for its big blind next moves to the shortest table, to the open seat there that posts the
-    big blind soonest (he pays it as he would have: no free hand, no blind twice).
+    big blind soonest (he pays it as he would have: no free hand, no blind twice; 001 §2.11).
+
+  In a hand-for-hand round the rules move nobody until every table has finished the round's
+  hand (R24, 001 §2.13: the tables deal each hand together, so the floor balances and breaks
+  between those hands); a player moved sooner would play the round's hand twice or miss it.
+  The hand that ends the round rearranges every table: breaks first, then balancing.
+
+The director's hands (:meth:`Festival.move`, :meth:`Festival.break_table`,
+:meth:`Festival.set_hand_for_hand`, each with its ``verify_`` and ``can_``): a player moved
+or a table broken by order. Players move between hands, as on the floor: an order for a
+table that is playing waits as an :class:`Order` and is carried out as soon as that table
+has finished its hand (and, in hand-for-hand, once the player would play no round's hand
+twice and miss none, R24), before the rules' own moves; an order the festival can no longer
+carry out by then (the player busted, the table filled up, the final table formed) lapses,
+with the reason. Hand-for-hand switched on by hand follows R24 as the automatic one does
+(rounds, R22 for the round's busts); switched off with more than eleven players left, the
+rule book's start at eleven still applies; switched off at eleven or fewer, it stays off.
 """
 
 from __future__ import annotations
@@ -32,7 +50,8 @@ from dataclasses import dataclass, field, replace
 from engine.errors import IllegalActionError
 from engine.payouts import Standings
 
-__all__ = ["FINAL_TABLE", "HAND_FOR_HAND", "Festival", "FestivalTable", "Move"]
+__all__ = ["FINAL_TABLE", "HAND_FOR_HAND", "Festival", "FestivalTable", "Lapse", "Move",
+           "Order"]
 
 FINAL_TABLE = 10
 """Players at which the final table is formed (R23, 001 §2.9)."""
@@ -43,14 +62,40 @@ FINAL_NAME = "Final table"
 
 @dataclass(frozen=True, slots=True)
 class Move:
-    """A player sent from one seat to another: ``reason`` ``balance``, ``break`` or
-    ``final table``."""
+    """A player sent from one seat to another: ``reason`` ``balance``, ``break``, ``final
+    table`` (the rules'), ``director`` (a move ordered by hand) or ``director's break``."""
 
     player: str
     from_table: str
     from_seat: int
     to_table: str
     to_seat: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Order:
+    """A move (``player`` to ``to_table``, at ``to_seat``; 0: the open seat that posts the
+    big blind soonest, chosen when he moves) or a break (``break_table``) the director
+    ordered, waiting for its table to be between hands."""
+
+    player: str = ""
+    to_table: str = ""
+    to_seat: int = 0
+    break_table: str = ""
+
+    def describe(self) -> str:
+        if self.break_table:
+            return f"break {self.break_table}"
+        seat = f" seat {self.to_seat}" if self.to_seat else ""
+        return f"move {self.player} to {self.to_table}{seat}"
+
+
+@dataclass(frozen=True, slots=True)
+class Lapse:
+    """An order the festival could no longer carry out when its table was between hands."""
+
+    order: Order
     reason: str
 
 
@@ -108,6 +153,16 @@ class Festival:
     """Hand-for-hand: the tables that have dealt their hand of this round."""
     draws: int = 0
     """Seat draws made so far (each from its own seeded generator)."""
+    orders: tuple[Order, ...] = ()
+    """The director's orders waiting for their tables to be between hands, oldest first."""
+    lapsed: tuple[Lapse, ...] = ()
+    """The director's orders that could not be carried out, oldest first."""
+    broken: tuple[str, ...] = ()
+    """The tables broken so far (by the rules or by order), in order."""
+    ordered_hand_for_hand: bool | None = None
+    """Hand-for-hand as the director switched it (None: as the rules say, R24)."""
+    ordered_at: int = 0
+    """The players left when the director switched hand-for-hand."""
 
     # -- the start ----------------------------------------------------------------------
 
@@ -158,14 +213,36 @@ class Festival:
 
     @property
     def hand_for_hand(self) -> bool:
-        """R24: from eleven players left until the final table."""
-        return len(self.tables) > 1 and self.remaining <= HAND_FOR_HAND
+        """R24: from eleven players left until the final table; or as the director switched
+        it: on until he switches it off (or one table is left); off, until eleven players
+        are left when he switched it off with more (the rule book's start still applies)."""
+        if len(self.tables) < 2:
+            return False
+        ordered = self.ordered_hand_for_hand
+        if ordered or (ordered is not None and (self.ordered_at <= HAND_FOR_HAND
+                                                or self.remaining > HAND_FOR_HAND)):
+            return bool(ordered)
+        return self.remaining <= HAND_FOR_HAND
 
     def table(self, name: str) -> FestivalTable:
         for table in self.tables:
             if table.name == name:
                 return table
+        if name in self.broken:
+            raise IllegalActionError(f"{name} was broken: its seats are closed")
         raise IllegalActionError(f"there is no table {name!r}")
+
+    def table_of(self, player: str) -> FestivalTable:
+        """The table where ``player`` sits.
+
+        :raises IllegalActionError: a name that is not a player's, or a player who busted.
+        """
+        for table in self.tables:
+            if player in table.players:
+                return table
+        if any(bust.name == player for bust in self.standings.busts):
+            raise IllegalActionError(f"{player} is out of the festival: he busted")
+        raise IllegalActionError(f"there is no player {player!r} in the festival")
 
     def can_deal(self, name: str) -> bool:
         """Whether table ``name`` may start its next hand now."""
@@ -178,14 +255,17 @@ class Festival:
     def _check_deal(self, table: FestivalTable) -> None:
         if table.playing:
             raise IllegalActionError(f"{table.name} is playing a hand")
+        if self.hand_for_hand and self.round_id is not None:
+            waiting = ", ".join(t.name for t in self.tables if t.playing or (
+                t.name not in self.dealt and len(t.seats) >= 2))
+            # A table left with one player in the round waits too: the rules fill or
+            # break it once the round is over.
+            if waiting and (table.name in self.dealt or len(table.seats) < 2):
+                raise IllegalActionError(
+                    f"hand-for-hand: {table.name} waits until every table has finished "
+                    f"this round's hand ({waiting})", rule="R24")
         if len(table.seats) < 2:
             raise IllegalActionError(f"{table.name} has fewer than two players")
-        if self.hand_for_hand and table.name in self.dealt:
-            waiting = ", ".join(t.name for t in self.tables if t.name not in self.dealt
-                                or t.playing)
-            raise IllegalActionError(
-                f"hand-for-hand: {table.name} waits until every table has finished this "
-                f"round's hand ({waiting})", rule="R24")
 
     # -- the verbs ----------------------------------------------------------------------
 
@@ -243,8 +323,222 @@ class Festival:
         festival = replace(
             self, tables=self._replaced(done), standings=standings,
             stacks=tuple((p, c) for p, c in everyone.items() if p not in busted))
-        festival = festival._round_over()
-        return festival._rearranged(name)
+        ended = festival._round_over()
+        if self.round_id is not None and ended.round_id is None:
+            # The round's last hand: every table between hands, the rules' moves now (R24).
+            return ended._rearranged([t.name for t in ended.tables])
+        return ended._rearranged([name])
+
+    # -- the director's hands -----------------------------------------------------------
+
+    def verify_move(self, player: str, to_table: str, to_seat: int = 0) -> None:
+        """Whether the director may order ``player`` to ``to_table`` (at ``to_seat``; 0:
+        the open seat that posts the big blind soonest), counting the orders waiting.
+
+        :raises IllegalActionError: one table left or the final table due (R23), an
+            unknown or busted player, an unknown or broken table, his own table, a full
+            table, a seat taken or promised, an order already waiting for him or for a
+            table to be broken, or tables that would differ by two players or more.
+        """
+        self._verify_two_tables("moves a player")
+        table = self.table_of(player)
+        target = self.table(to_table)
+        if target.name == table.name:
+            raise IllegalActionError(f"{player} already sits at {to_table}")
+        for order in self.orders:
+            if order.player == player:
+                raise IllegalActionError(f"{player} is already to move: {order.describe()} "
+                                         f"after {table.name}'s hand")
+            if order.break_table in (table.name, to_table):
+                raise IllegalActionError(f"{order.break_table} is to be broken after its "
+                                         "hand: its players are dealt from there")
+        if not 0 <= to_seat <= self.seats_per_table:
+            raise IllegalActionError(f"{to_table} has seats 1 to {self.seats_per_table}, "
+                                     f"not {to_seat}")
+        if to_seat:
+            sitting = dict(target.seats).get(to_seat)
+            if sitting is not None:
+                raise IllegalActionError(f"seat {to_seat} at {to_table} is taken "
+                                         f"({sitting})")
+            promised = next((o.player for o in self.orders if o.to_table == to_table
+                             and o.to_seat == to_seat), None)
+            if promised is not None:
+                raise IllegalActionError(f"seat {to_seat} at {to_table} is promised to "
+                                         f"{promised}")
+        sizes = self._sizes_after_orders()
+        sizes[table.name] -= 1
+        sizes[to_table] += 1
+        if sizes[to_table] > self.seats_per_table:
+            raise IllegalActionError(f"{to_table} is full: its {self.seats_per_table} seats "
+                                     "are taken or promised")
+        shortest = min(sizes, key=lambda name: (sizes[name], name))
+        if sizes[to_table] - sizes[shortest] >= 2:
+            raise IllegalActionError(
+                f"after this move {to_table} would hold {sizes[to_table]} players and "
+                f"{shortest} {sizes[shortest]}: the tables are kept within one player of "
+                "each other (balancing would move a player straight back)")
+
+    def can_move(self, player: str, to_table: str, to_seat: int = 0) -> bool:
+        try:
+            self.verify_move(player, to_table, to_seat)
+        except IllegalActionError:
+            return False
+        return True
+
+    def move(self, player: str, to_table: str, to_seat: int = 0,
+             ) -> tuple[Festival, tuple[Move, ...]]:
+        """The director moves ``player`` to ``to_table``: at once when his table is between
+        hands (the move made), otherwise once it is (an :class:`Order`, no move yet).
+
+        :raises IllegalActionError: see :meth:`verify_move`.
+        """
+        self.verify_move(player, to_table, to_seat)
+        ordered = replace(self, orders=(*self.orders, Order(player, to_table, to_seat)))
+        return ordered._carry_out()
+
+    def verify_break_table(self, name: str) -> None:
+        """Whether the director may break table ``name``: its players dealt to the open
+        seats of the others, as the rules break a table.
+
+        :raises IllegalActionError: an unknown or broken table, two tables or fewer left
+            or the final table due (R23), players who would not fit, or orders waiting
+            that concern the table.
+        """
+        self._verify_two_tables("breaks a table")
+        table = self.table(name)
+        if len(self.tables) == 2:
+            raise IllegalActionError(
+                f"two tables are left: {name} is not broken into one, the final table forms "
+                f"at {FINAL_TABLE} players (R23)", rule="R23")
+        for order in self.orders:
+            if order.break_table == name:
+                raise IllegalActionError(f"{name} is already to be broken after its hand")
+            if order.player in table.players or order.to_table == name:
+                raise IllegalActionError(f"an order waits at {name} ({order.describe()}): "
+                                         "break it once that is done")
+        sizes = self._sizes_after_orders()
+        seats = (len(self.tables) - 1) * self.seats_per_table
+        if sum(sizes.values()) > seats:
+            raise IllegalActionError(
+                f"{sum(sizes.values())} players do not fit at the {len(self.tables) - 1} "
+                f"other tables ({seats} seats): {name} cannot be broken")
+
+    def can_break_table(self, name: str) -> bool:
+        try:
+            self.verify_break_table(name)
+        except IllegalActionError:
+            return False
+        return True
+
+    def break_table(self, name: str) -> tuple[Festival, tuple[Move, ...]]:
+        """The director breaks table ``name``: at once when it is between hands (its moves,
+        reason ``director's break``), otherwise once it is (an :class:`Order`).
+
+        :raises IllegalActionError: see :meth:`verify_break_table`.
+        """
+        self.verify_break_table(name)
+        return replace(self, orders=(*self.orders, Order(break_table=name)))._carry_out()
+
+    def verify_hand_for_hand(self, on: bool) -> None:
+        """Whether the director may switch hand-for-hand ``on`` (or off).
+
+        :raises IllegalActionError: one table left (nothing to wait for), hand-for-hand
+            already as asked, or switched off in a round with the final table due (R23).
+        """
+        if len(self.tables) < 2:
+            raise IllegalActionError("one table is left: hand-for-hand is between tables "
+                                     "(R24)", rule="R24")
+        if on == self.hand_for_hand:
+            raise IllegalActionError(f"hand-for-hand is {'on' if on else 'off'} already",
+                                     rule="R24")
+        if not on and self.round_id is not None and self.remaining <= FINAL_TABLE:
+            raise IllegalActionError(
+                f"{self.remaining} players are left: the final table forms when every table "
+                "has finished this round's hand (R23, R24)", rule="R23")
+
+    def can_set_hand_for_hand(self, on: bool) -> bool:
+        try:
+            self.verify_hand_for_hand(on)
+        except IllegalActionError:
+            return False
+        return True
+
+    def set_hand_for_hand(self, on: bool) -> Festival:
+        """The director switches hand-for-hand ``on`` (a round starts with the next hand
+        dealt: R24 as from eleven players) or off (the round ends: a table that waits may
+        deal; the tables that finished in it are balanced, or broken, once they finish
+        their next hand). Off with more than eleven players left, R24's start at eleven
+        still applies. Not off in a round once ten players are left: the final table forms
+        when the round is over (R23).
+
+        :raises IllegalActionError: see :meth:`verify_hand_for_hand`.
+        """
+        self.verify_hand_for_hand(on)
+        festival = replace(self, ordered_hand_for_hand=on, ordered_at=self.remaining)
+        if not on:
+            festival = replace(festival, round_id=None, dealt=frozenset())
+        return festival._carry_out()[0]
+
+    def _verify_two_tables(self, what: str) -> None:
+        if len(self.tables) < 2:
+            raise IllegalActionError(f"one table is left: nobody {what}")
+        if self.remaining <= FINAL_TABLE:
+            raise IllegalActionError(
+                f"{self.remaining} players are left: the final table forms when every table "
+                "has finished its hand (R23)", rule="R23")
+
+    def _sizes_after_orders(self) -> dict[str, int]:
+        sizes = {t.name: len(t.seats) for t in self.tables}
+        for order in self.orders:
+            if order.player:
+                sizes[self.table_of(order.player).name] -= 1
+                sizes[order.to_table] += 1
+        return sizes
+
+    def _promised(self, name: str) -> set[int]:
+        return {o.to_seat for o in self.orders if o.to_table == name and o.to_seat}
+
+    def _ready(self, order: Order) -> bool:
+        """Whether ``order``'s tables are between hands: the player's (or the one to
+        break) not playing; in a hand-for-hand round, the player would play no round's
+        hand twice and miss none (both tables dealt it, or neither: R24); a break, once the
+        round is over."""
+        if order.break_table:  # in a round: once it is over (R24)
+            return not self.table(order.break_table).playing and self.round_id is None
+        table = self.table_of(order.player)
+        if table.playing:
+            return False
+        if self.round_id is not None:
+            return (table.name in self.dealt) == (order.to_table in self.dealt)
+        return True
+
+    def _carry_out(self) -> tuple[Festival, tuple[Move, ...]]:
+        """The waiting orders whose tables are between hands, oldest first: carried out,
+        or lapsed when the festival no longer allows them."""
+        festival: Festival = self
+        moves: list[Move] = []
+        for order in self.orders:
+            waiting = tuple(o for o in festival.orders if o != order)
+            try:
+                if not festival._ready(order):
+                    continue
+                rest = replace(festival, orders=waiting)
+                if order.break_table:
+                    rest.verify_break_table(order.break_table)
+                    festival, made = rest._deal_out(order.break_table, "director's break")
+                    moves.extend(made)
+                    continue
+                rest.verify_move(order.player, order.to_table, order.to_seat)
+                target = rest.table(order.to_table)
+                seat = order.to_seat or _soonest_big_blind(
+                    target, rest.seats_per_table, rest._promised(target.name))
+                festival, move = rest._seat_elsewhere(order.player, target.name, seat,
+                                                      "director")
+                moves.append(move)
+            except IllegalActionError as refused:
+                festival = replace(festival, orders=waiting,
+                                   lapsed=(*festival.lapsed, Lapse(order, str(refused))))
+        return festival, tuple(moves)
 
     # -- between hands ------------------------------------------------------------------
 
@@ -258,17 +552,40 @@ class Festival:
             return self
         return replace(self, round_id=None, dealt=frozenset())
 
-    def _rearranged(self, name: str) -> tuple[Festival, tuple[Move, ...]]:
+    def _rearranged(self, names: Sequence[str]) -> tuple[Festival, tuple[Move, ...]]:
+        """The moves after tables ``names`` finished their hands (between hands): the final
+        table, the director's orders, a break, balancing.
+
+        In a hand-for-hand round the rules move nobody until every table has finished the
+        round's hand (R24, 001 §2.13: the tables deal each hand together): a player moved
+        before then would sit down at a table that has not dealt the round's hand yet and
+        play it twice, or leave one that has not dealt it and miss it; players busting in
+        the round would not all have played it when the final table forms (R22, R23). Once
+        the round is over, every table is looked at (``names``: all of them)."""
         festival: Festival = self
-        moves: tuple[Move, ...] = ()
         if len(festival.tables) > 1 and festival.remaining <= FINAL_TABLE:
-            if all(not t.playing for t in festival.tables):
+            if festival.round_id is None and all(not t.playing for t in festival.tables):
                 return festival._final_table()
-            return festival, moves
-        festival, moves = festival._break(name)
-        if moves:
-            return festival, moves
-        return festival._balance(name)
+            return festival, ()
+        festival, ordered = festival._carry_out()  # they wait for the round themselves
+        if festival.round_id is not None:
+            return festival, ordered
+        moves = list(ordered)
+        broke = True
+        while broke:  # a break (001 §2.10), the shortest table first
+            broke = False
+            for name in sorted((n for n in names if n not in festival.broken),
+                               key=lambda n: (len(festival.table(n).seats), n)):
+                festival, made = festival._break(name)
+                if made:
+                    moves.extend(made)
+                    broke = True
+                    break
+        for name in names:  # balancing (001 §2.11)
+            if name not in festival.broken:
+                festival, made = festival._balance(name)
+                moves.extend(made)
+        return festival, tuple(moves)
 
     def _final_table(self) -> tuple[Festival, tuple[Move, ...]]:
         rng = self._rng()
@@ -278,8 +595,9 @@ class Festival:
                       for (table, seat, p), new in zip(players, seats, strict=True))
         pairs = sorted((m.to_seat, m.player) for m in moves)
         final = FestivalTable(FINAL_NAME, tuple(pairs), rng.choice(pairs)[0])
+        lapsed = tuple(Lapse(order, "the final table formed (R23)") for order in self.orders)
         return replace(self, tables=(final,), round_id=None, dealt=frozenset(),
-                       draws=self.draws + 1), moves
+                       draws=self.draws + 1, orders=(), lapsed=self.lapsed + lapsed), moves
 
     def _break(self, name: str) -> tuple[Festival, tuple[Move, ...]]:
         """Break table ``name`` when the players fit at one table fewer and it is among the
@@ -292,6 +610,13 @@ class Festival:
         shortest = min(len(t.seats) for t in self.tables)
         if not fits or len(table.seats) > shortest:
             return self, ()
+        return self._deal_out(name, "break")
+
+    def _deal_out(self, name: str, reason: str) -> tuple[Festival, tuple[Move, ...]]:
+        """Table ``name`` broken: its players drawn to the open seats of the others, the
+        shortest tables filling first, one player at a time."""
+        table = self.table(name)
+        others = [t for t in self.tables if t.name != name]
         rng = self._rng()
         open_seats = [(t.name, s) for t in others for s in range(1, self.seats_per_table + 1)
                       if s not in dict(t.seats)]
@@ -304,12 +629,13 @@ class Festival:
             to_seat = next(s for t, s in open_seats if t == target)
             open_seats.remove((target, to_seat))
             sizes[target] += 1
-            moves.append(Move(player, name, seat, target, to_seat, "break"))
+            moves.append(Move(player, name, seat, target, to_seat, reason))
         tables = []
         for t in others:
             arriving = [(m.to_seat, m.player) for m in moves if m.to_table == t.name]
             tables.append(t._with([*t.seats, *arriving]))
         return replace(self, tables=tuple(tables), dealt=self.dealt - {name},
+                       broken=(*self.broken, name),
                        draws=self.draws + 1)._round_over(), tuple(moves)
 
     def _balance(self, name: str) -> tuple[Festival, tuple[Move, ...]]:
@@ -323,15 +649,23 @@ class Festival:
             if len(table.seats) - len(short.seats) < 2:
                 return festival, tuple(moves)
             player = table.due_for_big_blind()
-            from_seat = table.seat_of(player)
-            assert from_seat is not None
-            to_seat = _soonest_big_blind(short, festival.seats_per_table)
-            moves.append(Move(player, name, from_seat, short.name, to_seat, "balance"))
-            left = table._with([(s, p) for s, p in table.seats if p != player])
-            joined = short._with([*short.seats, (to_seat, player)])
-            festival = replace(festival, tables=tuple(
-                left if t.name == name else joined if t.name == short.name else t
-                for t in festival.tables))
+            to_seat = _soonest_big_blind(short, festival.seats_per_table,
+                                         festival._promised(short.name))
+            festival, move = festival._seat_elsewhere(player, short.name, to_seat, "balance")
+            moves.append(move)
+
+    def _seat_elsewhere(self, player: str, to_table: str, to_seat: int, reason: str,
+                        ) -> tuple[Festival, Move]:
+        table = self.table_of(player)
+        from_seat = table.seat_of(player)
+        assert from_seat is not None
+        left = table._with([(s, p) for s, p in table.seats if p != player])
+        joined = self.table(to_table)
+        joined = joined._with([*joined.seats, (to_seat, player)])
+        festival = replace(self, tables=tuple(
+            left if t.name == table.name else joined if t.name == to_table else t
+            for t in self.tables))
+        return festival, Move(player, table.name, from_seat, to_table, to_seat, reason)
 
     def _replaced(self, table: FestivalTable) -> tuple[FestivalTable, ...]:
         return tuple(table if t.name == table.name else t for t in self.tables)
@@ -340,12 +674,14 @@ class Festival:
         return random.Random(f"{self.seed}:draw:{self.draws}")
 
 
-def _soonest_big_blind(table: FestivalTable, seats_per_table: int) -> int:
-    """The open seat of ``table`` whose player would post the big blind soonest."""
+def _soonest_big_blind(table: FestivalTable, seats_per_table: int,
+                       promised: Iterable[int] = ()) -> int:
+    """The open seat of ``table`` (none of ``promised``) whose player would post the big
+    blind soonest."""
     taken = {s for s, _ in table.seats}
     best: tuple[int, int] | None = None
     for seat in range(1, seats_per_table + 1):
-        if seat in taken:
+        if seat in taken or seat in promised:
             continue
         order = table.blind_order([*taken, seat])
         wait = (order.index(seat) - 2) % len(order)

@@ -1,7 +1,8 @@
 """The festival's log: what the tournament director's service decided, as events.
 
-A festival (:class:`engine.festival.Festival`) changes by three verbs; each is one event of
-the festival's own log, and the festival after a restart is that log replayed
+A festival (:class:`engine.festival.Festival`) changes by the tables' hands (dealt,
+finished) and by the director's orders (a move, a break, hand-for-hand switched); each is
+one event of the festival's own log, and the festival after a restart is that log replayed
 (:func:`replay_festival`): the draw is seeded, so the moves that followed a hand come out the
 same again. All are public (names, stacks and seats are on every screen).
 """
@@ -16,7 +17,9 @@ from engine.errors import InvalidInputError
 from engine.events import Event
 from engine.festival import Festival, Move
 
-__all__ = ["FestivalDrawn", "FestivalHandDealt", "FestivalHandFinished", "replay_festival"]
+__all__ = ["ORDERS", "FestivalBreakOrdered", "FestivalDrawn", "FestivalHandDealt",
+           "FestivalHandFinished", "FestivalHandForHandOrdered", "FestivalMoveOrdered",
+           "apply_order", "replay_festival"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +68,62 @@ class FestivalHandFinished(Event):
     seated: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class FestivalMoveOrdered(Event):
+    """The director ordered ``player`` to ``to_table`` (at ``to_seat``; 0: the open seat
+    that posts the big blind soonest), between his table's hands
+    (:meth:`engine.festival.Festival.move`)."""
+
+    kind: ClassVar[str] = "festival_move_ordered"
+
+    player: str
+    to_table: str
+    to_seat: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FestivalBreakOrdered(Event):
+    """The director ordered table ``table`` broken
+    (:meth:`engine.festival.Festival.break_table`)."""
+
+    kind: ClassVar[str] = "festival_break_ordered"
+
+    table: str
+
+
+@dataclass(frozen=True, slots=True)
+class FestivalHandForHandOrdered(Event):
+    """The director switched hand-for-hand on or off
+    (:meth:`engine.festival.Festival.set_hand_for_hand`)."""
+
+    kind: ClassVar[str] = "festival_hand_for_hand_ordered"
+
+    on: bool
+
+
+def apply_order(festival: Festival, event: Event) -> tuple[Festival, tuple[Move, ...]]:
+    """The festival after one of the director's orders, and the moves it made now.
+
+    :raises IllegalActionError: the festival refuses it (see its ``verify_`` methods).
+    """
+    if isinstance(event, FestivalMoveOrdered):
+        return festival.move(event.player, event.to_table, event.to_seat)
+    if isinstance(event, FestivalBreakOrdered):
+        return festival.break_table(event.table)
+    if isinstance(event, FestivalHandForHandOrdered):
+        return festival.set_hand_for_hand(event.on), ()
+    raise TypeError(f"{event.kind} is not an order")
+
+
+ORDERS = (FestivalMoveOrdered, FestivalBreakOrdered, FestivalHandForHandOrdered)
+"""The director's orders."""
+
+
 def replay_festival(events: Iterable[Event],
-                    on_moves: Callable[[FestivalHandFinished, tuple[Move, ...]], None]
+                    on_moves: Callable[[Event, tuple[Move, ...]], None]
                     | None = None) -> Festival | None:
     """The festival the log's events make (None before the draw); ``on_moves`` is told of
-    the moves each finished hand made (the same again: the draws are seeded).
+    the moves each finished hand or order made (the same again: the draws are seeded).
 
     :raises InvalidInputError: a log that does not start with the draw, or an event the
         festival refuses (the log was not written by the director's service).
@@ -87,6 +141,10 @@ def replay_festival(events: Iterable[Event],
             festival, _ = festival.deal(event.seated or event.table)
         elif isinstance(event, FestivalHandFinished):
             festival, moves = festival.finish(event.seated or event.table, dict(event.stacks))
+            if on_moves is not None:
+                on_moves(event, moves)
+        elif isinstance(event, ORDERS):
+            festival, moves = apply_order(festival, event)
             if on_moves is not None:
                 on_moves(event, moves)
     return festival

@@ -239,6 +239,7 @@ async def run_festival(options: DemoOptions, out: Callable[[str], None] = print)
         for line in lines:
             out(line)
         out(f"  the director: {director}/ (its data: {director}/api/festival)")
+        out(f"  the director's orders: {director}/?token={token}")
         pause = STEP_SECONDS / options.speed
         progress = Progress(director_app[DIRECTOR_KEY], out)
         stopped, _ = await until_stopped(

@@ -2,8 +2,11 @@
 
 Routes: ``/`` (the director's view, ``static/director.html``), ``POST
 /api/festival/next_hand`` (a table's question, with the festival's token: ``{"id",
-"table", "table_hand", "stacks"}``), ``GET /api/festival`` (the festival: tables, seats,
-stacks, hand-for-hand, busts, places, prizes, moves; public, as every screen shows it).
+"table", "table_hand", "stacks"}``), the director's orders with the same token (``POST
+/api/festival/move`` ``{"id", "player", "table", "seat"}``, ``/api/festival/break``
+``{"id", "table"}``, ``/api/festival/hand_for_hand`` ``{"id", "on"}``), ``GET
+/api/festival`` (the festival: tables, seats, stacks, hand-for-hand, busts, places, prizes,
+moves, the orders waiting or lapsed; public, as every screen shows it).
 """
 
 from __future__ import annotations
@@ -16,6 +19,12 @@ from typing import Any
 from aiohttp import web
 
 from engine.errors import InvalidInputError
+from engine.events import Event
+from engine.festival_events import (
+    FestivalBreakOrdered,
+    FestivalHandForHandOrdered,
+    FestivalMoveOrdered,
+)
 from overlay.app import asset_version, page_handler, security_headers, take_lease
 from overlay.assets import static_dir
 from overlay.festival.director import Director
@@ -58,6 +67,9 @@ def create_festival_app(settings: FestivalSettings, data_dir: Any) -> web.Applic
     pages = static_dir()
     app.add_routes([web.get("/", page_handler("director", pages)),
                     web.post("/api/festival/next_hand", api_next_hand),
+                    web.post("/api/festival/move", api_move),
+                    web.post("/api/festival/break", api_break),
+                    web.post("/api/festival/hand_for_hand", api_hand_for_hand),
                     web.get("/api/festival", api_festival),
                     web.static("/static", pages, append_version=False)])
     return app
@@ -89,6 +101,55 @@ async def api_next_hand(request: web.Request) -> web.Response:
         raise InvalidInputError("stacks: {player: chips}")
     answer = await request.app[DIRECTOR_KEY].next_hand(command_id, table, hand, stacks)
     return web.json_response(answer)
+
+
+async def _order_body(request: web.Request) -> tuple[str, dict[str, Any]]:
+    _require_token(request)
+    body = await read_json(request)
+    if not isinstance(body, dict):
+        raise InvalidInputError("expected a JSON object")
+    command_id = body.get("id")
+    if not isinstance(command_id, str) or not 0 < len(command_id) <= 64:
+        raise InvalidInputError("id: a string of 1 to 64 characters")
+    return command_id, body
+
+
+def _name(body: dict[str, Any], key: str) -> str:
+    value = body.get(key)
+    if not isinstance(value, str) or not 0 < len(value) <= 200:
+        raise InvalidInputError(f"{key}: a name is needed")
+    return value
+
+
+async def _order(request: web.Request, command_id: str, event: Event) -> web.Response:
+    return web.json_response(await request.app[DIRECTOR_KEY].order(command_id, event))
+
+
+async def api_move(request: web.Request) -> web.Response:
+    """The director moves a player (``seat`` optional: the seat that posts the big blind
+    soonest)."""
+    command_id, body = await _order_body(request)
+    seat = body.get("seat", 0)
+    if seat is None:
+        seat = 0
+    if not isinstance(seat, int) or isinstance(seat, bool) or seat < 0:
+        raise InvalidInputError("seat: a seat number (or none: the seat that posts the big "
+                                "blind soonest)")
+    return await _order(request, command_id, FestivalMoveOrdered(
+        _name(body, "player"), _name(body, "table"), seat))
+
+
+async def api_break(request: web.Request) -> web.Response:
+    command_id, body = await _order_body(request)
+    return await _order(request, command_id, FestivalBreakOrdered(_name(body, "table")))
+
+
+async def api_hand_for_hand(request: web.Request) -> web.Response:
+    command_id, body = await _order_body(request)
+    on = body.get("on")
+    if not isinstance(on, bool):
+        raise InvalidInputError("on: true or false")
+    return await _order(request, command_id, FestivalHandForHandOrdered(on))
 
 
 async def api_festival(request: web.Request) -> web.Response:

@@ -9,6 +9,12 @@ others) is an :class:`engine.errors.IllegalActionError` that names the rule and 
 waited for; its finished hand stays recorded. The answer, stored with the command's id,
 seats the table: every player with his seat and stack (moved players included), and, at a
 table's first hand (and the final table's), the button the draw placed.
+
+The director's orders (:meth:`Director.order`: a move, a break, hand-for-hand switched) are
+events of the same log, with the command's id: refused with the festival's reason (nothing
+logged), or recorded and answered with the moves made at once; a move or break that waits
+for its table's hand is carried out when that table reports it, and its players are seated
+by the tables' next answers like the rules' own moves.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from engine.festival_events import (
     FestivalDrawn,
     FestivalHandDealt,
     FestivalHandFinished,
+    apply_order,
     replay_festival,
 )
 from overlay.festival.settings import FestivalSettings, seating
@@ -142,12 +149,31 @@ class Director:
             self.festival = festival
             return answer
 
-    def _moved(self, finished: FestivalHandFinished, moves: tuple[Move, ...]) -> None:
-        self.moves.extend({"player": move.player, "from_table": move.from_table,
-                           "from_seat": move.from_seat, "to_table": move.to_table,
-                           "to_seat": move.to_seat, "reason": move.reason,
-                           "after": f"{finished.table} hand {finished.table_hand}"}
-                          for move in moves)
+    async def order(self, command_id: str, event: Event) -> dict[str, Any]:
+        """One of the director's orders (:data:`engine.festival_events.ORDERS`), with the
+        command's id (a retry gets the first answer). The answer: ``{"ok", "id", "moves",
+        "orders", "hand_for_hand"}``: the moves made at once (none while the table plays
+        its hand: the order waits in ``orders``).
+
+        :raises IllegalActionError: the festival refuses it (nothing is logged).
+        """
+        async with self._lock:
+            stored = await self.log.answer(command_id)
+            if stored is not None:
+                return stored
+            festival, moves = apply_order(self._festival(), event)
+            answer = {"ok": True, "id": command_id, "moves": [_move(m) for m in moves],
+                      "orders": _orders(festival),
+                      "hand_for_hand": festival.hand_for_hand}
+            await self._append([event], Acknowledgement(command_id, answer))
+            self.festival = festival
+            self._moved(event, moves)
+            return answer
+
+    def _moved(self, event: Event, moves: tuple[Move, ...]) -> None:
+        after = (f"{event.table} hand {event.table_hand}"
+                 if isinstance(event, FestivalHandFinished) else "the director's order")
+        self.moves.extend({**_move(move), "after": after} for move in moves)
 
     async def _append(self, events: list[Event],
                       acknowledgement: Acknowledgement | None = None) -> None:
@@ -178,5 +204,22 @@ class Director:
             "payouts": [{"place": place, "prize": prize, "player": player}
                         for place, prize, player in standings.places()],
             "moves": self.moves[-MOVES_SHOWN:][::-1],
+            "orders": _orders(festival),
+            "lapsed": [{"order": lapse.order.describe(), "reason": lapse.reason}
+                       for lapse in festival.lapsed[-MOVES_SHOWN:][::-1]],
+            "hand_for_hand_ordered": festival.ordered_hand_for_hand,
             "chips": sum(stacks.values()),
         }
+
+
+def _move(move: Move) -> dict[str, Any]:
+    return {"player": move.player, "from_table": move.from_table,
+            "from_seat": move.from_seat, "to_table": move.to_table, "to_seat": move.to_seat,
+            "reason": move.reason}
+
+
+def _orders(festival: Festival) -> list[dict[str, Any]]:
+    """The director's orders waiting for their tables' hands, as the pages list them."""
+    return [{"order": order.describe(), "player": order.player, "to_table": order.to_table,
+             "to_seat": order.to_seat, "break_table": order.break_table}
+            for order in festival.orders]

@@ -30,14 +30,52 @@ def check(festival: Festival, total: int) -> None:
         assert len(set(seats)) == len(seats)
         limit = FINAL_TABLE if table.name == FINAL_NAME else festival.seats_per_table
         assert all(1 <= s <= limit for s in seats)
-    if len(festival.tables) > 1:
-        assert festival.remaining > FINAL_TABLE or any(t.playing for t in festival.tables)
+    if len(festival.tables) > 1:  # the final table once every table is between hands
+        # (in a hand-for-hand round: once every table has played the round's hand, R24)
+        assert festival.remaining > FINAL_TABLE or festival.round_id is not None \
+            or any(t.playing for t in festival.tables)
+
+
+class Rounds:
+    """Hand-for-hand rounds as played (R24): who was dealt into each round's hands. Each
+    player plays one hand a round: never two, and none missed while seated, for players
+    the rules move and players the director moves alike."""
+
+    def __init__(self) -> None:
+        self.players: dict[int, set[str]] = {}
+        self.tables: dict[int, list[str]] = {}
+
+    def dealt(self, before: Festival, after: Festival, name: str, hand_id: int) -> None:
+        if not before.hand_for_hand:
+            return
+        dealt = set(after.table(name).players)
+        played = self.players.setdefault(hand_id, set())
+        assert not dealt & played, f"dealt twice in round {hand_id}: {dealt & played}"
+        played |= dealt
+        self.tables.setdefault(hand_id, []).append(name)
+        assert self.tables[hand_id].count(name) == 1, f"{name} dealt twice in a round"
+
+    def finished(self, before: Festival, after: Festival) -> None:
+        """After a finished hand: when it ended its round, every player still in (and every
+        one who busted in it) was dealt into one of its hands. Only a player left alone at
+        his table, who cannot be dealt a hand, sits the round out."""
+        round_id = before.round_id
+        if round_id is None or after.round_id == round_id:
+            return
+        played = self.players.get(round_id, set())
+        busted = {b.name for b in after.standings.busts if b.hand_number == round_id}
+        assert busted <= played
+        alone = {p for t in before.tables if len(t.seats) < 2 and t.name not in before.dealt
+                 for p in t.players}
+        missed = set(after.standings.alive) - played - alone
+        assert not missed, f"missed round {round_id}'s hand while seated: {sorted(missed)}"
 
 
 def play_out(festival: Festival, rng: random.Random, *, log: list[tuple[str, object]]
              ) -> Festival:
     """Deal and finish hands at random (random chips moving, random busts) to the winner."""
     total = sum(c for _, c in festival.stacks)
+    rounds = Rounds()
     for _ in range(5_000):
         if festival.remaining == 1:
             return festival
@@ -48,7 +86,9 @@ def play_out(festival: Festival, rng: random.Random, *, log: list[tuple[str, obj
             in_round = festival.hand_for_hand
             # R24: from eleven players, while there is more than one table.
             assert in_round == (festival.remaining <= HAND_FOR_HAND and len(festival.tables) > 1)
+            before = festival
             festival, hand_id = festival.deal(name)
+            rounds.dealt(before, festival, name, hand_id)
             log.append(("deal", (name, hand_id, in_round)))
         else:
             assert playing, "no table can deal and none is playing: the festival is stuck"
@@ -62,15 +102,22 @@ def play_out(festival: Festival, rng: random.Random, *, log: list[tuple[str, obj
             before = festival
             festival, moves = festival.finish(name, stacks)
             log.append(("finish", (name, moves)))
+            rounds.finished(before, festival)
+            if festival.round_id is not None:  # R24: nobody moves in a round
+                assert moves == ()
+            ended = before.round_id is not None and festival.round_id is None
             for move in moves:
-                if move.reason == "balance":  # from the table that finished, to a shorter
+                if move.reason == "balance" and not ended:  # from the table that finished
                     assert move.from_table == name and move.to_table != name
                     assert len(before.table(move.to_table).seats) < \
                         len(before.table(name).seats)
-            if len(festival.tables) > 1 and name in {t.name for t in festival.tables} \
+            if len(festival.tables) > 1 and festival.round_id is None \
                     and festival.remaining > FINAL_TABLE:  # (at ten: the final table next)
                 sizes = [len(t.seats) for t in festival.tables]
-                assert len(festival.table(name).seats) - min(sizes) <= 1
+                if name in {t.name for t in festival.tables}:
+                    assert len(festival.table(name).seats) - min(sizes) <= 1
+                if ended:  # the round's end: every table looked at
+                    assert max(sizes) - min(sizes) <= 1
         check(festival, total)
     raise AssertionError("the tournament did not end")
 
@@ -249,3 +296,90 @@ def test_bad_results_are_refused_and_change_nothing() -> None:
     with pytest.raises(IllegalActionError, match="there is no table 'Z'"):
         festival.deal("Z")
     assert festival.table("A").playing
+
+
+def test_in_a_hand_for_hand_round_balancing_waits_for_the_round_to_end() -> None:
+    """R24: a player the rules move mid-round would play the round's hand twice (or miss
+    it); the tables are balanced once every table has finished the round's hand."""
+    festival = Festival.draw(players(16), ["A", "B"], stack=STACK, seed=3)  # 8, 8
+    for _ in range(2):
+        festival, _ = bust(festival, "B", [festival.table("B").players[0]])  # 8, 6
+    festival = festival.set_hand_for_hand(True)
+    festival, round_a = festival.deal("A")
+    festival, moves = festival.finish("A", dict(festival.table("A").start_stacks))
+    assert moves == ()  # A holds two more than B, but B has not dealt the round's hand
+    assert len(festival.table("A").seats) == 8 and len(festival.table("B").seats) == 6
+    festival, round_b = festival.deal("B")
+    assert round_b == round_a
+    dealt_b = set(festival.table("B").players)
+    assert not dealt_b & set(festival.table("A").players)  # nobody dealt in twice
+    festival, moves = festival.finish("B", dict(festival.table("B").start_stacks))
+    (move,) = moves  # the round is over: now A's player due for the big blind moves
+    assert move.reason == "balance" and (move.from_table, move.to_table) == ("A", "B")
+    assert festival.round_id is None
+    assert sorted(len(t.seats) for t in festival.tables) == [7, 7]
+    check(festival, 16 * STACK)
+
+
+def test_in_a_hand_for_hand_round_a_table_is_broken_once_the_round_is_over() -> None:
+    festival = Festival.draw(players(17), ["A", "B", "C"], stack=STACK, seed=7)
+    short = min(festival.tables, key=lambda t: (len(t.seats), t.name)).name  # 5 of 17
+    others = [t.name for t in festival.tables if t.name != short]
+    festival = festival.set_hand_for_hand(True)
+    festival, _ = festival.deal(short)
+    festival, moves = festival.finish(short, dict(festival.table(short).start_stacks))
+    assert moves == () and short not in festival.broken  # the others have not dealt yet
+    with pytest.raises(IllegalActionError, match=f"hand-for-hand: {short} waits"):
+        festival.deal(short)
+    made: list[Move] = []
+    for name in others:
+        festival, _ = festival.deal(name)
+        festival, moves = festival.finish(name, dict(festival.table(name).start_stacks))
+        made.extend(moves)
+    assert [m.from_table for m in made if m.reason == "break"] == [short] * 5
+    assert festival.broken == (short,) and festival.round_id is None
+    check(festival, 17 * STACK)
+
+
+def test_the_final_table_waits_for_every_table_to_play_the_round() -> None:
+    """Ten players left after A's hand of the round: B still plays its hand of the round
+    (R24), and its busts rank with A's by their stacks at the round's start (R22); then
+    the final table forms (R23)."""
+    festival = Festival.draw(players(12), ["A", "B"], stack=STACK, seed=3)
+    festival, _ = bust(festival, "A", [festival.table("A").players[0]])  # 11: R24
+    festival, moves = bust(festival, "A", [festival.table("A").players[-1]])  # 10
+    assert moves == () and len(festival.tables) == 2 and festival.remaining == FINAL_TABLE
+    assert festival.can_deal("B") and not festival.can_deal("A")
+    assert festival.standings.busts[-1].start_stack == STACK
+    festival, moves = bust(festival, "B", [festival.table("B").players[0]])  # 9
+    assert {m.reason for m in moves} == {"final table"} and len(moves) == 9
+    out_a, out_b = festival.standings.busts[-2:]
+    assert out_a.hand_number == out_b.hand_number  # one round, one hand id (R22)
+    assert out_b.start_stack == STACK
+    places = {f.name: f.place for f in festival.standings.finishes()}
+    assert places[out_a.name] == places[out_b.name] == 10  # 10,000 each: they share it
+
+
+def test_a_table_left_alone_with_one_player_in_a_round_waits_for_it() -> None:
+    """A hand begun before the round leaves one player at C: he cannot be dealt a hand, so
+    C waits for the round like the others (R24), and is broken once it is over."""
+    festival = Festival.draw(players(17), ["A", "B", "C"], stack=STACK, seed=7)
+    short = min(festival.tables, key=lambda t: (len(t.seats), t.name)).name
+    others = [t.name for t in festival.tables if t.name != short]
+    festival, _ = festival.deal(short)  # before hand-for-hand
+    festival = festival.set_hand_for_hand(True)
+    festival, _ = festival.deal(others[0])  # the round starts
+    losers = list(festival.table(short).players[1:])
+    stacks = dict(festival.table(short).start_stacks)
+    stacks[festival.table(short).players[0]] += sum(stacks[p] for p in losers)
+    stacks.update({p: 0 for p in losers})
+    festival, moves = festival.finish(short, stacks)
+    assert moves == () and len(festival.table(short).seats) == 1
+    with pytest.raises(IllegalActionError, match=f"hand-for-hand: {short} waits") as refused:
+        festival.deal(short)
+    assert refused.value.rule == "R24"
+    festival, _ = festival.finish(others[0], dict(festival.table(others[0]).start_stacks))
+    festival, _ = festival.deal(others[1])
+    festival, moves = festival.finish(others[1], dict(festival.table(others[1]).start_stacks))
+    assert [m.reason for m in moves] == ["break"] and festival.broken == (short,)
+    check(festival, 17 * STACK)

@@ -5,6 +5,7 @@ table's overlay is served by the worker, reading its channel beside the page."""
 
 from __future__ import annotations
 
+import re
 import signal
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 
 from tests.overlay.fanout.test_relay import start_worker
 from tests.overlay.test_cli_start import Running
@@ -90,19 +91,40 @@ def test_a_tables_overlay_is_served_by_the_worker(
 def test_the_directors_view_follows_the_festival(browser: Browser, tmp_path: Path) -> None:
     """The director's page of ``feltcast demo --festival`` (real processes: its PostgreSQL,
     Redis, director, three tables, worker) followed down to the winner: the tables with
-    their players, the moves the rules made, the places and the prizes."""
+    their players, the moves the rules made, the places and the prizes; the director's
+    orders: hand-for-hand started and stopped by hand, a player moved (done at once or
+    ordered for after his table's hand, then listed), and refused once one table is left."""
     demo = Running(subprocess.Popen(
         [sys.executable, "-m", "overlay", "demo", "--festival", "--port", "0", "--speed",
          "1000", "--seed", "5", "--delay", "1", "--data", str(tmp_path)],
         cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
-    probe = Probe()
+    probe = Probe(allow_rejections=True)  # the refused orders (409)
     try:
-        line = demo.until(r"the director: (http://\S+/) ")
-        director = line.split("the director: ")[1].split()[0]
+        line = demo.until(r"the director's orders: (http://\S+)")
+        orders = line.split("the director's orders: ")[1].split()[0]
         page = watch(browser.new_page(viewport={"width": 1280, "height": 900}), probe)
-        page.goto(director)
+        page.goto(orders)  # the token read from the address, which then loses it
         expect(page.locator("#summary")).to_contain_text("players left · ")
         expect(page.locator("#tables .table").first).to_be_visible()
+        assert "token" not in page.url
+        # The director starts hand-for-hand by hand (27 players left), then stops it.
+        toggle, answer = page.locator("#hand-for-hand-toggle"), page.locator("#answer")
+        expect(toggle).to_have_text("Start hand-for-hand")
+        toggle.click()
+        expect(answer).to_have_text("Done: hand-for-hand on.")
+        expect(page.locator("#hand-for-hand")).to_be_visible()
+        expect(toggle).to_have_text("Stop hand-for-hand")
+        toggle.click()
+        expect(answer).to_have_text("Done: hand-for-hand off.")
+        expect(page.locator("#hand-for-hand")).to_be_hidden()
+        # The director moves a player, once the tables allow it (a bust or two in): done at
+        # once between hands, or ordered for after his table's hand (as long as that hand
+        # takes: the demo's pace on a busy machine), and then listed.
+        player = order_a_move(page)
+        moved = page.locator("#moves .row").filter(has_text=player).filter(
+            has_text="director")
+        expect(moved.or_(page.locator("#lapsed .row").filter(has_text=player)).first
+               ).to_be_visible(timeout=120_000)
         demo.until("the festival is over", timeout=300)
         expect(page.locator("#summary")).to_have_text(
             "1 player left · 1 table · 540,000 chips in play", timeout=30_000)
@@ -113,6 +135,13 @@ def test_the_directors_view_follows_the_festival(browser: Browser, tmp_path: Pat
         expect(page.locator("#places .row").first.locator(".stack")).to_have_text("60,000")
         expect(page.locator("#moves .row").first).to_contain_text("final table")
         expect(page.locator("#hand-for-hand")).to_be_hidden()
+        # One table left: the director's orders are refused, with the reason.
+        toggle.click()
+        expect(answer).to_have_text("Refused: one table is left: hand-for-hand is between "
+                                    "tables (R24)")
+        expect(answer).to_have_attribute("data-state", "refused")
+        page.locator("#break").click()
+        expect(answer).to_have_text("Refused: one table is left: nobody breaks a table")
         page.close()
         assert demo.stop(signal.SIGINT) == 0
     finally:
@@ -123,3 +152,44 @@ def test_the_directors_view_follows_the_festival(browser: Browser, tmp_path: Pat
             demo.process.stdout.close()
     assert probe.page_errors == [] and probe.unexpected_console_errors() == []
     assert probe.foreign_requests() == []
+
+
+# The first player of a table whose move elsewhere the festival allows, as the page shows
+# the tables (the demo's nine seats a table; the tables kept within one player of each
+# other; no moves once ten players are left: the final table is due).
+A_MOVE = """() => {
+  const tables = [...document.querySelectorAll("#tables .table")].map((table) => ({
+    name: table.dataset.table,
+    players: [...table.querySelectorAll(".player-name")].map((p) => p.textContent) }));
+  if (tables.length < 2 || Number(document.documentElement.dataset.remaining) <= 10) return null;
+  for (const from of tables) for (const to of tables) {
+    if (from === to || !from.players.length) continue;
+    const sizes = Object.fromEntries(tables.map((t) => [t.name, t.players.length]));
+    sizes[from.name] -= 1;
+    sizes[to.name] += 1;
+    if (sizes[to.name] <= 9 && sizes[to.name] - Math.min(...Object.values(sizes)) <= 1)
+      return [from.players[0], to.name];
+  }
+  return null;
+}"""
+
+
+def order_a_move(page: Page, attempts: int = 5) -> str:
+    """Order a move the page shows as allowed; the player. The page is up to a second
+    behind the festival, so a move refused meanwhile (a bust changed the tables) is tried
+    again with the tables as they are then."""
+    answer = page.locator("#answer")
+    for _ in range(attempts):
+        player, table = page.wait_for_function(A_MOVE, timeout=60_000).json_value()
+        page.select_option("#move-player", player)
+        page.select_option("#move-table", table)
+        answer.evaluate("node => { node.textContent = ''; }")
+        page.locator("#move").click()
+        expect(answer).to_have_text(re.compile(r"^(Done|Ordered|Refused): "))
+        text = answer.text_content() or ""
+        if not text.startswith("Refused"):
+            assert text.startswith("Ordered: the move is made once") or \
+                (text.startswith(f"Done: {player} ") and f"→ {table} seat " in text), text
+            expect(answer).to_have_attribute("data-state", "done")
+            return str(player)
+    raise AssertionError(f"every move was refused: {text}")

@@ -5,6 +5,8 @@ a table whose director cannot be reached changing nothing."""
 from __future__ import annotations
 
 import uuid
+from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ from overlay.festival.app import create_festival_app
 from overlay.keys import TABLE_KEY, TOKENS_KEY
 from overlay.store import open_store, with_schema
 from tests.overlay.festival.test_festival_play import (
+    PLAYERS,
     STACK,
     TABLES,
     TOKEN,
@@ -97,3 +100,132 @@ async def test_a_table_whose_director_is_away_changes_nothing(
     assert "did not answer" in error["message"] and "send it again" in error["message"]
     table = client.server.app[TABLE_KEY].table
     assert table.hand is None and table.names == {}
+
+
+async def order(director: TestClient, kind: str, body: dict[str, Any], token: str = TOKEN,
+                ) -> tuple[int, dict[str, Any]]:
+    response = await director.post(f"/api/festival/{kind}", json=body,
+                                   headers={"Authorization": f"Bearer {token}"})
+    return response.status, await response.json()
+
+
+async def test_the_directors_orders_are_logged_answered_and_seat_the_tables(
+        aiohttp_client: Any, tmp_path: Path, pg_server: PostgresServer) -> None:
+    """A move ordered while the player's table plays waits for its hand, then seats him at
+    the other table's next hand; a break and moves the floor refuses say why (409, nothing
+    logged); hand-for-hand switched on makes a table wait (R24), off lets it deal; a retry
+    gets the first answer; a restart stands where it stood."""
+    url = pg_server.create_database()
+    settings = replace(festival_settings(url), players=(*PLAYERS, "Player 25"))
+    director = await aiohttp_client(create_festival_app(settings, tmp_path / "d"))
+    state = await (await director.get("/api/festival")).json()
+    sizes = {t["name"]: len(t["seats"]) for t in state["tables"]}
+    long = next(name for name, n in sizes.items() if n == 9)
+    short, other = (name for name, n in sizes.items() if n == 8)
+    hands = {key: 0 for key in TABLES}
+    stacks: dict[str, dict[str, int]] = {}
+
+    async def next_hand(key: str, expect: int = 200) -> dict[str, Any]:
+        hand = hands[key] + 1
+        status, answer = await ask(director, {
+            "id": f"{key}:hand:{hand}", "table": key, "table_hand": hand,
+            "stacks": stacks.get(key)})
+        assert status == expect, answer
+        if status == 200:
+            hands[key] = hand
+            stacks[key] = {player: chips for _, player, chips in answer["seats"]}
+        return answer
+
+    await next_hand(long)
+    await next_hand(short)
+    mover = next(p for p in stacks[long])
+    # Refusals: the token, bad input (422), and what the floor refuses (409, with why).
+    body = {"id": "move-1", "player": mover, "table": other}
+    assert (await order(director, "move", body, token="wrong"))[0] == 401
+    assert (await order(director, "move", {**body, "seat": "x"}))[0] == 422
+    assert (await order(director, "hand_for_hand", {"id": "h", "on": "yes"}))[0] == 422
+    refused = {("move", "nobody", other): "there is no player 'nobody'",
+               ("move", mover, "table-9"): "there is no table 'table-9'",
+               ("move", next(iter(stacks[short])), long): f"{long} is full",
+               ("move", next(iter(stacks[short])), other): "the tables are kept within one",
+               ("break", "", other): "do not fit at the 2 other tables"}
+    for (kind, player, table), why in refused.items():
+        status, answer = await order(director, kind, {"id": f"no-{why}", "player": player,
+                                                      "table": table})
+        assert status == 409 and why in answer["error"]["message"], answer
+    # The move waits for the hand at his table; asked again, the first answer.
+    status, first = await order(director, "move", body)
+    assert status == 200 and first["moves"] == []
+    assert [o["player"] for o in first["orders"]] == [mover]
+    assert await order(director, "move", body) == (200, first)
+    state = await (await director.get("/api/festival")).json()
+    assert state["orders"][0]["order"] == f"move {mover} to {other}"
+    # His table reports its hand: he leaves it; the other table's next hand seats him.
+    answer = await next_hand(long)
+    assert mover not in {player for _, player, _ in answer["seats"]}
+    answer = await next_hand(other)
+    assert [mover, 10_000] in [seat[1:] for seat in answer["seats"]]
+    state = await (await director.get("/api/festival")).json()
+    seat = next(seat for seat, player, _ in answer["seats"] if player == mover)
+    moved = state["moves"][0]
+    assert (moved["player"], moved["from_table"], moved["to_table"], moved["to_seat"],
+            moved["reason"], moved["after"]) == (mover, long, other, seat, "director",
+                                                 f"{long} hand 1")
+    assert state["orders"] == []
+    # Hand-for-hand by hand: a table that finished the round's hand waits (R24).
+    status, switched = await order(director, "hand_for_hand", {"id": "h4h-on", "on": True})
+    assert status == 200 and switched["hand_for_hand"] is True
+    await next_hand(short)  # its first hand over, it deals the round's hand
+    answer = await next_hand(short, expect=409)
+    assert answer["error"]["rule"] == "R24" and "waits" in answer["error"]["message"]
+    state = await (await director.get("/api/festival")).json()
+    assert state["hand_for_hand"] and state["hand_for_hand_ordered"] is True
+    assert (await order(director, "hand_for_hand", {"id": "h4h-off", "on": False}))[0] == 200
+    await next_hand(short)  # hand-for-hand off: it deals at once
+    state = await (await director.get("/api/festival")).json()
+    assert state["chips"] == 25 * STACK and not state["hand_for_hand"]
+    # A restart stands where it stood; an order asked again gets its first answer.
+    await director.close()
+    again = await aiohttp_client(create_festival_app(settings, tmp_path / "d"))
+    assert await (await again.get("/api/festival")).json() == state
+    assert await order(again, "move", body) == (200, first)
+    log = open_store(with_schema(url, "festival"))
+    kinds = Counter(e.payload.kind for e in log.iter_all())
+    log.close()
+    assert kinds["festival_move_ordered"] == 1 and kinds["festival_break_ordered"] == 0
+    assert kinds["festival_hand_for_hand_ordered"] == 2
+
+
+async def test_an_order_whose_player_busts_is_listed_as_lapsed_with_the_reason(
+        aiohttp_client: Any, tmp_path: Path, pg_server: PostgresServer) -> None:
+    """A move ordered while the player's table plays; he busts in that hand: the order
+    lapses, nothing moves, and ``GET /api/festival`` lists it under ``lapsed`` with the
+    reason, after a restart too (the log replayed)."""
+    url = pg_server.create_database()
+    settings = replace(festival_settings(url), players=(*PLAYERS, "Player 25"))
+    director = await aiohttp_client(create_festival_app(settings, tmp_path / "d"))
+    state = await (await director.get("/api/festival")).json()
+    sizes = {t["name"]: len(t["seats"]) for t in state["tables"]}  # 9, 8, 8
+    key = next(name for name, n in sizes.items() if n == 9)
+    other = next(name for name, n in sizes.items() if n == 8)
+    status, dealt = await ask(director, {"id": f"{key}:hand:1", "table": key,
+                                         "table_hand": 1, "stacks": None})
+    assert status == 200
+    stacks = {player: chips for _, player, chips in dealt["seats"]}
+    mover, winner = list(stacks)[:2]
+    status, answer = await order(director, "move", {"id": "move-1", "player": mover,
+                                                    "table": other})
+    assert status == 200 and answer["moves"] == [] and len(answer["orders"]) == 1
+    # His table reports the hand: he is not in it (busted), his chips went to the winner.
+    stacks[winner] += stacks.pop(mover)
+    status, answer = await ask(director, {"id": f"{key}:hand:2", "table": key,
+                                          "table_hand": 2, "stacks": stacks})
+    assert status == 200 and mover not in {player for _, player, _ in answer["seats"]}
+    state = await (await director.get("/api/festival")).json()
+    assert state["orders"] == [] and state["moves"] == []
+    assert state["lapsed"] == [{"order": f"move {mover} to {other}",
+                                "reason": f"{mover} is out of the festival: he busted"}]
+    assert [bust["player"] for bust in state["busts"]] == [mover]
+    await director.close()
+    again = await aiohttp_client(create_festival_app(settings, tmp_path / "d"))
+    assert (await (await again.get("/api/festival")).json())["lapsed"] == state["lapsed"]
