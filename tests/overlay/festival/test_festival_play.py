@@ -4,10 +4,14 @@ director before it is dealt, played by an automatic dealer at each table, the ta
 turns a command each (the same play every run), down to the final table and to one winner:
 the seat draw, balancing and breaking, hand-for-hand from eleven players (R24: a table that
 finished waits for the others), the final table at ten (R23), chips conserved
-festival-wide, every hand recorded once."""
+festival-wide, every hand recorded once. The director publishes its standings on a real
+Redis and a web worker relays them beside each table's channels: the places and prizes
+reach the worker's viewers, each place released on a channel no earlier than the bust it
+ranks is released on that channel at its table."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from pathlib import Path
@@ -20,11 +24,14 @@ from engine.festival_events import FestivalHandDealt, FestivalHandFinished, repl
 from overlay.app import create_app
 from overlay.config import parse_config
 from overlay.demo.festival import FestivalDealer, play_festival
+from overlay.fanout.worker import WorkerSettings, create_worker_app
 from overlay.festival.app import create_festival_app
 from overlay.festival.settings import FESTIVAL_SCHEMA, parse_festival
-from overlay.keys import TABLE_KEY, TOKENS_KEY
+from overlay.keys import PUBLISHER_KEY, TABLE_KEY, TOKENS_KEY
 from overlay.store import open_store, with_schema
+from tests.overlay.fanout.test_relay import Spy, Viewer, until, ws_url
 from tests.pg import PostgresServer
+from tests.redis_server import RedisServer
 
 TOKEN = "festival-token-for-tests-0123456789"
 TABLES = ("table-1", "table-2", "table-3")
@@ -32,22 +39,55 @@ PLAYERS = [f"Player {n:02d}" for n in range(1, 25)]
 STACK = 10_000
 
 
-def festival_settings(url: str) -> Any:
+DELAY = 1.0
+"""The tables' security delay, and the festival's delayed standings', when published."""
+
+
+def festival_settings(url: str, redis: str = "") -> Any:
     return parse_festival({
         "festival": {"name": "Test Festival", "tables": list(TABLES), "players": PLAYERS,
                      "stack": STACK, "seats_per_table": 9, "seed": 7, "token": TOKEN,
                      "prizes": [5000, 3000, 2000]},
-        "database": {"url": url}})
+        "database": {"url": url},
+        **({"fanout": {"url": redis, "delay": DELAY}} if redis else {})})
 
 
-def table_config(tmp: Path, key: str, url: str, director: str) -> Any:
+def table_config(tmp: Path, key: str, url: str, director: str, redis: str = "") -> Any:
+    published = {"fanout": {"url": redis, "table": key}, "delay": {"seconds": DELAY},
+                 "channels": {"studio": {"filter": "public", "delay": 5 * DELAY}}}
     return parse_config({
         "table": {"name": key.replace("-", " ").title(), "seats": 10},
         "delay": {"seconds": 60},
         "database": {"url": url, "schema": key.replace("-", "_")},
         "festival": {"url": director, "table": key, "token": TOKEN},
         "data_dir": str(tmp / key),
+        **(published if redis else {}),
     })
+
+
+class Watch(Viewer):
+    """A worker's viewer that notes when each player's bust (a table's channel) or place
+    (the festival's standings) came: the log time of the event that released it."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.busts: dict[str, float] = {}
+        self.places: dict[str, float] = {}
+        self.channels: set[str] = set()
+
+    async def _take(self, text: str) -> None:
+        await super()._take(text)
+        data = json.loads(text)
+        self.channels.add(data.get("channel", ""))
+        events = data.get("events", [])
+        for event in events:
+            if event["kind"] == "player_eliminated":
+                self.busts.setdefault(event["name"], event["time"])
+        festival = (self.view or {}).get("festival") or {}
+        for finish in festival.get("finishes", []):
+            if finish["player"] not in self.places:
+                # A snapshot (the first) has no event: the places it holds came before.
+                self.places[finish["player"]] = events[0]["time"] if events else -1.0
 
 
 def dealer(client: TestClient, key: str, seed: int) -> FestivalDealer:
@@ -65,16 +105,70 @@ def dealer(client: TestClient, key: str, seed: int) -> FestivalDealer:
 async def test_a_festival_is_played_down_to_its_final_table_and_a_winner(
         aiohttp_client: Any, tmp_path: Path, pg_server: PostgresServer) -> None:
     url = pg_server.create_database()
-    director = await aiohttp_client(create_festival_app(festival_settings(url),
+    with RedisServer() as redis:
+        await play_and_check(aiohttp_client, tmp_path, url, redis.url)
+
+
+async def play_and_check(aiohttp_client: Any, tmp_path: Path, url: str, redis: str) -> None:
+    spy = await Spy(redis).start()
+    director = await aiohttp_client(create_festival_app(festival_settings(url, redis),
                                                         tmp_path / "director"))
     base = str(director.make_url("")).rstrip("/")
-    tables = {key: await aiohttp_client(create_app(table_config(tmp_path, key, url, base)))
+    tables = {key: await aiohttp_client(create_app(table_config(tmp_path, key, url, base,
+                                                                redis)))
               for key in TABLES}
+    worker = await aiohttp_client(create_worker_app(WorkerSettings(redis)))
+    publishers = [client.server.app[PUBLISHER_KEY] for client in (director, *tables.values())]
+    await until(lambda: all(p.published >= 2 for p in publishers), "every channel on Redis")
+    # The worker pairs each tables' channel with the festival's standings released no
+    # earlier; none for a channel delayed longer than any standings, nor directly.
+    for path in ("/festival/ws/studio", "/festival/ws/nowhere", "/t/festival/ws/venue",
+                 "/festival/api/state?channel=studio"):
+        response = await worker.get(path)
+        assert response.status == 404, path
+    watches = {(where, channel): Watch(ws_url(worker, f"{where}/ws/{channel}")).start()
+               for where in ("/festival", *(f"/t/{key}" for key in TABLES))
+               for channel in ("venue", "delayed")}
+    for watch in watches.values():
+        await watch.reached(0)
     dealers = [dealer(client, key, seed) for seed, (key, client) in enumerate(tables.items())]
     await play_festival(dealers)  # the tables in turn, a command each: the same play each run
     assert all(each.done for each in dealers)
 
     state = await (await director.get("/api/festival")).json()
+    # The worker's viewers get the festival's places and prizes, the director's own.
+    for channel in ("venue", "delayed"):
+        watch = watches["/festival", channel]
+        assert watch.channels == {channel}  # the standings released as the channel is
+        await until(lambda w=watch: len(w.places) == len(PLAYERS), f"{channel}'s places")
+        assert watch.view is not None
+        standings = watch.view["festival"]
+        assert standings["finishes"] == state["finishes"]
+        assert standings["payouts"] == state["payouts"]
+        assert standings["remaining"] == 1 and standings["entrants"] == len(PLAYERS)
+        # Never a place before the bust it ranks: each released by its log time plus the
+        # same delay, the place's time (the director recorded the table's hand) after the
+        # bust's (the table logged it first).
+        await until(lambda c=channel: len({name for (w, seen), t in watches.items()
+                                           if w != "/festival" and seen == c
+                                           for name in t.busts}) == len(PLAYERS) - 1,
+                    f"every bust on {channel}")
+        busts = {name: at for (where, seen), table in watches.items()
+                 if where != "/festival" and seen == channel for name, at in table.busts.items()}
+        early = {name: (at, busts.get(name)) for name, at in watch.places.items()
+                 if name != state["finishes"][0]["player"]
+                 and (name not in busts or at < busts[name])}
+        assert early == {}
+    await spy.stop()
+    # No standings left the director's process before their time on the delayed channel.
+    published = [(at, json.loads(text)) for at, name, text in spy.seen
+                 if name == "feltcast:t:festival:delayed"]
+    assert published
+    assert [data for at, data in published if data["type"] == "patch"
+            and at < data["events"][0]["time"] + DELAY] == []
+    for watch in watches.values():
+        assert watch.errors == []
+        await watch.stop()
     # One winner, who holds every chip; every other player out, each once.
     assert state["remaining"] == 1
     assert state["chips"] == len(PLAYERS) * STACK
