@@ -105,6 +105,7 @@ def test_a_tables_look_reaches_its_pages_on_the_worker_live(
     page.goto(f"{base}/t/table-1/leaderboard?channel=delayed")
     root = page.locator("html")
     expect(root).to_have_attribute("data-theme", "dark")
+    assert root.get_attribute("data-standings") is None  # no director publishes here
     expect(root).to_have_attribute("data-look", _look(tables["table-1"]))
     page.evaluate("window.__sameDocument = true")
     put(tables["table-1"].base, tables["table-1"].operator, {"theme": "classic"})
@@ -122,6 +123,39 @@ def test_a_tables_look_reaches_its_pages_on_the_worker_live(
         assert 'data-theme="dark"' in response.read().decode()
     assert probe.page_errors == [] and probe.unexpected_console_errors() == []
     assert probe.foreign_requests() == []
+    page.close()
+
+
+def test_a_tables_view_is_drawn_with_the_festivals_places(
+        browser: Browser, festival: tuple[str, dict[str, Service]]) -> None:
+    """``withStandings`` (static/js/standings.js): a bust at the table carries its festival
+    place and prize once the director ranked it, and none before; the payouts and the
+    players left are the festival's."""
+    base, _ = festival
+    page = browser.new_page()
+    page.goto(f"{base}/api/tables")  # the worker's origin, no page of its own to load
+    drawn = page.evaluate("""async () => {
+        const { withStandings } = await import('/static/js/standings.js');
+        const view = { tournament: { field: { remaining: 2, entrants: 3 },
+          payouts: { currency: "EUR", places: [] },
+          eliminations: [{ name: "Ana", place: 3, prize: 10 },
+                         { name: "Ben", place: 2, prize: 20 }] } };
+        const festival = { name: "Open", entrants: 27, remaining: 11, hand_for_hand: true,
+          finishes: [{ player: "Ana", place: 12, prize: 0, hand_id: 40, tied: 1 }],
+          payouts: [{ place: 2, prize: 300, player: null },
+                    { place: 1, prize: 500, player: null }] };
+        return [withStandings(view, festival), withStandings(view, null) === view];
+    }""")
+    merged, unchanged = drawn
+    tournament = merged["tournament"]
+    assert [(e["name"], e["place"], e["prize"]) for e in tournament["eliminations"]] == [
+        ("Ana", 12, None), ("Ben", None, None)]  # Ben is not ranked by the director yet
+    assert tournament["field"] == {"remaining": 11, "entrants": 27}
+    assert tournament["payouts"] == {
+        "prize_pool": 800, "currency": "EUR", "paid": 2, "remaining": 11,
+        "places": [{"place": 1, "prize": 500, "name": None, "jump": 200},
+                   {"place": 2, "prize": 300, "name": None, "jump": 300}]}
+    assert unchanged is True
     page.close()
 
 

@@ -302,6 +302,10 @@ async def test_unknown_tables_and_channels_are_404_and_pages_are_served(
     assert relayed.status == 200 and await relayed.read() == logo.read_bytes()
     assert relayed.headers["Content-Type"] == "image/svg+xml"
     assert (await worker.get("/t/nowhere/graphics/theme.css")).status == 404
+    # A rehearsal's ?theme= picks a bundled one; a table with no look yet wears the default.
+    rehearsal = await (await worker.get(f"/t/{TABLE}/leaderboard?theme=contrast")).text()
+    assert 'data-theme="contrast"' in rehearsal
+    assert 'data-theme="dark"' in await (await worker.get("/t/nowhere/leaderboard")).text()
     for path in ("/t/nowhere/ws/delayed", f"/t/{TABLE}/ws/secure", f"/t/{TABLE}/ws/operator",
                  f"/t/{TABLE}/api/state?channel=secure"):
         response = await worker.get(path)
