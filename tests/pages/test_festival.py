@@ -182,11 +182,6 @@ def test_the_directors_view_follows_the_festival(browser: Browser, tmp_path: Pat
         worker = worker.split("the field): ")[1].split()[0]
         line = demo.until(r"the director: (http://\S+/) ")
         director = line.split("the director: ")[1].split()[0]
-        # The worker's pages, with the festival's places and prizes (the director's).
-        front = watch(browser.new_page(viewport={"width": 390, "height": 844}), probe)
-        front.goto(worker)
-        payouts = watch(browser.new_page(viewport={"width": 1920, "height": 1080}), probe)
-        payouts.goto(f"{worker}t/table-1/payouts?channel=delayed")
         page = watch(browser.new_page(viewport={"width": 1280, "height": 900}), probe)
         page.goto(director)
         expect(page.locator("#summary")).to_contain_text("players left · ")
@@ -203,6 +198,11 @@ def test_the_directors_view_follows_the_festival(browser: Browser, tmp_path: Pat
         expect(page.locator("#hand-for-hand")).to_be_hidden()
         winner = page.locator("#places .row").first.locator(".player-name").inner_text()
         page.close()
+        # The worker's pages, with the festival's places and prizes (the director's).
+        front = watch(browser.new_page(viewport={"width": 390, "height": 844}), probe)
+        front.goto(worker)
+        payouts = watch(browser.new_page(viewport={"width": 1920, "height": 1080}), probe)
+        payouts.goto(f"{worker}t/table-1/payouts?channel=delayed")
         expect(front.locator("#places .row")).to_have_count(27, timeout=30_000)
         expect(front.locator("#places .row").first).to_contain_text(f"1st{winner}60,000")
         with urllib.request.urlopen(f"{director}api/festival", timeout=10) as response:

@@ -7,7 +7,7 @@ finished waits for the others), the final table at ten (R23), chips conserved
 festival-wide, every hand recorded once. The director publishes its standings on a real
 Redis and a web worker relays them beside each table's channels: the places and prizes
 reach the worker's viewers, each place released on a channel no earlier than the bust it
-ranks is released on that channel at its table."""
+ranks is released on that channel at its table, and none for a channel delayed longer."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
+from engine.events import PlayerEliminated
 from engine.festival import FINAL_NAME
 from engine.festival_events import FestivalHandDealt, FestivalHandFinished, replay_festival
 from overlay.app import create_app
@@ -27,7 +28,7 @@ from overlay.demo.festival import FestivalDealer, play_festival
 from overlay.fanout.worker import WorkerSettings, create_worker_app
 from overlay.festival.app import create_festival_app
 from overlay.festival.settings import FESTIVAL_SCHEMA, parse_festival
-from overlay.keys import PUBLISHER_KEY, TABLE_KEY, TOKENS_KEY
+from overlay.keys import LOG_KEY, PUBLISHER_KEY, TABLE_KEY, TOKENS_KEY
 from overlay.store import open_store, with_schema
 from tests.overlay.fanout.test_relay import Spy, Viewer, until, ws_url
 from tests.pg import PostgresServer
@@ -39,8 +40,9 @@ PLAYERS = [f"Player {n:02d}" for n in range(1, 25)]
 STACK = 10_000
 
 
-DELAY = 1.0
-"""The tables' security delay, and the festival's delayed standings', when published."""
+STANDINGS_DELAY = 30.0
+"""The festival's delayed standings' delay: shorter than the tables' (60 s), so that the
+worker finds no standings for their delayed channel."""
 
 
 def festival_settings(url: str, redis: str = "") -> Any:
@@ -49,29 +51,26 @@ def festival_settings(url: str, redis: str = "") -> Any:
                      "stack": STACK, "seats_per_table": 9, "seed": 7, "token": TOKEN,
                      "prizes": [5000, 3000, 2000]},
         "database": {"url": url},
-        **({"fanout": {"url": redis, "delay": DELAY}} if redis else {})})
+        **({"fanout": {"url": redis, "delay": STANDINGS_DELAY}} if redis else {})})
 
 
 def table_config(tmp: Path, key: str, url: str, director: str, redis: str = "") -> Any:
-    published = {"fanout": {"url": redis, "table": key}, "delay": {"seconds": DELAY},
-                 "channels": {"studio": {"filter": "public", "delay": 5 * DELAY}}}
     return parse_config({
         "table": {"name": key.replace("-", " ").title(), "seats": 10},
         "delay": {"seconds": 60},
         "database": {"url": url, "schema": key.replace("-", "_")},
         "festival": {"url": director, "table": key, "token": TOKEN},
         "data_dir": str(tmp / key),
-        **(published if redis else {}),
+        **({"fanout": {"url": redis, "table": key}} if redis else {}),
     })
 
 
 class Watch(Viewer):
-    """A worker's viewer that notes when each player's bust (a table's channel) or place
-    (the festival's standings) came: the log time of the event that released it."""
+    """A worker's viewer of the festival's standings that notes when each player's place
+    came: the log time of the director's event that released it."""
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
-        self.busts: dict[str, float] = {}
         self.places: dict[str, float] = {}
         self.channels: set[str] = set()
 
@@ -80,14 +79,18 @@ class Watch(Viewer):
         data = json.loads(text)
         self.channels.add(data.get("channel", ""))
         events = data.get("events", [])
-        for event in events:
-            if event["kind"] == "player_eliminated":
-                self.busts.setdefault(event["name"], event["time"])
-        festival = (self.view or {}).get("festival") or {}
-        for finish in festival.get("finishes", []):
+        for finish in ((self.view or {}).get("festival") or {}).get("finishes", []):
             if finish["player"] not in self.places:
-                # A snapshot (the first) has no event: the places it holds came before.
+                # A snapshot (the first) has no event: a place there came before any bust.
                 self.places[finish["player"]] = events[0]["time"] if events else -1.0
+
+
+def bust_times(tables: dict[str, TestClient]) -> dict[str, float]:
+    """Each player's bust, as the tables logged it: its log time (each table's channel
+    releases it that long after as its own delay says)."""
+    return {entry.payload.name: entry.time for client in tables.values()
+            for entry in client.server.app[LOG_KEY].store.iter_all()
+            if isinstance(entry.payload, PlayerEliminated)}
 
 
 def dealer(client: TestClient, key: str, seed: int) -> FestivalDealer:
@@ -121,14 +124,13 @@ async def play_and_check(aiohttp_client: Any, tmp_path: Path, url: str, redis: s
     publishers = [client.server.app[PUBLISHER_KEY] for client in (director, *tables.values())]
     await until(lambda: all(p.published >= 2 for p in publishers), "every channel on Redis")
     # The worker pairs each tables' channel with the festival's standings released no
-    # earlier; none for a channel delayed longer than any standings, nor directly.
-    for path in ("/festival/ws/studio", "/festival/ws/nowhere", "/t/festival/ws/venue",
-                 "/festival/api/state?channel=studio"):
+    # earlier: none for their delayed channel (60 s; the standings' is 30 s), none for a
+    # channel no table publishes, and none directly.
+    for path in ("/festival/ws/delayed", "/festival/api/state?channel=delayed",
+                 "/festival/ws/nowhere", "/t/festival/ws/venue"):
         response = await worker.get(path)
         assert response.status == 404, path
-    watches = {(where, channel): Watch(ws_url(worker, f"{where}/ws/{channel}")).start()
-               for where in ("/festival", *(f"/t/{key}" for key in TABLES))
-               for channel in ("venue", "delayed")}
+    watches = {"venue": Watch(ws_url(worker, "/festival/ws/venue")).start()}
     for watch in watches.values():
         await watch.reached(0)
     dealers = [dealer(client, key, seed) for seed, (key, client) in enumerate(tables.items())]
@@ -136,9 +138,10 @@ async def play_and_check(aiohttp_client: Any, tmp_path: Path, url: str, redis: s
     assert all(each.done for each in dealers)
 
     state = await (await director.get("/api/festival")).json()
+    busts = bust_times(tables)
+    assert len(busts) == len(PLAYERS) - 1
     # The worker's viewers get the festival's places and prizes, the director's own.
-    for channel in ("venue", "delayed"):
-        watch = watches["/festival", channel]
+    for channel, watch in watches.items():
         assert watch.channels == {channel}  # the standings released as the channel is
         await until(lambda w=watch: len(w.places) == len(PLAYERS), f"{channel}'s places")
         assert watch.view is not None
@@ -146,15 +149,9 @@ async def play_and_check(aiohttp_client: Any, tmp_path: Path, url: str, redis: s
         assert standings["finishes"] == state["finishes"]
         assert standings["payouts"] == state["payouts"]
         assert standings["remaining"] == 1 and standings["entrants"] == len(PLAYERS)
-        # Never a place before the bust it ranks: each released by its log time plus the
-        # same delay, the place's time (the director recorded the table's hand) after the
-        # bust's (the table logged it first).
-        await until(lambda c=channel: len({name for (w, seen), t in watches.items()
-                                           if w != "/festival" and seen == c
-                                           for name in t.busts}) == len(PLAYERS) - 1,
-                    f"every bust on {channel}")
-        busts = {name: at for (where, seen), table in watches.items()
-                 if where != "/festival" and seen == channel for name, at in table.busts.items()}
+        # Never a place before the bust it ranks: both released at their log time (the
+        # venue channels are live), the place's (the director recorded the table's hand)
+        # after the bust's (the table logged it first).
         early = {name: (at, busts.get(name)) for name, at in watch.places.items()
                  if name != state["finishes"][0]["player"]
                  and (name not in busts or at < busts[name])}
@@ -165,7 +162,7 @@ async def play_and_check(aiohttp_client: Any, tmp_path: Path, url: str, redis: s
                  if name == "feltcast:t:festival:delayed"]
     assert published
     assert [data for at, data in published if data["type"] == "patch"
-            and at < data["events"][0]["time"] + DELAY] == []
+            and at < data["events"][0]["time"] + STANDINGS_DELAY] == []
     for watch in watches.values():
         assert watch.errors == []
         await watch.stop()
