@@ -139,7 +139,7 @@ async function refreshTables() {
   render();
 }
 
-const standings = standingsRelayed() ? followStandings("venue", "festival") : null;
+const standings = standingsRelayed("venue") ? followStandings("venue", "festival") : null;
 if (standings) standings.subscribe(() => render());
 refreshTables();
 setInterval(refreshTables, TABLES_EVERY_MS);

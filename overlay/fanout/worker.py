@@ -33,6 +33,7 @@ from typing import Any
 
 from aiohttp import web
 
+from engine.channels import ChannelSpec
 from overlay.app import GRAPHICS, asset_version, page_handler, security_headers
 from overlay.assets import static_dir
 from overlay.auth import origin_allowed
@@ -117,18 +118,26 @@ async def _relay(request: web.Request, channel: str) -> RelayHub:
     return await source.hub(table, channel)
 
 
+async def standings_pairs(source: RelaySource) -> dict[str, ChannelSpec]:
+    """Each tables' channel that has the festival's standings, and the festival's channel
+    its pages read: the one released no earlier than that channel shows the busts they
+    rank, at any table (:func:`overlay.festival.channels.standings_channel_for`)."""
+    festival = await source.channels(FESTIVAL_KEY)
+    if not festival:
+        return {}
+    delays: dict[str, float] = {}
+    for table in await source.tables():
+        for spec in await source.channels(table):
+            delays[spec.name] = max(spec.delay, delays.get(spec.name, 0.0))
+    pairs = {name: standings_channel_for(delay, festival) for name, delay in delays.items()}
+    return {name: spec for name, spec in pairs.items() if spec is not None}
+
+
 async def _standings(source: RelaySource, channel: str) -> RelayHub:
-    """The festival's standings for pages reading the tables' ``channel``: never earlier
-    than that channel shows the busts they rank, at any table
-    (:func:`overlay.festival.channels.standings_channel_for`)."""
-    delays = [spec.delay for table in await source.tables()
-              for spec in await source.channels(table) if spec.name == channel]
-    if not delays:
-        raise UnknownTableError(f"no table publishes a channel {channel!r}")
-    spec = standings_channel_for(max(delays), await source.channels(FESTIVAL_KEY))
+    spec = (await standings_pairs(source)).get(channel)
     if spec is None:
-        raise UnknownTableError(f"the festival publishes no standings for {channel!r} "
-                                f"(delayed {max(delays):g} s at its tables)")
+        raise UnknownTableError(f"the festival publishes no standings for the tables' "
+                                f"{channel!r} (none at all, or none delayed as long)")
     return await source.hub(FESTIVAL_KEY, spec.name)
 
 
@@ -167,8 +176,9 @@ async def api_tables(request: web.Request) -> web.Response:
 
 
 def table_page(page: str, pages: Path) -> Callable[[web.Request], Any]:
-    """A page of the worker: marked ``data-standings="1"`` when the director publishes the
-    festival's standings (the page then reads them, ``static/js/standings.js``); a table's
+    """A page of the worker: marked ``data-standings`` with the tables' channels that have
+    the festival's standings (:func:`standings_pairs`; a page on one of them reads them,
+    ``static/js/standings.js``); a table's
     page (``/t/<table>/…``) in the table's look on air as its writer published it (the
     default look until it published one, and a bundled one for a rehearsal's ``?theme=``,
     ``?layout=`` or ``?safe=``)."""
@@ -181,8 +191,10 @@ def table_page(page: str, pages: Path) -> Callable[[web.Request], Any]:
         source = request.app[RELAY_KEY]
         html = response.text
         try:
-            if await source.channels(FESTIVAL_KEY):
-                html = html.replace("<html ", '<html data-standings="1" ', 1)
+            pairs = await standings_pairs(source)
+            if pairs:
+                names = escape(" ".join(sorted(pairs)))
+                html = html.replace("<html ", f'<html data-standings="{names}" ', 1)
             table = request.match_info.get("table")
             rehearsal = {"theme", "layout", "safe"} & set(request.query)
             look = None if table is None or rehearsal else await source.look(table)

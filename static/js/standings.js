@@ -3,16 +3,18 @@
 // A table's own tournament view ranks only that table's busts among its own players; in a
 // festival the places and prizes are the director's (R22 across the tables, hand-for-hand
 // rounds included; R23). A worker that relays the director's standings marks its pages
-// (<html data-standings="1">); such a page reads them from /festival/ws/<its channel>,
-// which the worker pairs with the tables' channel so that a place never arrives before the
-// bust it ranks, and draws its table's view with them (withStandings). Pages served by a
-// table's own service, or by a worker without standings, draw the table's view as it is.
+// with the tables' channels that have them (<html data-standings="venue delayed">): the
+// festival's channel it pairs with each is released no earlier than that channel shows the
+// busts. A page on one of them reads them from /festival/ws/<its channel> and draws its
+// table's view with them (withStandings). Pages served by a table's own service, or on a
+// channel without standings, draw the table's view as it is.
 
 import { Channel } from "./channel.js";
 
-/** Whether this page's worker relays the festival's standings. */
-export function standingsRelayed(doc = document) {
-  return doc.documentElement.dataset.standings === "1";
+/** Whether this page's worker relays the festival's standings for the tables' `channel`. */
+export function standingsRelayed(channel, doc = document) {
+  const names = (doc.documentElement.dataset.standings || "").split(" ");
+  return names.includes(channel);
 }
 
 /** The festival's standings beside this page's `channel` (a channel client, not started

@@ -246,7 +246,8 @@ export function startGraphic(page, render) {
   const channel = connectChannel({ channel: params.channel, page, token: params.token });
   // On a festival worker that relays them, the festival's places and prizes (js/standings.js):
   // the page draws once both its table's view and the standings are in.
-  const standings = standingsRelayed() ? followStandings(params.channel, page) : null;
+  const standings = standingsRelayed(params.channel)
+    ? followStandings(params.channel, page) : null;
   function draw() {
     if (!channel.view || (standings && !standings.view)) return;
     render(standings ? withStandings(channel.view, standings.view.festival) : channel.view);

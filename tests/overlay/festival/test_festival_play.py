@@ -130,6 +130,8 @@ async def play_and_check(aiohttp_client: Any, tmp_path: Path, url: str, redis: s
                  "/festival/ws/nowhere", "/t/festival/ws/venue"):
         response = await worker.get(path)
         assert response.status == 404, path
+    page = await (await worker.get("/t/table-1/leaderboard?channel=delayed")).text()
+    assert '<html data-standings="venue" ' in page  # its pages on delayed: their own view
     watches = {"venue": Watch(ws_url(worker, "/festival/ws/venue")).start()}
     for watch in watches.values():
         await watch.reached(0)
