@@ -34,6 +34,7 @@ from engine.channels import ChannelSpec
 from engine.errors import FeltcastError
 from overlay.fanout import (
     LOOK_PATTERN,
+    TABLE_KEY_PATTERN,
     TABLES_KEY,
     channel_key,
     channels_key,
@@ -249,6 +250,8 @@ class RelaySource(RedisLink):
 
     async def look(self, table: str) -> RelayedLook | None:
         """``table``'s look on air (None: it published none, or Redis is away)."""
+        if not TABLE_KEY_PATTERN.fullmatch(table):
+            return None  # not a table's key: nothing to ask Redis
         if table not in self.looks:
             await self._read_look(table)
         return self.looks.get(table)

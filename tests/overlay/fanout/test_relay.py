@@ -301,7 +301,8 @@ async def test_unknown_tables_and_channels_are_404_and_pages_are_served(
     relayed = await worker.get(on_air["logo"])
     assert relayed.status == 200 and await relayed.read() == logo.read_bytes()
     assert relayed.headers["Content-Type"] == "image/svg+xml"
-    assert (await worker.get("/t/nowhere/graphics/theme.css")).status == 404
+    for table in ("nowhere", "No:Such"):
+        assert (await worker.get(f"/t/{table}/graphics/theme.css")).status == 404
     # A rehearsal's ?theme= picks a bundled one; a table with no look yet wears the default.
     rehearsal = await (await worker.get(f"/t/{TABLE}/leaderboard?theme=contrast")).text()
     assert 'data-theme="contrast"' in rehearsal
