@@ -290,7 +290,7 @@ async def fanout_ctx(app: web.Application) -> AsyncIterator[None]:
         yield
         return
     hubs: dict[str, ChannelHub[Any]] = app[HUBS_KEY]
-    publisher = RedisPublisher(settings, hubs, clock=app[CLOCK_KEY])
+    publisher = RedisPublisher(settings, hubs, clock=app[CLOCK_KEY], desk=app[GRAPHICS_KEY])
     app[PUBLISHER_KEY] = publisher
     app[TABLE_DEVICES_KEY].append(publisher)
     task = asyncio.create_task(publisher.run(), name="feltcast-fanout")

@@ -22,6 +22,10 @@ const GATHER_MS = 400;
 const state = { known: null, queue: [], showing: null, timer: null, context: null };
 
 const keyOf = (entry) => `${entry.place}|${entry.name}`;
+// A bust-out is the player's in his hand: a place that changes afterwards (a festival's
+// hand-for-hand round ranked once every table reported, a disqualification above him) is the
+// same bust-out, never news again.
+const idOf = (entry) => `${entry.name}|${entry.hand}`;
 
 function fill(entry, context) {
   const photo = entry.photo || context.photos.get(entry.name) || null;
@@ -77,22 +81,27 @@ export function render(view) {
   };
   if (state.known === null) {
     // First paint: what happened before this page opened is not news.
-    state.known = new Set(eliminations.map(keyOf));
+    state.known = new Set(eliminations.map(idOf));
     return;
   }
-  const fresh = eliminations.filter((entry) => !state.known.has(keyOf(entry)))
+  const fresh = eliminations.filter((entry) => !state.known.has(idOf(entry)))
     .sort((a, b) => b.place - a.place);
-  for (const entry of fresh) state.known.add(keyOf(entry));
+  for (const entry of fresh) state.known.add(idOf(entry));
   // A bust-out taken back (an operator's correction) is never shown, or stops showing.
-  const present = new Set(eliminations.map(keyOf));
+  const present = new Map(eliminations.map((entry) => [idOf(entry), entry]));
   for (const key of [...state.known]) if (!present.has(key)) state.known.delete(key);
-  state.queue = state.queue.filter((entry) => present.has(keyOf(entry)));
+  state.queue = state.queue.filter((entry) => present.has(idOf(entry)))
+    .map((entry) => present.get(idOf(entry)));
   state.queue.push(...fresh);
   state.queue.sort((a, b) => b.place - a.place);
-  if (state.showing && !present.has(keyOf(state.showing))) {
+  if (state.showing && !present.has(idOf(state.showing))) {
     clearTimeout(state.timer);
     showNext();
-  } else if (state.showing) fill(state.showing, state.context);
+  } else if (state.showing) {
+    state.showing = present.get(idOf(state.showing)); // its place as it stands now
+    fill(state.showing, state.context);
+    document.documentElement.dataset.showing = keyOf(state.showing);
+  }
   else if (state.queue.length && state.timer === null) {
     state.timer = setTimeout(showNext, GATHER_MS);
   }

@@ -2,10 +2,13 @@
 // level, blinds, board, players and stacks) and the field's chip counts across the tables,
 // each table read from its own public `venue` channel (/t/<table>/ws/venue) with the one
 // channel client. The tables are asked of /api/tables, again every few seconds, so a table
-// that starts publishing appears. One render() for the first paint and every update.
+// that starts publishing appears. When the worker relays the director's standings, the
+// festival's places and prizes follow, live as the venue channel (js/standings.js). One
+// render() for the first paint and every update.
 import { Channel } from "./js/channel.js";
 import { KeyedList, el, setText, toggle } from "./js/dom.js";
-import { blindsText, chips, levelOf } from "./js/tournament.js";
+import { followStandings, standingsRelayed } from "./js/standings.js";
+import { blindsText, chips, levelOf, money, ordinal } from "./js/tournament.js";
 
 const $ = (id) => document.getElementById(id);
 const TABLES_EVERY_MS = 5000;
@@ -92,6 +95,20 @@ function render() {
       + `${chips(chipsInPlay)} chips in play`
     : "No table is on air yet.");
   document.documentElement.dataset.tables = String(keys.length);
+  renderPlaces(standings && standings.view ? standings.view.festival : null);
+}
+
+/** The festival's places decided so far, the winner first, with their prizes. */
+function renderPlaces(festival) {
+  const finishes = festival && Array.isArray(festival.finishes)
+    ? festival.finishes.filter((finish) => finish && typeof finish.place === "number")
+      .sort((a, b) => a.place - b.place) : [];
+  $("places-section").hidden = finishes.length === 0;
+  $("places").replaceChildren(...finishes.map((finish) => el("li", { class: "row place",
+    data: { place: finish.place } },
+  el("span", { class: "rank", text: ordinal(finish.place) }),
+  el("span", { class: "player-name", text: finish.player }),
+  el("span", { class: "stack", text: finish.prize ? money(finish.prize) : "" }))));
 }
 
 function follow(key) {
@@ -122,6 +139,8 @@ async function refreshTables() {
   render();
 }
 
+const standings = standingsRelayed("venue") ? followStandings("venue", "festival") : null;
+if (standings) standings.subscribe(() => render());
 refreshTables();
 setInterval(refreshTables, TABLES_EVERY_MS);
-window.feltcast = { tables, render };
+window.feltcast = { tables, render, standings };

@@ -5,9 +5,10 @@ Everything runs in this process, each part on its own port of 127.0.0.1, as a fe
 them on several machines: the tournament director's service (:mod:`overlay.festival`),
 three tables' services (each its own log in its own schema, publishing its public channels
 to Redis) and one web worker (:mod:`overlay.fanout.worker`: the festival's front page and
-every table's pages). A :class:`FestivalDealer` at each table deals and plays through the
-table's HTTP API, as an operator's console does, and asks for each next hand, waiting when
-the director says so (R24: hand-for-hand).
+every table's pages, with the festival's places and prizes the director publishes). A
+:class:`FestivalDealer` at each table deals and plays through the table's HTTP API, as an
+operator's console does, and asks for each next hand, waiting when the director says so
+(R24: hand-for-hand).
 """
 
 from __future__ import annotations
@@ -206,7 +207,8 @@ async def run_festival(options: DemoOptions, out: Callable[[str], None] = print)
         settings = FestivalSettings(
             name="Feltcast Demo Festival", tables=FESTIVAL_TABLES, players=FESTIVAL_PLAYERS,
             stack=FESTIVAL_STACK, database_url=database, token=token, seed=seed % 2**31,
-            prizes=(60_000, 36_000, 24_000, 16_000, 12_000, 9_000, 7_000, 6_000, 5_000))
+            prizes=(60_000, 36_000, 24_000, 16_000, 12_000, 9_000, 7_000, 6_000, 5_000),
+            fanout_url=redis.url, delay=options.delay)  # its places on the worker's pages
         director_app = create_festival_app(settings, root / "director")
         director = await _serve(stack, director_app, options.host, 0)
         worker = await _serve(stack, create_worker_app(WorkerSettings(redis.url)),

@@ -25,10 +25,21 @@ protocol as the table's own service (``docs/festival.md``).
   connection, reads that snapshot and tells its subscribers (a ``snapshot`` with ``reason``
   ``behind``), exactly as a hub does for a subscriber that fell behind.
 
+* **The festival's standings.** The tournament director's service publishes its own public
+  channels (the festival's places and prizes, :mod:`overlay.festival.channels`) the same
+  way, under the reserved key :data:`FESTIVAL_KEY` (never a table's key, and not listed
+  among the tables).
+* **The look on air.** A writer publishes its look (the theme, logo, sponsors, layout:
+  :class:`overlay.graphics.desk.GraphicsDesk`) with the theme's stylesheet and files, so
+  that a worker's pages of the table wear it and follow each change live.
+
 Keys (``feltcast:`` then the table's key, :data:`TABLE_KEY_PATTERN`):
 ``feltcast:tables`` (a set of table keys), ``feltcast:t:<table>:channels`` (the published
 channels' specs, JSON), ``feltcast:t:<table>:<channel>`` (the pub/sub channel of its
-messages) and ``feltcast:t:<table>:<channel>:snapshot`` (its newest snapshot).
+messages) and ``feltcast:t:<table>:<channel>:snapshot`` (its newest snapshot);
+``feltcast:look:<table>`` (the table's look, JSON: a key and the pub/sub channel of its
+changes) and ``feltcast:media:<file>`` (a theme's font, logo or sponsor, by its content's
+hash).
 """
 
 from __future__ import annotations
@@ -42,15 +53,20 @@ from engine.errors import ConfigError
 
 __all__ = [
     "DEFAULT_TABLE",
+    "FESTIVAL_KEY",
+    "LOOK_PATTERN",
     "TABLES_KEY",
     "TABLE_KEY_PATTERN",
     "FanoutSettings",
     "channel_key",
     "channels_key",
+    "look_key",
+    "media_key",
     "parse_redis_url",
     "published_channels",
     "snapshot_key",
     "split_channel_key",
+    "split_look_key",
     "table_key",
 ]
 
@@ -59,6 +75,11 @@ TABLE_KEY_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]{0,39}")
 """A table's key: lower-case letters, digits and dashes, at most 40 (``table-1``, ``final``)."""
 _PREFIX = "feltcast:t:"
 DEFAULT_TABLE = "table"
+FESTIVAL_KEY = "festival"
+"""The festival's standings' key (its channels: ``feltcast:t:festival:<channel>``); no table
+may take it."""
+_LOOK_PREFIX = "feltcast:look:"
+LOOK_PATTERN = f"{_LOOK_PREFIX}*"
 
 
 def parse_redis_url(url: str, where: str) -> str:
@@ -72,6 +93,9 @@ def table_key(text: str, where: str) -> str:
     if not TABLE_KEY_PATTERN.fullmatch(text):
         raise ConfigError(where, f"{text!r} is not a table key (lower-case letters, digits "
                           "and dashes, at most 40, e.g. 'table-1')")
+    if text == FESTIVAL_KEY:
+        raise ConfigError(where, f"{text!r} is the festival's own key: name the table "
+                          "otherwise (e.g. 'table-1')")
     return text
 
 
@@ -113,6 +137,29 @@ def channel_key(table: str, channel: str) -> str:
 
 def snapshot_key(table: str, channel: str) -> str:
     return f"{_PREFIX}{table}:{channel}:snapshot"
+
+
+def look_key(table: str) -> str:
+    """The key (and the pub/sub channel) of ``table``'s look on air."""
+    return f"{_LOOK_PREFIX}{table}"
+
+
+def split_look_key(key: str) -> str | None:
+    """The table of a look key, else ``None``.
+
+    >>> split_look_key("feltcast:look:table-1")
+    'table-1'
+    >>> split_look_key("feltcast:look:../x") is None
+    True
+    """
+    table = key.removeprefix(_LOOK_PREFIX)
+    return table if key.startswith(_LOOK_PREFIX) and TABLE_KEY_PATTERN.fullmatch(table) \
+        else None
+
+
+def media_key(file_name: str) -> str:
+    """The key of a theme's file (its served name: the content's hash and a suffix)."""
+    return f"feltcast:media:{file_name}"
 
 
 def split_channel_key(key: str) -> tuple[str, str] | None:

@@ -8,6 +8,13 @@ error alert (the festival's web workers keep showing this table's last picture) 
 publisher retries with a growing pause; once back it publishes each channel's snapshot first,
 so every worker catches up. The table itself never waits for Redis: the log is the truth and
 the table's own pages are served as before.
+
+It also publishes the table's look on air (``desk``): at every connection and every change,
+the look as the table's pages get it, the theme's stylesheet and the files it loads (each
+file once per connection, by its content's hash), so that a worker's pages of this table
+wear the same look and follow it live. The tournament director's service publishes its
+standings' channels with the same class (``festival``: under :data:`FESTIVAL_KEY`, not
+listed among the tables).
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
@@ -27,15 +34,21 @@ from engine.errors import ConfigError
 from overlay.alerts import Alert, AlertBook, AlertLevel
 from overlay.devices import DeviceStatus
 from overlay.fanout import (
+    FESTIVAL_KEY,
     TABLES_KEY,
     FanoutSettings,
     channel_key,
     channels_key,
+    look_key,
+    media_key,
     published_channels,
     snapshot_key,
 )
 from overlay.hub import Broadcaster, ChannelMessage
 from overlay.signals import Signal
+
+if TYPE_CHECKING:
+    from overlay.graphics.desk import GraphicsDesk
 
 __all__ = ["RedisPublisher"]
 
@@ -109,15 +122,22 @@ class RedisPublisher(RedisLink):
                    "back")
 
     def __init__(self, settings: FanoutSettings, hubs: Mapping[str, Broadcaster], *,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time, desk: GraphicsDesk | None = None,
+                 festival: bool = False) -> None:
         if not settings.enabled:
             raise ConfigError("fanout.url", "no Redis server configured")
         super().__init__(settings.url, clock)
         self.settings = settings
+        self.key = FESTIVAL_KEY if festival else settings.table
+        """Whose channels these are: the table's key, or the festival's."""
+        self.listed = not festival
+        self.desk = desk
         self.hubs = [hubs[spec.name] for spec in
                      published_channels(hub.spec for hub in hubs.values())]
         self.published = 0
         """Messages put on Redis since the start (tests and the benchmark read it)."""
+        self.looks = 0
+        """Looks put on Redis since the start."""
 
     # --- publishing ------------------------------------------------------------------------
 
@@ -134,8 +154,12 @@ class RedisPublisher(RedisLink):
                 async with asyncio.TaskGroup() as group:
                     pumps = [group.create_task(self._pump(client, hub)) for hub in self.hubs]
                     watch = group.create_task(self._watch(client))
+                    looks = None if self.desk is None else \
+                        group.create_task(self._looks(client, self.desk))
                     await asyncio.wait(pumps)
                     watch.cancel()
+                    if looks is not None:
+                        looks.cancel()
                 return  # every hub closed: the service stops
             except* (RedisError, OSError) as errors:
                 self._set_connected(False, errors.exceptions[0])
@@ -152,12 +176,38 @@ class RedisPublisher(RedisLink):
             await client.ping()
 
     async def _register(self, client: aioredis.Redis) -> None:
-        table = self.settings.table
+        table = self.key
         specs = [hub.spec.to_dict() for hub in self.hubs]
         async with client.pipeline(transaction=True) as pipe:
-            pipe.sadd(TABLES_KEY, table)
+            if self.listed:
+                pipe.sadd(TABLES_KEY, table)
             pipe.set(channels_key(table), json.dumps(specs, separators=(",", ":")))
             await pipe.execute()
+
+    async def _looks(self, client: aioredis.Redis, desk: GraphicsDesk) -> None:
+        """The look on air now, then at every change (the newest only, if several came)."""
+        changed = asyncio.Event()
+        disconnect = desk.changed.connect(changed.set)
+        sent: set[str] = set()  # the files this connection has put (Redis may be new)
+        try:
+            while True:
+                changed.clear()
+                css, files = desk.on_air_files()
+                look = json.dumps({"look": desk.state(), "css": css,
+                                   "files": {media.file_name: media.content_type
+                                             for media in files}}, separators=(",", ":"))
+                async with client.pipeline(transaction=True) as pipe:
+                    for media in files:
+                        if media.file_name not in sent:
+                            pipe.set(media_key(media.file_name), media.data)
+                    pipe.set(look_key(self.key), look)
+                    pipe.publish(look_key(self.key), look)
+                    await pipe.execute()
+                sent.update(media.file_name for media in files)
+                self.looks += 1
+                await changed.wait()
+        finally:
+            disconnect()
 
     async def _pump(self, client: aioredis.Redis, hub: Broadcaster) -> None:
         subscription = hub.subscribe()  # a snapshot first: every worker catches up
@@ -169,7 +219,7 @@ class RedisPublisher(RedisLink):
 
     async def _put(self, client: aioredis.Redis, hub: Broadcaster,
                    message: ChannelMessage) -> None:
-        table = self.settings.table
+        table = self.key
         snapshot = hub.snapshot_message()  # at this message's revision or later
         published = snapshot if message.type == "snapshot" else message
         async with client.pipeline(transaction=True) as pipe:

@@ -10,6 +10,10 @@ table's channels, and a :class:`RelayHub` per (table, channel) a page asked for.
 does not follow (Redis pub/sub dropped one) or the connection was lost, it reads the
 channel's snapshot and the relay's subscribers get a ``snapshot`` with ``reason``
 ``behind``: they go on from the writer's current view, with no gap and nothing doubled.
+
+It also keeps each table's look on air (:class:`RelayedLook`: read at a page's first asking,
+then followed on the look's pub/sub channel), and tells the pages that follow it of each
+change, as the table's own service does (an out-of-band ``{"type": "theme"}``).
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable
+import weakref
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -27,18 +33,24 @@ from redis.exceptions import RedisError
 from engine.channels import ChannelSpec
 from engine.errors import FeltcastError
 from overlay.fanout import (
+    LOOK_PATTERN,
+    TABLE_KEY_PATTERN,
     TABLES_KEY,
     channel_key,
     channels_key,
+    look_key,
+    media_key,
     parse_redis_url,
     snapshot_key,
     split_channel_key,
+    split_look_key,
 )
 from overlay.fanout.publisher import RedisLink, _reason, backoff
-from overlay.hub import Broadcaster, ChannelMessage, apply_merge_patch
+from overlay.graphics.themes import Media
+from overlay.hub import Broadcaster, ChannelMessage, Subscription, apply_merge_patch
 
-__all__ = ["RelayHub", "RelaySource", "RelayUnavailableError", "UnknownTableError",
-           "parse_message"]
+__all__ = ["RelayHub", "RelaySource", "RelayUnavailableError", "RelayedLook",
+           "UnknownTableError", "parse_message"]
 
 _log = logging.getLogger(__name__)
 
@@ -126,6 +138,42 @@ class RelayHub(Broadcaster):
         self.ready.set()
 
 
+@dataclass(frozen=True, slots=True)
+class RelayedLook:
+    """A table's look on air as its writer published it, served by a worker: the look as
+    the pages get it (its stylesheet at ``/t/<table>/graphics/theme.css``), the stylesheet,
+    and the files it loads (by their served names)."""
+
+    table: str
+    state: Mapping[str, Any]
+    css: str = field(repr=False)
+    files: Mapping[str, Media] = field(repr=False)
+    message: ChannelMessage = field(repr=False, compare=False)
+
+    @classmethod
+    def parse(cls, table: str, text: str | bytes, files: Mapping[str, Media],
+              ) -> RelayedLook:
+        """The look published for ``table`` (``files``: those already held, by name).
+
+        :raises ValueError: not a look."""
+        data = json.loads(text)
+        state, css = data.get("look"), data.get("css")
+        if not isinstance(state, dict) or not isinstance(css, str) \
+                or not isinstance(state.get("look"), str):
+            raise ValueError("not a look")
+        version = str(state.get("css", "")).partition("?")[2]
+        state = {**state, "css": f"/t/{table}/graphics/theme.css"
+                                 + (f"?{version}" if version else "")}
+        return cls(table, state, css, files, ChannelMessage.out_of_band(
+            {"type": "theme", "theme": state}))
+
+    @staticmethod
+    def wanted(text: str | bytes) -> dict[str, str]:
+        """The files a published look loads: ``{served name: content type}``."""
+        files = json.loads(text).get("files")
+        return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else {}
+
+
 class RelaySource(RedisLink):
     """A worker's Redis reader and its relays (see the module docstring). A device: its
     alert says when Redis cannot be reached."""
@@ -143,6 +191,10 @@ class RelaySource(RedisLink):
         self._syncing: dict[tuple[str, str], list[ChannelMessage]] = {}
         self._subscribed = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
+        self.looks: dict[str, RelayedLook] = {}
+        """Each table's look on air, once a page asked for it."""
+        self._following: dict[str, weakref.WeakSet[Subscription]] = {}
+        self._look_lock = asyncio.Lock()
 
     def _set_connected(self, connected: bool, error: BaseException | None = None) -> None:
         super()._set_connected(connected, error)
@@ -196,6 +248,77 @@ class RelaySource(RedisLink):
                                     "yet") from None
         return relay
 
+    async def look(self, table: str) -> RelayedLook | None:
+        """``table``'s look on air (None: it published none, or Redis is away)."""
+        if not TABLE_KEY_PATTERN.fullmatch(table):
+            return None  # not a table's key: nothing to ask Redis
+        if table not in self.looks:
+            await self._read_look(table)
+        return self.looks.get(table)
+
+    def follow_look(self, table: str, subscription: Subscription, shown: object) -> None:
+        """Tell ``subscription`` of every change of ``table``'s look, and of the look now
+        unless ``shown`` (what the page's hello says it shows) is already it."""
+        self._following.setdefault(table, weakref.WeakSet()).add(subscription)
+        look = self.looks.get(table)
+        if look is None:
+            self._start(self._read_look(table))
+        elif shown != look.state["look"]:
+            subscription.notice(look.message)
+
+    def media(self, file_name: str) -> Media | None:
+        """A file of a table's look on air, by its served name."""
+        for look in self.looks.values():
+            found = look.files.get(file_name)
+            if found is not None:
+                return found
+        return None
+
+    async def _read_look(self, table: str) -> None:
+        client = self._client
+        if client is None:
+            return
+        try:
+            async with self._look_lock:  # looks are taken one at a time, in order
+                text = await client.get(look_key(table))
+                if text is not None:
+                    await self._take_look(table, text)
+        except (ValueError, UnicodeDecodeError, RedisError, OSError) as error:
+            _log.warning("relay %s: no look: %s", table, _reason(error))
+
+    async def _take_look(self, table: str, text: str | bytes) -> None:
+        """Hold ``table``'s published look (and its files), and tell the pages following
+        it. A file Redis does not hold (or not as named) is left out: the page draws with
+        its fallback fonts and without that image."""
+        wanted = RelayedLook.wanted(text)
+        held = self.looks.get(table)
+        files = {name: media for name, media in (held.files if held else {}).items()
+                 if name in wanted}
+        client = self._client
+        for name, content_type in wanted.items():
+            if name in files or client is None:
+                continue
+            found = self.media(name)
+            if found is None:
+                data = await client.get(media_key(name))
+                if data is not None:
+                    raw = data.encode() if isinstance(data, str) else bytes(data)
+                    found = Media(raw, content_type, name)
+            if found is not None and found.file_name == name:
+                files[name] = found
+        look = RelayedLook.parse(table, text, files)
+        if held is not None and held.state == look.state and held.css == look.css:
+            return
+        self.looks[table] = look
+        for subscription in list(self._following.get(table, ())):
+            if not subscription.closed:
+                subscription.notice(look.message)
+
+    def _start(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     def _client_now(self) -> aioredis.Redis:
         if self._client is None:
             raise self._unavailable(None)
@@ -212,13 +335,15 @@ class RelaySource(RedisLink):
                                        socket_keepalive=True, health_check_interval=5)
             pubsub = client.pubsub(ignore_subscribe_messages=True)
             try:
-                await pubsub.psubscribe(PATTERN)
+                await pubsub.psubscribe(PATTERN, LOOK_PATTERN)
                 self._client = client
                 self._set_connected(True)
                 failures = 0
                 self._subscribed.set()
                 for relay in list(self.relays.values()):  # whatever was missed meanwhile
                     self._start_sync(relay)
+                for table in {*self.looks, *self._following}:
+                    self._start(self._read_look(table))
                 while True:
                     message = await pubsub.get_message(timeout=None)
                     if message is not None:
@@ -235,6 +360,10 @@ class RelaySource(RedisLink):
         channel = raw.get("channel")
         if isinstance(channel, bytes):
             channel = channel.decode()
+        if isinstance(channel, str) and (table := split_look_key(channel)) is not None:
+            if table in self.looks or table in self._following:
+                self._start(self._take_look_safely(table, raw["data"]))
+            return
         key = split_channel_key(channel) if isinstance(channel, str) else None
         relay = self.relays.get(key) if key is not None else None
         if relay is None:
@@ -252,6 +381,13 @@ class RelaySource(RedisLink):
             relay.reset(message)
         elif not relay.take(message):
             self._start_sync(relay)
+
+    async def _take_look_safely(self, table: str, text: str | bytes) -> None:
+        try:
+            async with self._look_lock:
+                await self._take_look(table, text)
+        except (ValueError, UnicodeDecodeError, RedisError, OSError) as error:
+            _log.warning("relay %s: a look was ignored: %s", table, _reason(error))
 
     def _start_sync(self, relay: RelayHub) -> None:
         task = asyncio.get_running_loop().create_task(self._sync(relay))

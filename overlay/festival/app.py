@@ -7,6 +7,9 @@ Routes: ``/`` (the director's view, ``static/director.html``), ``POST
 ``{"id", "table"}``, ``/api/festival/hand_for_hand`` ``{"id", "on"}``), ``GET
 /api/festival`` (the festival: tables, seats, stacks, hand-for-hand, busts, places, prizes,
 moves, the orders waiting or lapsed; public, as every screen shows it).
+
+With ``[fanout] url`` the festival's standings are published to Redis for the web workers'
+pages (:mod:`overlay.festival.channels`).
 """
 
 from __future__ import annotations
@@ -27,14 +30,24 @@ from engine.festival_events import (
 )
 from overlay.app import asset_version, page_handler, security_headers, take_lease
 from overlay.assets import static_dir
+from overlay.fanout import FanoutSettings
+from overlay.fanout.publisher import RedisPublisher
+from overlay.festival.channels import StandingsReducer, festival_channels
 from overlay.festival.director import Director
 from overlay.festival.settings import FESTIVAL_SCHEMA, FestivalSettings
 from overlay.graphics.config import default_graphics
 from overlay.graphics.desk import GraphicsDesk
-from overlay.hub import TableLog
-from overlay.keys import ASSET_VERSION_KEY, DIRECTOR_KEY, FESTIVAL_KEY, GRAPHICS_KEY
+from overlay.hub import ChannelHub, TableLog
+from overlay.keys import (
+    ASSET_VERSION_KEY,
+    DIRECTOR_KEY,
+    FESTIVAL_KEY,
+    GRAPHICS_KEY,
+    PUBLISHER_KEY,
+)
 from overlay.startup import open_service_store
 from overlay.store import with_schema
+from overlay.tasks import cancel_and_wait
 from overlay.web_errors import error_middleware, json_error, quiet_garbage_http
 from overlay.web_json import read_json
 
@@ -51,9 +64,12 @@ def create_festival_app(settings: FestivalSettings, data_dir: Any) -> web.Applic
     async def director_ctx(app: web.Application) -> AsyncIterator[None]:
         url = with_schema(settings.database_url, FESTIVAL_SCHEMA)
         store = await asyncio.to_thread(open_service_store, url, data_dir)
+        hubs = [ChannelHub(spec, StandingsReducer(settings.name))
+                for spec in festival_channels(settings.delay).values()]
         try:
             await take_lease(store, standby=settings.standby)
-            log = TableLog(store)
+            log = TableLog(store, hubs)
+            await log.start()  # the standings' channels stand where the log does
             director = Director(settings, log)
             await director.start()
         except BaseException:
@@ -63,7 +79,21 @@ def create_festival_app(settings: FestivalSettings, data_dir: Any) -> web.Applic
         yield
         await log.close()
 
+    async def standings_ctx(app: web.Application) -> AsyncIterator[None]:
+        """The festival's standings on Redis for the web workers (``[fanout] url``)."""
+        if not settings.fanout_url:
+            yield
+            return
+        publisher = RedisPublisher(FanoutSettings(url=settings.fanout_url),
+                                   app[DIRECTOR_KEY].log.hubs, festival=True)
+        app[PUBLISHER_KEY] = publisher
+        task = asyncio.create_task(publisher.run(), name="feltcast-festival-fanout")
+        yield
+        await cancel_and_wait(task)
+        await publisher.wait_closed()
+
     app.cleanup_ctx.append(director_ctx)
+    app.cleanup_ctx.append(standings_ctx)
     pages = static_dir()
     app.add_routes([web.get("/", page_handler("director", pages)),
                     web.post("/api/festival/next_hand", api_next_hand),

@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.errors import ConfigError
 from engine.festival import FestivalTable
-from overlay.fanout import table_key
+from overlay.fanout import parse_redis_url, table_key
 
 __all__ = ["FestivalSettings", "TableFestival", "load_festival", "parse_festival",
            "parse_table_festival"]
@@ -25,7 +25,9 @@ FESTIVAL_SCHEMA = "festival"
 class FestivalSettings:
     """The festival: its tables (their keys, in draw order), the table that plays the final
     table, the players, the starting stack, the table size, the draw's seed, the prizes, the
-    database and the director's service address and token."""
+    database and the director's service address and token; and ``[fanout]``: the Redis
+    server its standings are published on for the web workers (empty: not published) and
+    the tables' security delay (its delayed standings' delay)."""
 
     name: str
     tables: tuple[str, ...]
@@ -40,8 +42,16 @@ class FestivalSettings:
     host: str = "127.0.0.1"
     port: int = 8070
     standby: bool = False
+    fanout_url: str = ""
+    delay: float = 900.0
 
     def __post_init__(self) -> None:
+        if self.fanout_url:
+            parse_redis_url(self.fanout_url, "fanout.url")
+        if isinstance(self.delay, bool) or not isinstance(self.delay, int | float) \
+                or not 0 <= self.delay < 86_400:
+            raise ConfigError("fanout.delay", "the tables' security delay in seconds (their "
+                              "[delay] seconds)")
         for index, key in enumerate(self.tables):
             table_key(key, f"festival.tables[{index}]")
         if len(set(self.tables)) != len(self.tables) or not self.tables:
@@ -67,12 +77,16 @@ def _take(section: Mapping[str, Any], key: str, where: str, kind: type, default:
 
 
 def parse_festival(raw: Mapping[str, Any]) -> FestivalSettings:
-    unknown = set(raw) - {"festival", "database", "server"}
+    unknown = set(raw) - {"festival", "database", "server", "fanout"}
     if unknown:
         raise ConfigError(sorted(unknown)[0], "unknown section")
     section = raw.get("festival", {})
     database = raw.get("database", {})
     server = raw.get("server", {})
+    fanout = raw.get("fanout", {})
+    if not isinstance(fanout, dict) or set(fanout) - {"url", "delay"}:
+        raise ConfigError("fanout", "url (the festival's Redis) and delay (the tables' "
+                          "security delay, seconds) only")
     players = _take(section, "players", "festival", list, [])
     if not all(isinstance(p, str) and p.strip() for p in players):
         raise ConfigError("festival.players", "a list of names")
@@ -93,6 +107,8 @@ def parse_festival(raw: Mapping[str, Any]) -> FestivalSettings:
         host=_take(server, "host", "server", str, "127.0.0.1"),
         port=_take(server, "port", "server", int, 8070),
         standby=_take(database, "standby", "database", bool, False),
+        fanout_url=_take(fanout, "url", "fanout", str, ""),
+        delay=fanout.get("delay", 900.0),
     )
 
 

@@ -9,7 +9,9 @@ and the pages keep the last good look.
 
 Pages learn the look from their channel socket: :meth:`GraphicsDesk.attach` gives a
 subscription the current look at once (an out-of-band ``{"type": "theme"}`` message,
-:meth:`overlay.hub.Subscription.notice`) and every later one.
+:meth:`overlay.hub.Subscription.notice`) and every later one. :attr:`GraphicsDesk.changed`
+tells the festival's publisher (:mod:`overlay.fanout.publisher`), which carries the look,
+with :meth:`GraphicsDesk.on_air_files`, to the web workers.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from overlay.graphics.config import GraphicsConfig
 from overlay.graphics.layouts import LAYOUTS, OFFERED, regions_of
 from overlay.graphics.themes import Media, Theme, load_theme
 from overlay.hub import ChannelMessage, Subscription
+from overlay.signals import Signal
 
 __all__ = ["Choice", "GraphicsDesk", "cued_seat", "ticker_messages"]
 
@@ -130,6 +133,8 @@ class GraphicsDesk:
         self._message: ChannelMessage | None = None
         self._media = self._index()
         self._attached: weakref.WeakSet[Subscription] = weakref.WeakSet()
+        self.changed = Signal("graphics")
+        """Emitted when the look on air changed (after the pages were told)."""
 
     # --- reading -------------------------------------------------------------------------
 
@@ -213,6 +218,16 @@ class GraphicsDesk:
             index.update(theme.media())
         return index
 
+    def on_air_files(self) -> tuple[str, tuple[Media, ...]]:
+        """The stylesheet of the theme on air and every file the look on air loads (its
+        fonts, the logo and sponsors shown): what a festival's worker needs to serve it."""
+        theme = self.theme()
+        state = self.state()
+        shown = {state["logo"], *state["sponsors"]}
+        files = [font for *_, font in theme.fonts]
+        files += [media for media in self._media.values() if media.url in shown]
+        return theme.css, tuple({media.file_name: media for media in files}.values())
+
     def message(self) -> ChannelMessage:
         """The ``{"type": "theme"}`` message of the look on air (made once per change)."""
         if self._message is None:
@@ -238,6 +253,7 @@ class GraphicsDesk:
         for subscription in list(self._attached):
             if not subscription.closed:
                 subscription.notice(message)
+        self.changed.emit()
 
     # --- changing ------------------------------------------------------------------------
 

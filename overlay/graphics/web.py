@@ -28,11 +28,12 @@ from aiohttp import web
 from engine.errors import InvalidInputError
 from overlay.auth import require_operator
 from overlay.graphics.layouts import LAYOUTS, regions_of
+from overlay.graphics.themes import Media
 from overlay.keys import GRAPHICS_KEY
 from overlay.web_errors import json_error
 from overlay.web_json import read_json
 
-__all__ = ["add_graphics_routes", "theme_link"]
+__all__ = ["add_graphics_routes", "media_response", "theme_link"]
 
 LINK = '<link id="feltcast-theme" rel="stylesheet" href="/graphics/theme.css">'
 """The placeholder each page has; :func:`theme_link` names the page's theme in it."""
@@ -117,6 +118,11 @@ async def media(request: web.Request) -> web.Response:
     found = request.app[GRAPHICS_KEY].media(request.match_info["file"])
     if found is None:
         raise json_error(404, "not_found", "no theme or show file has that name")
+    return media_response(found)
+
+
+def media_response(found: Media) -> web.Response:
+    """A theme's or the show's file, as every page loads it."""
     headers = {"Cache-Control": "public, max-age=31536000, immutable"}
     if found.content_type == "image/svg+xml":  # an image, never a document
         headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; " \

@@ -62,9 +62,13 @@ export class Channel {
    * @param {string} [options.base]    the URL the channel lives beside, ending in "/" (e.g.
    *                                   a festival worker's table: origin + "/t/<table>/");
    *                                   defaults to beside this page
+   * @param {boolean} [options.marks]  mark the document with its status and revision
+   *                                   (false: a page's second channel, e.g. the festival's
+   *                                   standings beside a table's channel)
    */
-  constructor({ channel, page, token = null, version = null, base = null }) {
+  constructor({ channel, page, token = null, version = null, base = null, marks = true }) {
     this.channel = channel;
+    this.marks = marks;
     this.page = page;
     this.token = token;
     this.version = version || assetVersion();
@@ -139,7 +143,7 @@ export class Channel {
   _setStatus(status) {
     if (!STATUSES.has(status) || status === this.status) return;
     this.status = status;
-    document.documentElement.dataset.connection = status;
+    if (this.marks) document.documentElement.dataset.connection = status;
     for (const listener of this._statusListeners) listener(status);
   }
 
@@ -269,7 +273,7 @@ export class Channel {
     this.view = view;
     this.revision = revision;
     this.receivedAt = Date.now();
-    document.documentElement.dataset.revision = String(revision);
+    if (this.marks) document.documentElement.dataset.revision = String(revision);
     const meta = { revision, events };
     for (const render of this._renderers) this._call(render, meta);
   }

@@ -4,6 +4,7 @@
 // docs/view-model.md; anything unknown is null and is shown as nothing, never as 0.
 import { connectChannel, pageParams } from "./channel.js";
 import { followTheme } from "./graphics.js";
+import { followStandings, standingsRelayed, withStandings } from "./standings.js";
 import { bigBlinds, chips, clockText, el, fitStage, loadFonts, percent, setText, showOnAir,
   toggle } from "./dom.js";
 
@@ -239,18 +240,29 @@ export function everyTick(tick, intervalMs = 200) {
  */
 export function startGraphic(page, render) {
   // Texts are fitted by measuring them in their font: once the fonts are in, fit them again.
-  loadFonts().then(() => { if (channel.view) render(channel.view); });
+  loadFonts().then(() => draw());
   fitStage();
   const params = pageParams({ channel: "delayed" });
   const channel = connectChannel({ channel: params.channel, page, token: params.token });
+  // On a festival worker that relays them, the festival's places and prizes (js/standings.js):
+  // the page draws once both its table's view and the standings are in.
+  const standings = standingsRelayed(params.channel)
+    ? followStandings(params.channel, page) : null;
+  function draw() {
+    if (!channel.view || (standings && !standings.view)) return;
+    render(standings ? withStandings(channel.view, standings.view.festival) : channel.view);
+  }
   // The first render waits for the page's module to finish (in the composed program the
   // shared channel may hold a view already, and subscribe renders it at once).
-  queueMicrotask(() => channel.subscribe((view) => {
-    showOnAir(view);
-    render(view);
-  }));
-  followTheme(channel, { onChange: () => { if (channel.view) render(channel.view); } });
-  window.feltcast = { channel, render, params };
+  queueMicrotask(() => {
+    channel.subscribe((view) => {
+      showOnAir(view);
+      draw();
+    });
+    if (standings) standings.subscribe(() => draw());
+  });
+  followTheme(channel, { onChange: () => draw() });
+  window.feltcast = { channel, render, params, standings };
   return { channel, params };
 }
 

@@ -1,14 +1,19 @@
 """A festival worker's pages in Debian's Chromium, against real processes: a redis-server, two
 tables' ``feltcast serve`` publishing to it, one ``feltcast worker``. The front page shows
 every table's state and the field's chip counts and follows the tables as they play; a
-table's overlay is served by the worker, reading its channel beside the page."""
+table's overlay is served by the worker, reading its channel beside the page, in the table's
+look, which follows the table's producer live. The demo festival's director publishes its
+standings: the worker's front page and a table's payouts show the festival's places and
+prizes."""
 
 from __future__ import annotations
 
+import json
 import re
 import signal
 import subprocess
 import sys
+import urllib.request
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -20,6 +25,7 @@ from tests.overlay.fanout.test_relay import start_worker
 from tests.overlay.test_cli_start import Running
 from tests.pages.conftest import Probe, watch
 from tests.pages.service import Service, free_port, running_service
+from tests.pages.test_themes import put
 from tests.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,6 +94,80 @@ def test_a_tables_overlay_is_served_by_the_worker(
     page.close()
 
 
+def test_a_tables_look_reaches_its_pages_on_the_worker_live(
+        browser: Browser, festival: tuple[str, dict[str, Service]]) -> None:
+    """The table's producer changes the look: a page the worker serves follows without a
+    reload (the table's theme stylesheet, relayed), and a page opened afterwards has it at
+    its first paint; the other table's pages keep theirs."""
+    base, tables = festival
+    probe = Probe()
+    page = watch(browser.new_page(viewport={"width": 1920, "height": 1080}), probe)
+    page.goto(f"{base}/t/table-1/leaderboard?channel=delayed")
+    root = page.locator("html")
+    expect(root).to_have_attribute("data-theme", "dark")
+    assert root.get_attribute("data-standings") is None  # no director publishes here
+    expect(root).to_have_attribute("data-look", _look(tables["table-1"]))
+    page.evaluate("window.__sameDocument = true")
+    put(tables["table-1"].base, tables["table-1"].operator, {"theme": "classic"})
+    expect(root).to_have_attribute("data-theme", "classic")
+    expect(root).to_have_attribute("data-look", _look(tables["table-1"]))
+    link = page.locator("#feltcast-theme")
+    expect(link).to_have_attribute("href", _starts("/t/table-1/graphics/theme.css?v="))
+    accent = page.evaluate("getComputedStyle(document.documentElement)"
+                           ".getPropertyValue('--accent').trim()")
+    assert accent == "#b00d28"  # static/themes/classic/theme.toml
+    assert page.evaluate("window.__sameDocument") is True  # no reload
+    with urllib.request.urlopen(f"{base}/t/table-1/payouts", timeout=10) as response:
+        assert 'data-theme="classic"' in response.read().decode()
+    with urllib.request.urlopen(f"{base}/t/table-2/payouts", timeout=10) as response:
+        assert 'data-theme="dark"' in response.read().decode()
+    assert probe.page_errors == [] and probe.unexpected_console_errors() == []
+    assert probe.foreign_requests() == []
+    page.close()
+
+
+def test_a_tables_view_is_drawn_with_the_festivals_places(
+        browser: Browser, festival: tuple[str, dict[str, Service]]) -> None:
+    """``withStandings`` (static/js/standings.js): a bust at the table carries its festival
+    place and prize once the director ranked it, and none before; the payouts and the
+    players left are the festival's."""
+    base, _ = festival
+    page = browser.new_page()
+    page.goto(f"{base}/api/tables")  # the worker's origin, no page of its own to load
+    drawn = page.evaluate("""async () => {
+        const { withStandings } = await import('/static/js/standings.js');
+        const view = { tournament: { field: { remaining: 2, entrants: 3 },
+          payouts: { currency: "EUR", places: [] },
+          eliminations: [{ name: "Ana", place: 3, prize: 10 },
+                         { name: "Ben", place: 2, prize: 20 }] } };
+        const festival = { name: "Open", entrants: 27, remaining: 11, hand_for_hand: true,
+          finishes: [{ player: "Ana", place: 12, prize: 0, hand_id: 40, tied: 1 }],
+          payouts: [{ place: 2, prize: 300, player: null },
+                    { place: 1, prize: 500, player: null }] };
+        return [withStandings(view, festival), withStandings(view, null) === view];
+    }""")
+    merged, unchanged = drawn
+    tournament = merged["tournament"]
+    assert [(e["name"], e["place"], e["prize"]) for e in tournament["eliminations"]] == [
+        ("Ana", 12, None), ("Ben", None, None)]  # Ben is not ranked by the director yet
+    assert tournament["field"] == {"remaining": 11, "entrants": 27}
+    assert tournament["payouts"] == {
+        "prize_pool": 800, "currency": "EUR", "paid": 2, "remaining": 11,
+        "places": [{"place": 1, "prize": 500, "name": None, "jump": 200},
+                   {"place": 2, "prize": 300, "name": None, "jump": 300}]}
+    assert unchanged is True
+    page.close()
+
+
+def _look(service: Service) -> str:
+    look: str = service.request("/api/graphics")["on_air"]["look"]
+    return look
+
+
+def _starts(prefix: str) -> re.Pattern[str]:
+    return re.compile("^" + re.escape(prefix))
+
+
 def test_the_directors_view_follows_the_festival(browser: Browser, tmp_path: Path) -> None:
     """The director's page of ``feltcast demo --festival`` (real processes: its PostgreSQL,
     Redis, director, three tables, worker) followed down to the winner: the tables with
@@ -100,6 +180,10 @@ def test_the_directors_view_follows_the_festival(browser: Browser, tmp_path: Pat
         cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
     probe = Probe(allow_rejections=True)  # the refused orders (409)
     try:
+        worker = demo.until(r"the festival \(every table, the field\): (http://\S+/)")
+        worker = worker.split("the field): ")[1].split()[0]
+        line = demo.until(r"the director: (http://\S+/) ")
+        director = line.split("the director: ")[1].split()[0]
         line = demo.until(r"the director's orders: (http://\S+)")
         orders = line.split("the director's orders: ")[1].split()[0]
         page = watch(browser.new_page(viewport={"width": 1280, "height": 900}), probe)
@@ -142,7 +226,30 @@ def test_the_directors_view_follows_the_festival(browser: Browser, tmp_path: Pat
         expect(answer).to_have_attribute("data-state", "refused")
         page.locator("#break").click()
         expect(answer).to_have_text("Refused: one table is left: nobody breaks a table")
+        winner = page.locator("#places .row").first.locator(".player-name").inner_text()
         page.close()
+        # The worker's pages, with the festival's places and prizes (the director's).
+        front = watch(browser.new_page(viewport={"width": 390, "height": 844}), probe)
+        front.goto(worker)
+        payouts = watch(browser.new_page(viewport={"width": 1920, "height": 1080}), probe)
+        payouts.goto(f"{worker}t/table-1/payouts?channel=delayed")
+        expect(front.locator("#places .row")).to_have_count(27, timeout=30_000)
+        expect(front.locator("#places .row").first).to_contain_text(f"1st{winner}60,000")
+        with urllib.request.urlopen(f"{director}api/festival", timeout=10) as response:
+            finishes = json.loads(response.read())["finishes"]
+        places = sorted(str(finish["place"]) for finish in finishes)  # ties share a place
+        assert sorted(row.get_attribute("data-place") or "" for row in
+                      front.locator("#places .row").all()) == places
+        # The final table's payouts graphic: the festival's paid places and players (a
+        # table's own view would rank only the busts of its own players).
+        rows = payouts.locator("#places .place-row")
+        expect(rows).to_have_count(9)
+        expect(rows.first.locator(".who")).to_have_text(winner, timeout=30_000)
+        expect(rows.first.locator(".prize")).to_have_text("60,000")
+        expect(rows.last.locator(".place")).to_have_text("9th")
+        expect(payouts.locator("#remaining")).to_have_text("1 / 27")
+        front.close()
+        payouts.close()
         assert demo.stop(signal.SIGINT) == 0
     finally:
         if demo.process.poll() is None:

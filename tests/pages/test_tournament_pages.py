@@ -307,6 +307,19 @@ def test_two_busts_in_one_hand_show_in_order(page: Page, harness: Harness) -> No
     expect(page.locator("#prize")).to_have_text("€6,000")
     bust_hidden(page)
     assert page.evaluate("window.seen") == ["7|Daniel Ortega", "6|Kalidou Sow"]
+    # Their places ranked again (a festival's hand-for-hand round): the same bust-outs, not
+    # news; the next bust-out is.
+    swapped = eliminated(eliminated(view, 2, 7, 5000, 44), 6, 6, 6000, 44)
+    yuki = eliminated(swapped, 7, 5, 8000, 45)
+    harness.push_patch("delayed", {"tournament": {
+        "eliminations": swapped["tournament"]["eliminations"]}})
+    harness.push_patch("delayed", {"tournament": {
+        "players": yuki["tournament"]["players"],
+        "eliminations": yuki["tournament"]["eliminations"]}})
+    bust_shown(page)
+    expect(page.locator("#name")).to_have_text("Yuki")
+    assert page.evaluate("window.seen") == ["7|Daniel Ortega", "6|Kalidou Sow",
+                                            "5|Yuki Tanaka"]
 
 
 def test_elimination_after_a_reconnect(page: Page, harness: Harness, probe: Probe) -> None:

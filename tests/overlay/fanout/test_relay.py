@@ -28,7 +28,7 @@ from overlay.config import parse_config
 from overlay.fanout import published_channels
 from overlay.fanout.worker import WorkerSettings, create_worker_app
 from overlay.hub import apply_merge_patch
-from overlay.keys import HUBS_KEY, PUBLISHER_KEY, TABLE_KEY, TOKENS_KEY
+from overlay.keys import GRAPHICS_KEY, HUBS_KEY, PUBLISHER_KEY, TABLE_KEY, TOKENS_KEY
 from tests.pg import free_port
 from tests.redis_server import RedisServer
 
@@ -43,8 +43,8 @@ def redis() -> AsyncIterator[RedisServer]:
         yield server  # type: ignore[misc]
 
 
-def writer_config(tmp_path: Path, url: str) -> Any:
-    return parse_config({
+def writer_config(tmp_path: Path, url: str, **more: Any) -> Any:
+    return parse_config({**more,
         "table": {"name": "Festival Final", "seats": 9, "button": 1},
         "players": [{"seat": 1, "name": "Ashton", "stack": 50_000},
                     {"seat": 4, "name": "Tong", "stack": 50_000},
@@ -252,9 +252,11 @@ async def test_a_worker_serves_each_public_channel_as_the_table_does(
     state = await (await worker.get(f"/t/{TABLE}/api/state?channel=delayed")).json()
     assert without_nulls(state["view"]) == without_nulls(viewers["delayed"][0].view)
     await spy.stop()
-    # Only the public channels crossed Redis, and the delayed one only after its delay.
+    # Only the public channels (and the look on air) crossed Redis, and the delayed one only
+    # after its delay.
     channels = {name for _, name, _ in spy.seen}
-    assert channels == {f"feltcast:t:{TABLE}:{name}" for name in ("venue", "delayed", "reveal")}
+    assert channels == {f"feltcast:t:{TABLE}:{name}" for name in ("venue", "delayed", "reveal")
+                        } | {f"feltcast:look:{TABLE}"}
     early = [(at, data["events"][0]) for at, name, text in spy.seen
              if name.endswith(":delayed") and (data := json.loads(text))["type"] == "patch"
              and at < data["events"][0]["time"] + DELAY]
@@ -281,10 +283,30 @@ def test_only_channels_open_without_a_token_are_published() -> None:
 
 async def test_unknown_tables_and_channels_are_404_and_pages_are_served(
         aiohttp_client: Any, tmp_path: Path, redis: RedisServer) -> None:
-    writer = await aiohttp_client(create_app(writer_config(tmp_path, redis.url)))
+    logo = tmp_path / "logo.svg"
+    logo.write_text('<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8">'
+                    '<rect width="8" height="8"/></svg>')
+    writer = await aiohttp_client(create_app(writer_config(
+        tmp_path, redis.url, graphics={"theme": "classic", "logo": str(logo)})))
     worker = await aiohttp_client(create_worker_app(WorkerSettings(redis.url)))
     publisher = writer.server.app[PUBLISHER_KEY]
-    await until(lambda: publisher.published >= 2, "the first snapshots on Redis")
+    await until(lambda: publisher.published >= 2 and publisher.looks >= 1,
+                "the first snapshots and the look on Redis")
+    # The table's look, relayed: its stylesheet and its files, served by the worker.
+    on_air = writer.server.app[GRAPHICS_KEY].state()
+    page = await (await worker.get(f"/t/{TABLE}/leaderboard")).text()
+    assert f'href="/t/{TABLE}/graphics/theme.css?' in page and 'data-theme="classic"' in page
+    css = await worker.get(f"/t/{TABLE}/graphics/theme.css")
+    assert await css.text() == await (await writer.get(on_air["css"])).text()
+    relayed = await worker.get(on_air["logo"])
+    assert relayed.status == 200 and await relayed.read() == logo.read_bytes()
+    assert relayed.headers["Content-Type"] == "image/svg+xml"
+    for table in ("nowhere", "No:Such"):
+        assert (await worker.get(f"/t/{table}/graphics/theme.css")).status == 404
+    # A rehearsal's ?theme= picks a bundled one; a table with no look yet wears the default.
+    rehearsal = await (await worker.get(f"/t/{TABLE}/leaderboard?theme=contrast")).text()
+    assert 'data-theme="contrast"' in rehearsal
+    assert 'data-theme="dark"' in await (await worker.get("/t/nowhere/leaderboard")).text()
     for path in ("/t/nowhere/ws/delayed", f"/t/{TABLE}/ws/secure", f"/t/{TABLE}/ws/operator",
                  f"/t/{TABLE}/api/state?channel=secure"):
         response = await worker.get(path)

@@ -10,11 +10,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient
 
+from engine.errors import ConfigError
 from engine.festival_events import FestivalHandDealt
 from overlay.app import create_app
+from overlay.fanout import FanoutSettings
 from overlay.festival.app import create_festival_app
+from overlay.festival.settings import parse_festival
 from overlay.keys import TABLE_KEY, TOKENS_KEY
 from overlay.store import open_store, with_schema
 from tests.overlay.festival.test_festival_play import (
@@ -229,3 +233,23 @@ async def test_an_order_whose_player_busts_is_listed_as_lapsed_with_the_reason(
     await director.close()
     again = await aiohttp_client(create_festival_app(settings, tmp_path / "d"))
     assert (await (await again.get("/api/festival")).json())["lapsed"] == state["lapsed"]
+
+
+@pytest.mark.parametrize(("change", "key"), [
+    ({"fanout": {"url": "http://127.0.0.1:6379"}}, "fanout.url"),
+    ({"fanout": {"delay": -1}}, "fanout.delay"),
+    ({"fanout": {"delay": True}}, "fanout.delay"),
+    ({"fanout": {"url": "redis://127.0.0.1:6379/0", "seconds": 9}}, "fanout"),
+])
+def test_the_standings_settings_are_checked(change: dict[str, Any], key: str) -> None:
+    raw = {"festival": {"tables": ["table-1"], "players": ["A", "B"], "token": TOKEN},
+           "database": {"url": "postgresql://x@127.0.0.1/f"}}
+    assert parse_festival(raw).fanout_url == ""
+    with pytest.raises(ConfigError) as refused:
+        parse_festival({**raw, **change})
+    assert refused.value.args[0].startswith(key) or key in str(refused.value)
+
+
+def test_no_table_takes_the_festivals_key() -> None:
+    with pytest.raises(ConfigError, match="the festival's own key"):
+        FanoutSettings(table="festival")

@@ -4,10 +4,14 @@ director before it is dealt, played by an automatic dealer at each table, the ta
 turns a command each (the same play every run), down to the final table and to one winner:
 the seat draw, balancing and breaking, hand-for-hand from eleven players (R24: a table that
 finished waits for the others), the final table at ten (R23), chips conserved
-festival-wide, every hand recorded once."""
+festival-wide, every hand recorded once. The director publishes its standings on a real
+Redis and a web worker relays them beside each table's channels: the places and prizes
+reach the worker's viewers, each place released on a channel no earlier than the bust it
+ranks is released on that channel at its table, and none for a channel delayed longer."""
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from pathlib import Path
@@ -15,16 +19,20 @@ from typing import Any
 
 from aiohttp.test_utils import TestClient
 
+from engine.events import PlayerEliminated
 from engine.festival import FINAL_NAME
 from engine.festival_events import FestivalHandDealt, FestivalHandFinished, replay_festival
 from overlay.app import create_app
 from overlay.config import parse_config
 from overlay.demo.festival import FestivalDealer, play_festival
+from overlay.fanout.worker import WorkerSettings, create_worker_app
 from overlay.festival.app import create_festival_app
 from overlay.festival.settings import FESTIVAL_SCHEMA, parse_festival
-from overlay.keys import TABLE_KEY, TOKENS_KEY
+from overlay.keys import LOG_KEY, PUBLISHER_KEY, TABLE_KEY, TOKENS_KEY
 from overlay.store import open_store, with_schema
+from tests.overlay.fanout.test_relay import Spy, Viewer, until, ws_url
 from tests.pg import PostgresServer
+from tests.redis_server import RedisServer
 
 TOKEN = "festival-token-for-tests-0123456789"
 TABLES = ("table-1", "table-2", "table-3")
@@ -32,22 +40,57 @@ PLAYERS = [f"Player {n:02d}" for n in range(1, 25)]
 STACK = 10_000
 
 
-def festival_settings(url: str) -> Any:
+STANDINGS_DELAY = 30.0
+"""The festival's delayed standings' delay: shorter than the tables' (60 s), so that the
+worker finds no standings for their delayed channel."""
+
+
+def festival_settings(url: str, redis: str = "") -> Any:
     return parse_festival({
         "festival": {"name": "Test Festival", "tables": list(TABLES), "players": PLAYERS,
                      "stack": STACK, "seats_per_table": 9, "seed": 7, "token": TOKEN,
                      "prizes": [5000, 3000, 2000]},
-        "database": {"url": url}})
+        "database": {"url": url},
+        **({"fanout": {"url": redis, "delay": STANDINGS_DELAY}} if redis else {})})
 
 
-def table_config(tmp: Path, key: str, url: str, director: str) -> Any:
+def table_config(tmp: Path, key: str, url: str, director: str, redis: str = "") -> Any:
     return parse_config({
         "table": {"name": key.replace("-", " ").title(), "seats": 10},
         "delay": {"seconds": 60},
         "database": {"url": url, "schema": key.replace("-", "_")},
         "festival": {"url": director, "table": key, "token": TOKEN},
         "data_dir": str(tmp / key),
+        **({"fanout": {"url": redis, "table": key}} if redis else {}),
     })
+
+
+class Watch(Viewer):
+    """A worker's viewer of the festival's standings that notes when each player's place
+    came: the log time of the director's event that released it."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.places: dict[str, float] = {}
+        self.channels: set[str] = set()
+
+    async def _take(self, text: str) -> None:
+        await super()._take(text)
+        data = json.loads(text)
+        self.channels.add(data.get("channel", ""))
+        events = data.get("events", [])
+        for finish in ((self.view or {}).get("festival") or {}).get("finishes", []):
+            if finish["player"] not in self.places:
+                # A snapshot (the first) has no event: a place there came before any bust.
+                self.places[finish["player"]] = events[0]["time"] if events else -1.0
+
+
+def bust_times(tables: dict[str, TestClient]) -> dict[str, float]:
+    """Each player's bust, as the tables logged it: its log time (each table's channel
+    releases it that long after as its own delay says)."""
+    return {entry.payload.name: entry.time for client in tables.values()
+            for entry in client.server.app[LOG_KEY].store.iter_all()
+            if isinstance(entry.payload, PlayerEliminated)}
 
 
 def dealer(client: TestClient, key: str, seed: int) -> FestivalDealer:
@@ -65,16 +108,66 @@ def dealer(client: TestClient, key: str, seed: int) -> FestivalDealer:
 async def test_a_festival_is_played_down_to_its_final_table_and_a_winner(
         aiohttp_client: Any, tmp_path: Path, pg_server: PostgresServer) -> None:
     url = pg_server.create_database()
-    director = await aiohttp_client(create_festival_app(festival_settings(url),
+    with RedisServer() as redis:
+        await play_and_check(aiohttp_client, tmp_path, url, redis.url)
+
+
+async def play_and_check(aiohttp_client: Any, tmp_path: Path, url: str, redis: str) -> None:
+    spy = await Spy(redis).start()
+    director = await aiohttp_client(create_festival_app(festival_settings(url, redis),
                                                         tmp_path / "director"))
     base = str(director.make_url("")).rstrip("/")
-    tables = {key: await aiohttp_client(create_app(table_config(tmp_path, key, url, base)))
+    tables = {key: await aiohttp_client(create_app(table_config(tmp_path, key, url, base,
+                                                                redis)))
               for key in TABLES}
+    worker = await aiohttp_client(create_worker_app(WorkerSettings(redis)))
+    publishers = [client.server.app[PUBLISHER_KEY] for client in (director, *tables.values())]
+    await until(lambda: all(p.published >= 2 for p in publishers), "every channel on Redis")
+    # The worker pairs each tables' channel with the festival's standings released no
+    # earlier: none for their delayed channel (60 s; the standings' is 30 s), none for a
+    # channel no table publishes, and none directly.
+    for path in ("/festival/ws/delayed", "/festival/api/state?channel=delayed",
+                 "/festival/ws/nowhere", "/t/festival/ws/venue"):
+        response = await worker.get(path)
+        assert response.status == 404, path
+    page = await (await worker.get("/t/table-1/leaderboard?channel=delayed")).text()
+    assert '<html data-standings="venue" ' in page  # its pages on delayed: their own view
+    watches = {"venue": Watch(ws_url(worker, "/festival/ws/venue")).start()}
+    for watch in watches.values():
+        await watch.reached(0)
     dealers = [dealer(client, key, seed) for seed, (key, client) in enumerate(tables.items())]
     await play_festival(dealers)  # the tables in turn, a command each: the same play each run
     assert all(each.done for each in dealers)
 
     state = await (await director.get("/api/festival")).json()
+    busts = bust_times(tables)
+    assert len(busts) == len(PLAYERS) - 1
+    # The worker's viewers get the festival's places and prizes, the director's own.
+    for channel, watch in watches.items():
+        assert watch.channels == {channel}  # the standings released as the channel is
+        await until(lambda w=watch: len(w.places) == len(PLAYERS), f"{channel}'s places")
+        assert watch.view is not None
+        standings = watch.view["festival"]
+        assert standings["finishes"] == state["finishes"]
+        assert standings["payouts"] == state["payouts"]
+        assert standings["remaining"] == 1 and standings["entrants"] == len(PLAYERS)
+        # Never a place before the bust it ranks: both released at their log time (the
+        # venue channels are live), the place's (the director recorded the table's hand)
+        # after the bust's (the table logged it first).
+        early = {name: (at, busts.get(name)) for name, at in watch.places.items()
+                 if name != state["finishes"][0]["player"]
+                 and (name not in busts or at < busts[name])}
+        assert early == {}
+    await spy.stop()
+    # No standings left the director's process before their time on the delayed channel.
+    published = [(at, json.loads(text)) for at, name, text in spy.seen
+                 if name == "feltcast:t:festival:delayed"]
+    assert published
+    assert [data for at, data in published if data["type"] == "patch"
+            and at < data["events"][0]["time"] + STANDINGS_DELAY] == []
+    for watch in watches.values():
+        assert watch.errors == []
+        await watch.stop()
     # One winner, who holds every chip; every other player out, each once.
     assert state["remaining"] == 1
     assert state["chips"] == len(PLAYERS) * STACK
