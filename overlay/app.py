@@ -78,7 +78,7 @@ from overlay.pages import PageRegistry
 from overlay.players_web import add_player_routes
 from overlay.sockets import forward, hellos, resume_of
 from overlay.startup import StartupError, open_service_store
-from overlay.store import EventStore, Sender
+from overlay.store import EventStore, Sender, StoreUnreachableError
 from overlay.table_service import TableService
 from overlay.tasks import Stopping, cancel_and_wait
 from overlay.tournament_desk import tournament_config
@@ -202,8 +202,23 @@ async def take_lease(store: EventStore, *, standby: bool) -> None:
     """Hold the log's lease before anything reads it (one writer per table,
     :mod:`overlay.store`): refused when another service holds it, or with ``standby``
     waited for (until that service stops or dies)."""
-    waiting = False
-    while not await asyncio.to_thread(store.take_lease):
+    waiting = away = False
+    while True:
+        try:
+            if await asyncio.to_thread(store.take_lease):
+                break
+        except StoreUnreachableError as error:
+            if not standby:
+                raise
+            # Standing by through a database restart: the writer's lease is decided when the
+            # database is back (its session, or a new one of its, or this one's).
+            if not away:
+                _log.warning("standing by: the database cannot be reached (%s); asking "
+                             "again", error)
+                away = True
+            await asyncio.sleep(LEASE_RETRY_SECONDS)
+            continue
+        away = False
         if not standby:
             raise StartupError(
                 "another Feltcast service writes this table's log (it holds the lease): "

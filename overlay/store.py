@@ -75,6 +75,7 @@ __all__ = [
     "Migration",
     "Sender",
     "StoreError",
+    "StoreUnreachableError",
     "StoredCheckpoint",
     "create_db_engine",
     "database_url",
@@ -98,6 +99,12 @@ class LeaseLostError(StoreError):
     """Another service holds this log's lease now, or wrote to it: this one must stop."""
 
     code = "lease_lost"
+
+
+class StoreUnreachableError(StoreError):
+    """The database cannot be reached now (restarted, cut off): ask again later."""
+
+    code = "store_unreachable"
 
 
 class LeaseHeldError(StoreError):
@@ -659,8 +666,15 @@ class EventStore:
         if not self.has_leases:
             self.leased = True
             return True
-        conn = self._writer_connection()
-        if not self._lock(conn):
+        try:
+            conn = self._writer_connection()
+            locked = self._lock(conn)
+        except sa.exc.DBAPIError as error:  # the database away (restarted, cut off)
+            self._drop_writer()
+            raise StoreUnreachableError(f"{type(error.orig).__name__}: "
+                                        f"{str(error.orig).strip().splitlines()[0]}"
+                                        if error.orig is not None else str(error)) from error
+        if not locked:
             self._drop_writer()
             return False
         self.leased = True

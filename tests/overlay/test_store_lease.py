@@ -359,3 +359,39 @@ async def test_a_postgresql_restart_mid_hand_loses_nothing(aiohttp_client: Any,
         assert not rival.take_lease()  # it kept its table
         rival.close()
         assert statuses == [503], statuses  # the first, on the cut connection; never again
+
+
+async def test_a_standby_waits_through_a_database_restart(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A standby asking for the lease while PostgreSQL is down (restarted) waits on and
+    takes over once it is back, instead of dying with the connection's error."""
+    from overlay.app import take_lease
+
+    with PostgresServer() as server:
+        url = with_schema(server.create_database(), "table_1")
+        writer, standby = open_store(url), open_store(url)
+        try:
+            assert writer.take_lease()
+            writer.append(entries(1, 3))
+            caplog.set_level("WARNING", logger="overlay.app")
+            waiting = asyncio.create_task(take_lease(standby, standby=True))
+
+            async def logged(text: str) -> None:
+                deadline = time.monotonic() + 60
+                while text not in caplog.text:
+                    assert not waiting.done(), waiting
+                    assert time.monotonic() < deadline, caplog.text
+                    await asyncio.sleep(0.05)
+            await logged("standing by: another service writes")
+            await asyncio.to_thread(server._pg_ctl, "stop", "-m", "immediate")
+            await logged("standing by: the database cannot be reached")
+            await asyncio.to_thread(server._pg_ctl, "start")
+            await asyncio.wait_for(waiting, 60)  # the writer's session died with the server
+            assert standby.last_seq == 3
+            with pytest.raises(StoreError, match="did not take"):  # its connection was cut
+                writer.append(entries(4, 1))
+            with pytest.raises(LeaseLostError, match="took over"):  # and it never writes
+                writer.append(entries(4, 1))
+        finally:
+            writer.close()
+            standby.close()
