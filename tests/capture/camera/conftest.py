@@ -7,6 +7,7 @@ at one step; the realistic scenes and the precision/recall figures are the evalu
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -15,7 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
-from capture.camera.cardart import DEFAULT_STYLE, CardStyle, card_mask, render_card
+from capture.camera.cardart import DEFAULT_STYLE, STYLES, CardStyle, card_mask, render_card
 from capture.camera.deck import CameraDeck
 from engine.cards import Card
 
@@ -113,6 +114,15 @@ def write_video(path: Path, frames: Sequence[np.ndarray], fps: float = 10.0) -> 
 @pytest.fixture(scope="session")
 def default_deck() -> CameraDeck:
     return CameraDeck.default()
+
+
+@functools.cache
+def calibrated(style_name: str) -> CameraDeck:
+    """The deck learnt from one clean render of each card of a development style, once for
+    the whole session: a calibration takes seconds of CPU, and a deck is immutable."""
+    from capture.camera.evaluate import calibrate_style
+
+    return calibrate_style(STYLES[style_name])
 
 
 def wearing_index_of(face: np.ndarray, donor: np.ndarray, style: CardStyle) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from capture.camera.deck import CameraDeck, CameraDeckRegistry
 from capture.errors import CameraDeckError
 from engine.cards import Card
 
-from .conftest import card_corners, felt, place, wearing_index_of
+from .conftest import calibrated, card_corners, felt, place, wearing_index_of
 
 ALL = [Card.from_index(i) for i in range(52)]
 
@@ -26,7 +27,8 @@ def renders(style: str) -> dict[Card, np.ndarray]:
 
 @pytest.fixture(scope="module")
 def studio() -> CameraDeck:
-    return CameraDeck.calibrate(renders("studio-4c"), "studio")
+    # The session's calibration of these renders, under the name the tests give it.
+    return dataclasses.replace(calibrated("studio-4c"), name="studio")
 
 
 def test_calibration_finds_the_index_in_the_top_left_corner(studio: CameraDeck) -> None:

@@ -9,14 +9,13 @@ import dataclasses
 import numpy as np
 import pytest
 
-from capture.camera.cardart import STYLES
 from capture.camera.deck import CameraDeck, index_features, normalise
-from capture.camera.evaluate import calibrate_style
 from capture.camera.learnt import Discriminant, learn_discriminant, normalised
 from capture.camera.recognizer import Recognizer, _Read
 from capture.camera.suitcheck import Jitter, camera_views
 from engine.cards import Card
 
+from .conftest import calibrated
 from .test_recognizer import grid
 from .test_suitcheck import MARGIN, index_patch
 
@@ -24,7 +23,7 @@ from .test_suitcheck import MARGIN, index_patch
 @pytest.fixture(scope="module")
 def club_classic() -> CameraDeck:
     """The development deck with the smallest index."""
-    return calibrate_style(STYLES["club-classic"])
+    return calibrated("club-classic")
 
 
 READABLE = Jitter(blur=2.0, streak=7.0, small=0.6, turn=3.0, jpeg=(70, 95))

@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from capture.camera.cardart import DEFAULT_STYLE, STYLES
-from capture.camera.evaluate import calibrate_style, quad_iou
+from capture.camera.evaluate import quad_iou
 from capture.camera.geometry import find_card_outlines, find_card_quads
 from capture.camera.recognizer import Recognizer
 from capture.camera.synth import CardTruth, Placement, generate_scene, render_table
 from engine.cards import Card
 
-from .conftest import same_card_corners, scene
+from .conftest import calibrated, same_card_corners, scene
 
 _FINGERTIP = (138, 170, 222)
 """BGR of a light fingertip: brighter than felt in every channel, darker than card stock."""
@@ -142,7 +142,7 @@ def test_a_card_whose_outline_the_cut_got_wrong_is_read_at_its_blobs_end(
     board card, each card of a row lies at its own angle: the end's sides must turn to the
     card's)."""
     scene_ = generate_scene(STYLES["feltcast"], seed, size=size)
-    recognizer = Recognizer(calibrate_style(STYLES["feltcast"]))
+    recognizer = Recognizer(calibrated("feltcast"))
     detections = recognizer.detect(scene_.image)
     (card,) = [t for t in scene_.truths if t.code == code]
     assert any(d.code == code and quad_iou(d.quad, card.quad) >= 0.8 for d in detections)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Callable
 
@@ -15,7 +14,7 @@ from capture.camera.deck import CameraDeck
 from capture.camera.recognizer import DEFAULT_THRESHOLD, Detection, Recognizer
 from engine.cards import Card
 
-from .conftest import felt, same_card_corners, scene
+from .conftest import calibrated, felt, same_card_corners, scene
 
 ALL = [Card.from_index(i) for i in range(52)]
 
@@ -35,7 +34,7 @@ def grid(style: str = "feltcast", width: float = 120) -> tuple[np.ndarray, list[
 def test_every_card_of_a_development_deck_is_read(style: str) -> None:
     """All 52 cards, 120 px wide (a board camera's view), upright and upside down."""
     deck = (CameraDeck.default() if style == "feltcast" else
-            CameraDeck.calibrate({c: render_card(c, STYLES[style]) for c in ALL}, style))
+            calibrated(style))
     image, corners = grid(style)
     detections = Recognizer(deck).detect(image)
     assert len(detections) == 52
@@ -60,8 +59,7 @@ def test_a_face_down_card_is_found_but_never_named(default_deck: CameraDeck) -> 
 
 def test_a_card_of_another_deck_is_unknown_rather_than_a_guess() -> None:
     """Cards drawn in another style than the deck in use: unknown or right, never wrong."""
-    deck = CameraDeck.calibrate({c: render_card(c, STYLES["studio-4c"]) for c in ALL},
-                                "studio")
+    deck = calibrated("studio-4c")
     image, _ = grid("club-classic")
     detections = Recognizer(deck).detect(image)
     truth = {c.code for c in ALL}
@@ -69,12 +67,6 @@ def test_a_card_of_another_deck_is_unknown_rather_than_a_guess() -> None:
 
 
 BLACK = [c for c in ALL if c.suit in (0, 3)]  # clubs and spades: they differ least
-
-
-@functools.cache
-def calibrated(style_name: str) -> CameraDeck:
-    return CameraDeck.calibrate({c: render_card(c, STYLES[style_name]) for c in ALL},
-                                style_name)
 
 
 def read_black_cards(style_name: str, width: int, camera: Callable[[np.ndarray], np.ndarray],

@@ -12,14 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from capture.camera.cardart import STYLES
-from capture.camera.evaluate import calibrate_style, quad_iou
+from capture.camera.evaluate import quad_iou
 from capture.camera.geometry import find_card_outlines, find_card_quads
 from capture.camera.recognizer import Recognizer
 from capture.camera.sides import coverage, sided_quads, straight_lines
 from capture.camera.synth import generate_scene
 from engine.cards import Card
 
-from .conftest import card_corners, same_card_corners, scene
+from .conftest import calibrated, card_corners, same_card_corners, scene
 
 _SKIN = (150, 185, 230)
 """BGR of a bare forearm under studio light: brighter than the felt in every channel."""
@@ -154,7 +154,7 @@ def test_a_blob_without_a_card_shaped_part_is_read_at_its_ends(
     outline at all: its smallest enclosing rectangle is read, as two cards when it shows no
     index, and at the blob's ends. No card is named wrongly."""
     scene_ = generate_scene(STYLES[style], seed, size=size)
-    recognizer = Recognizer(calibrate_style(STYLES[style]))
+    recognizer = Recognizer(calibrated(style))
     detections = recognizer.detect(scene_.image)
     for code in codes:
         (card,) = [t for t in scene_.truths if t.code == code]
@@ -189,7 +189,7 @@ def test_a_card_read_on_a_blobs_enclosing_rectangle_is_named_only_when_nudges_ag
     part: half its enclosing rectangle reads 7c as 7s just above the threshold, and the
     same half a few pixels off reads it as nothing. A guess names no card then."""
     scene_ = generate_scene(STYLES["club-classic"], 7 * 1_000_003 + 17, size=(1280, 720))
-    recognizer = Recognizer(calibrate_style(STYLES["club-classic"]))
+    recognizer = Recognizer(calibrated("club-classic"))
     (card,) = [t for t in scene_.truths if t.code == "7c"]
     outlines = find_card_outlines(scene_.image)
     assert any(o.enclosing and quad_iou(o.quad, card.quad) > 0.3 for o in outlines)

@@ -12,20 +12,21 @@ from hypothesis import strategies as st
 
 from capture.camera.cardart import STYLES, render_card
 from capture.camera.deck import CameraDeck, camera_blur, index_features
-from capture.camera.evaluate import calibrate_style, match
+from capture.camera.evaluate import match
 from capture.camera.geometry import warp_region
 from capture.camera.recognizer import Recognizer
 from capture.camera.suitcheck import CLUBS, SPADES, camera_views, clubs_spades
 from capture.camera.synth import generate_scene
 from engine.cards import Card
 
+from .conftest import calibrated
 from .test_recognizer import grid
 
 
 @pytest.fixture(scope="module")
 def club_classic() -> CameraDeck:
     """The development deck with the smallest index: two-colour, clubs and spades alike."""
-    return calibrate_style(STYLES["club-classic"])
+    return calibrated("club-classic")
 
 
 MARGIN = 8
