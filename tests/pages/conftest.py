@@ -111,10 +111,11 @@ def harness() -> Iterator[Harness]:
     server.close()
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """One Chromium for all the page tests (each test opens its own contexts); it is closed
-    after the last of them, before the rest of the suite runs its own event loops."""
+    """One Chromium per module. Not wider: Playwright's sync API keeps an event loop running
+    while it is open, and a module elsewhere that imports this fixture (the video look test)
+    would keep it open through every asyncio test after it."""
     reason = _skip_reason()
     if reason:
         missing_system_package(reason)
