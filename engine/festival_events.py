@@ -19,7 +19,7 @@ from engine.festival import Festival, Move
 
 __all__ = ["ORDERS", "FestivalBreakOrdered", "FestivalDrawn", "FestivalHandDealt",
            "FestivalHandFinished", "FestivalHandForHandOrdered", "FestivalMoveOrdered",
-           "apply_order", "replay_festival"]
+           "apply_order", "festival_after", "replay_festival"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +119,26 @@ ORDERS = (FestivalMoveOrdered, FestivalBreakOrdered, FestivalHandForHandOrdered)
 """The director's orders."""
 
 
+def festival_after(festival: Festival | None, event: Event,
+                   ) -> tuple[Festival | None, tuple[Move, ...]]:
+    """The festival after one event of its log (the draw makes it; other events before the
+    draw change nothing), and the moves that event made.
+
+    :raises IllegalActionError: the festival refuses the event.
+    """
+    if isinstance(event, FestivalDrawn):
+        return event.festival(), ()
+    if festival is None:
+        return None, ()
+    if isinstance(event, FestivalHandDealt):
+        return festival.deal(event.seated or event.table)[0], ()
+    if isinstance(event, FestivalHandFinished):
+        return festival.finish(event.seated or event.table, dict(event.stacks))
+    if isinstance(event, ORDERS):
+        return apply_order(festival, event)
+    return festival, ()
+
+
 def replay_festival(events: Iterable[Event],
                     on_moves: Callable[[Event, tuple[Move, ...]], None]
                     | None = None) -> Festival | None:
@@ -130,21 +150,12 @@ def replay_festival(events: Iterable[Event],
     """
     festival: Festival | None = None
     for event in events:
-        if isinstance(event, FestivalDrawn):
-            if festival is not None:
-                raise InvalidInputError("the festival's log holds a second draw")
-            festival = event.festival()
-        elif festival is None:
+        if isinstance(event, FestivalDrawn) and festival is not None:
+            raise InvalidInputError("the festival's log holds a second draw")
+        if festival is None and not isinstance(event, FestivalDrawn):
             raise InvalidInputError(f"the festival's log starts with {event.kind}, not the "
                                     "draw")
-        elif isinstance(event, FestivalHandDealt):
-            festival, _ = festival.deal(event.seated or event.table)
-        elif isinstance(event, FestivalHandFinished):
-            festival, moves = festival.finish(event.seated or event.table, dict(event.stacks))
-            if on_moves is not None:
-                on_moves(event, moves)
-        elif isinstance(event, ORDERS):
-            festival, moves = apply_order(festival, event)
-            if on_moves is not None:
-                on_moves(event, moves)
+        festival, moves = festival_after(festival, event)
+        if on_moves is not None and isinstance(event, (FestivalHandFinished, *ORDERS)):
+            on_moves(event, moves)
     return festival

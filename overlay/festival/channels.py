@@ -25,10 +25,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.channels import ChannelFilter, ChannelItem, ChannelSpec
+from engine.events import Event
 from engine.festival import Festival
-from engine.festival_events import FestivalDrawn, FestivalHandDealt, FestivalHandFinished
+from engine.festival_events import festival_after
 
-__all__ = ["StandingsReducer", "festival_channels", "standings_channel_for",
+__all__ = ["StandingsReducer", "festival_channels", "places_view", "standings_channel_for",
            "standings_view"]
 
 
@@ -75,16 +76,11 @@ class StandingsReducer:
         return _State(self.name)
 
     def apply(self, state: _State, item: ChannelItem) -> _State:
+        # The director's own replay, the orders included (a round switched on by hand
+        # ranks its busts by R22 as the director does).
         event = item.event.payload
-        if isinstance(event, FestivalDrawn):
-            state.festival = event.festival()
-        elif state.festival is None:
-            pass  # (a log written by the director starts with its draw)
-        elif isinstance(event, FestivalHandDealt):
-            state.festival, _ = state.festival.deal(event.seated or event.table)
-        elif isinstance(event, FestivalHandFinished):
-            state.festival, _ = state.festival.finish(event.seated or event.table,
-                                                      dict(event.stacks))
+        if isinstance(event, Event):
+            state.festival, _ = festival_after(state.festival, event)
         return state
 
     def snapshot(self, state: _State) -> dict[str, Any]:
@@ -95,14 +91,24 @@ class StandingsReducer:
 def standings_view(name: str, festival: Festival) -> dict[str, Any]:
     """The festival's standings as the workers' pages get them (``docs/festival.md``):
     ``{"name", "entrants", "remaining", "hand_for_hand", "finishes": [{"player", "place",
-    "prize", "hand_id", "tied"}], "payouts": [{"place", "prize", "player"}]}``, the places
-    and payouts as :meth:`overlay.festival.director.Director.state` gives them."""
+    "prize", "hand_id", "tied"}], "payouts": [{"place", "prize", "player"}]}`` (the places
+    and payouts: :func:`places_view`)."""
     standings = festival.standings
     return {
         "name": name,
         "entrants": standings.remaining + len(standings.busts) + len(standings.disqualified),
         "remaining": festival.remaining,
         "hand_for_hand": festival.hand_for_hand,
+        **places_view(festival),
+    }
+
+
+def places_view(festival: Festival) -> dict[str, Any]:
+    """The places decided and the paid places, as every festival page gets them:
+    ``{"finishes": [{"player", "place", "prize", "hand_id", "tied"}], "payouts":
+    [{"place", "prize", "player"}]}`` (the director's view and the workers' standings)."""
+    standings = festival.standings
+    return {
         "finishes": [{"player": f.name, "place": f.place, "prize": f.prize,
                       "hand_id": f.hand_number, "tied": f.tied}
                      for f in standings.finishes()],

@@ -33,6 +33,7 @@ from engine.festival_events import (
     apply_order,
     replay_festival,
 )
+from overlay.festival.channels import places_view
 from overlay.festival.settings import FestivalSettings, seating
 from overlay.hub import TableLog
 from overlay.store import Acknowledgement
@@ -198,11 +199,7 @@ class Director:
                         "seats": seating(table, stacks)} for table in festival.tables],
             "busts": [{"player": bust.name, "hand_id": bust.hand_number,
                        "start_stack": bust.start_stack} for bust in standings.busts],
-            "finishes": [{"player": f.name, "place": f.place, "prize": f.prize,
-                          "hand_id": f.hand_number, "tied": f.tied}
-                         for f in standings.finishes()],
-            "payouts": [{"place": place, "prize": prize, "player": player}
-                        for place, prize, player in standings.places()],
+            **places_view(festival),
             "moves": self.moves[-MOVES_SHOWN:][::-1],
             "orders": _orders(festival),
             "lapsed": [{"order": lapse.order.describe(), "reason": lapse.reason}
