@@ -4,6 +4,7 @@ hand-for-hand (R24), busts of one round ranked across tables (R22), the final ta
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 
 import pytest
 from hypothesis import given, settings
@@ -160,16 +161,23 @@ def three_tables() -> Festival:
     return Festival.draw(players(27), ["A", "B", "C"], stack=STACK, seed=7)
 
 
+def lost_to(start: Iterable[tuple[str, int]], losers: list[str],
+            winner: str | None = None) -> dict[str, int]:
+    """The stacks after a hand begun at ``start`` in which ``losers`` went all in and lost
+    everything to ``winner`` (the first other player when None)."""
+    stacks = dict(start)
+    winner = winner or next(p for p in stacks if p not in losers)
+    for loser in losers:
+        stacks[winner] += stacks[loser]
+        stacks[loser] = 0
+    return stacks
+
+
 def bust(festival: Festival, name: str, losers: list[str]) -> tuple[Festival, tuple[Move, ...]]:
     """Deal at ``name`` and finish with ``losers`` all-in and lost to the table's first
     other player."""
     festival, _ = festival.deal(name)
-    stacks = dict(festival.table(name).start_stacks)
-    winner = next(p for p in stacks if p not in losers)
-    for loser in losers:
-        stacks[winner] += stacks[loser]
-        stacks[loser] = 0
-    return festival.finish(name, stacks)
+    return festival.finish(name, lost_to(festival.table(name).start_stacks, losers))
 
 
 def test_the_draw_spreads_players_evenly_with_a_random_seat_each() -> None:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from engine.errors import IllegalActionError
 from engine.events import Event
-from engine.festival import Festival, Move, Order
+from engine.festival import Festival, FestivalTable, Move, Order
 from engine.festival_events import (
     FestivalBreakOrdered,
     FestivalDrawn,
@@ -24,7 +24,7 @@ from engine.festival_events import (
     apply_order,
     replay_festival,
 )
-from tests.engine.test_festival import STACK, Rounds, bust, check, players
+from tests.engine.test_festival import STACK, Rounds, bust, check, lost_to, players
 
 
 def festival_of(n: int, tables: str = "ABC", seed: int = 7) -> Festival:
@@ -35,10 +35,15 @@ def sizes(festival: Festival) -> dict[str, int]:
     return {t.name: len(t.seats) for t in festival.tables}
 
 
+def long_and_short(festival: Festival) -> tuple[FestivalTable, FestivalTable]:
+    """A table of nine players and one of eight (25 players drawn at three tables)."""
+    return (next(t for t in festival.tables if len(t.seats) == 9),
+            next(t for t in festival.tables if len(t.seats) == 8))
+
+
 def test_a_player_moves_at_once_between_hands_to_the_seat_asked() -> None:
     festival = festival_of(25)  # 9, 8, 8
-    long = next(t for t in festival.tables if len(t.seats) == 9)
-    short = next(t for t in festival.tables if len(t.seats) == 8)
+    long, short = long_and_short(festival)
     player = long.players[0]
     seat = min(s for s in range(1, 10) if s not in dict(short.seats))
     moved, moves = festival.move(player, short.name, seat)
@@ -51,8 +56,7 @@ def test_a_player_moves_at_once_between_hands_to_the_seat_asked() -> None:
 
 def test_a_move_ordered_during_a_hand_waits_for_it_to_finish() -> None:
     festival = festival_of(25)
-    long = next(t for t in festival.tables if len(t.seats) == 9).name
-    short = next(t for t in festival.tables if len(t.seats) == 8).name
+    long, short = (table.name for table in long_and_short(festival))
     festival, _ = festival.deal(long)
     player = festival.table(long).players[-1]
     festival, moves = festival.move(player, short)
@@ -77,16 +81,11 @@ def test_a_move_ordered_during_a_hand_waits_for_it_to_finish() -> None:
 
 def test_an_order_whose_player_busts_lapses_with_the_reason() -> None:
     festival = festival_of(25)
-    long = next(t for t in festival.tables if len(t.seats) == 9).name
-    short = next(t for t in festival.tables if len(t.seats) == 8).name
+    long, short = (table.name for table in long_and_short(festival))
     festival, _ = festival.deal(long)
     player = festival.table(long).players[0]
     festival, _ = festival.move(player, short)
-    stacks = dict(festival.table(long).start_stacks)
-    winner = next(p for p in stacks if p != player)
-    stacks[winner] += stacks[player]
-    stacks[player] = 0
-    festival, moves = festival.finish(long, stacks)
+    festival, moves = festival.finish(long, lost_to(festival.table(long).start_stacks, [player]))
     assert all(m.reason != "director" for m in moves) and festival.orders == ()
     (lapse,) = festival.lapsed
     assert lapse.order == Order(player, short) and "busted" in lapse.reason
@@ -94,8 +93,7 @@ def test_an_order_whose_player_busts_lapses_with_the_reason() -> None:
 
 def test_moves_the_floor_refuses_say_why() -> None:
     festival = original = festival_of(25)
-    long = next(t for t in festival.tables if len(t.seats) == 9)
-    short = next(t for t in festival.tables if len(t.seats) == 8)
+    long, short = long_and_short(festival)
     other = next(t for t in festival.tables if t not in (long, short))
     refusals = {
         ("nobody", short.name, 0): "there is no player 'nobody' in the festival",
@@ -212,19 +210,12 @@ def test_hand_for_hand_switched_on_by_hand_follows_r24_and_r22() -> None:
     assert round_a == round_b
     a, b = festival.table("A"), festival.table("B")
     # One player of A busts with 10,000; one of B with 10,000 too: they share a place (R22).
-    stacks_a = dict(a.start_stacks)
-    out_a, win_a = a.players[0], a.players[1]
-    stacks_a[win_a] += stacks_a[out_a]
-    stacks_a[out_a] = 0
-    festival, _ = festival.finish("A", stacks_a)
+    out_a, out_b = a.players[0], b.players[0]
+    festival, _ = festival.finish("A", lost_to(a.start_stacks, [out_a], a.players[1]))
     with pytest.raises(IllegalActionError, match="hand-for-hand: A waits") as refused:
         festival.deal("A")
     assert refused.value.rule == "R24"
-    stacks_b = dict(b.start_stacks)
-    out_b, win_b = b.players[0], b.players[1]
-    stacks_b[win_b] += stacks_b[out_b]
-    stacks_b[out_b] = 0
-    festival, _ = festival.finish("B", stacks_b)
+    festival, _ = festival.finish("B", lost_to(b.start_stacks, [out_b], b.players[1]))
     places = {f.name: f.place for f in festival.standings.finishes()}
     assert places[out_a] == places[out_b] == 17
     # Off: the round ends, a table that waits deals at once.
@@ -260,8 +251,7 @@ def test_switched_off_above_eleven_the_rule_book_starts_it_at_eleven() -> None:
 
 def test_in_a_round_a_move_waits_until_the_player_would_play_no_hand_twice() -> None:
     festival = festival_of(25).set_hand_for_hand(True)
-    long = next(t for t in festival.tables if len(t.seats) == 9).name
-    short = next(t for t in festival.tables if len(t.seats) == 8).name
+    long, short = (table.name for table in long_and_short(festival))
     festival, _ = festival.deal(long)
     festival = festival.finish(long, dict(festival.table(long).start_stacks))[0]
     player = festival.table(long).players[0]
