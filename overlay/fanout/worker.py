@@ -24,7 +24,6 @@ another, or to it, and resume). Routes, for a table published as ``<table>``:
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from html import escape
@@ -47,7 +46,7 @@ from overlay.fanout.relay import (
 from overlay.festival.channels import standings_channel_for
 from overlay.graphics.config import default_graphics
 from overlay.graphics.desk import GraphicsDesk
-from overlay.graphics.web import media, media_response, theme_css
+from overlay.graphics.web import media, media_response, theme_css, theme_link_tag
 from overlay.keys import ASSET_VERSION_KEY, GRAPHICS_KEY, RELAY_KEY, WORKER_KEY
 from overlay.sockets import forward, hellos, resume_of
 from overlay.tasks import cancel_and_wait
@@ -211,11 +210,8 @@ def table_page(page: str, pages: Path) -> Callable[[web.Request], Any]:
 def _with_look(html: str, state: Mapping[str, Any]) -> str:
     """``html`` with its theme link (:func:`overlay.graphics.web.theme_link`) naming the
     relayed look's stylesheet, theme and layout."""
-    regions = escape(json.dumps(state.get("regions"), separators=(",", ":")))
-    link = (f'<link id="feltcast-theme" rel="stylesheet" href="{escape(str(state["css"]))}" '
-            f'data-theme="{escape(str(state.get("name", "")))}" '
-            f'data-layout="{escape(str(state.get("layout", "")))}" '
-            f'data-regions="{regions}">')
+    link = theme_link_tag(str(state["css"]), str(state.get("name", "")),
+                          str(state.get("layout", "")), state.get("regions"))
     start = html.find('<link id="feltcast-theme"')
     if start < 0:
         return html

@@ -73,11 +73,19 @@ def theme_link(request: web.Request, html: str) -> str:
         raise json_error(404, "not_found", "safe is 1 (inside the title-safe area) or 0")
     layout = pinned_layout or layout
     safe = safe if pinned_safe is None else pinned_safe == "1"
-    regions = escape(json.dumps(regions_of(layout, safe=safe), separators=(",", ":")))
-    pin = ' data-layout-pinned="1"' if pinned_layout or pinned_safe else ""
-    return html.replace(LINK, f'<link id="feltcast-theme" rel="stylesheet" '
-                              f'href="{theme.css_url}" data-theme="{theme.name}" '
-                              f'data-layout="{layout}" data-regions="{regions}"{pin}>')
+    return html.replace(LINK, theme_link_tag(theme.css_url, theme.name, layout,
+                                             regions_of(layout, safe=safe),
+                                             pinned=bool(pinned_layout or pinned_safe)))
+
+
+def theme_link_tag(css: str, theme: str, layout: str, regions: object, *,
+                   pinned: bool = False) -> str:
+    """The page's theme link: its stylesheet, theme, layout and the layout's regions
+    (``static/js/regions.js`` reads them), every value escaped."""
+    pin = ' data-layout-pinned="1"' if pinned else ""
+    return (f'<link id="feltcast-theme" rel="stylesheet" href="{escape(css)}" '
+            f'data-theme="{escape(theme)}" data-layout="{escape(layout)}" '
+            f'data-regions="{escape(json.dumps(regions, separators=(",", ":")))}"{pin}>')
 
 
 async def api_graphics(request: web.Request) -> web.Response:
