@@ -281,13 +281,14 @@ A_MOVE = """() => {
 }"""
 
 
-def order_a_move(page: Page, attempts: int = 5) -> str:
+def order_a_move(page: Page, attempts: int = 10) -> str:
     """Order a move the page shows as allowed; the player. The page is up to a second
-    behind the festival, so a move refused meanwhile (a bust changed the tables) is tried
-    again with the tables as they are then."""
+    behind the festival, so a move refused meanwhile (a bust or the rules' own move changed
+    the tables) is tried again once the page has shown the tables as they are then."""
     answer = page.locator("#answer")
     for _ in range(attempts):
         player, table = page.wait_for_function(A_MOVE, timeout=60_000).json_value()
+        shown = page.locator("#tables .table").first.element_handle()
         page.select_option("#move-player", player)
         page.select_option("#move-table", table)
         answer.evaluate("node => { node.textContent = ''; }")
@@ -299,4 +300,7 @@ def order_a_move(page: Page, attempts: int = 5) -> str:
                 (text.startswith(f"Done: {player} ") and f"→ {table} seat " in text), text
             expect(answer).to_have_attribute("data-state", "done")
             return str(player)
+        # Refused on tables the page showed before the festival's latest: the next look at
+        # the festival draws the tables anew.
+        page.wait_for_function("node => !node.isConnected", arg=shown, timeout=30_000)
     raise AssertionError(f"every move was refused: {text}")
