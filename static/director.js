@@ -81,19 +81,27 @@ function commandId() {
   return `director-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
+/** The order whose answer never came ({order, id}): sent again, it keeps its first id, so the
+ * director's service answers what it did the first time rather than doing it twice. */
+let unanswered = null;
+
 /** Send one order; show what was done, or why not. */
 async function send(kind, body, done) {
   const answer = $("answer");
   const token = $("token").value.trim();
   sessionStorage.setItem(TOKEN_KEY, token);
+  const order = JSON.stringify([kind, body]);
+  const id = unanswered && unanswered.order === order ? unanswered.id : commandId();
+  unanswered = { order, id };
   let text;
   let ok = false;
   try {
     const response = await fetch(`/api/festival/${kind}`, {
       method: "POST", cache: "no-store",
       headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
-      body: JSON.stringify({ id: commandId(), ...body }) });
+      body: JSON.stringify({ id, ...body }) });
     const reply = await response.json();
+    unanswered = null;
     ok = response.ok;
     if (ok) {
       text = done(reply);
