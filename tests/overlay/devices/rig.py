@@ -102,7 +102,7 @@ class ServiceRig:
     def remove(self, antenna: int, *cards: str) -> None:
         self.sim.remove(antenna, *(uid(card) for card in cards))
 
-    async def until(self, predicate: Callable[[], object], timeout: float = 6.0,
+    async def until(self, predicate: Callable[[], object], timeout: float = 30.0,
                     what: str = "condition") -> None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -112,7 +112,7 @@ class ServiceRig:
             await asyncio.sleep(0.02)
 
     async def until_view(self, channel: str, predicate: Callable[[dict[str, Any]], object],
-                         timeout: float = 6.0, what: str = "view") -> dict[str, Any]:
+                         timeout: float = 30.0, what: str = "view") -> dict[str, Any]:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while True:
