@@ -634,9 +634,13 @@ class Festival:
         for t in others:
             arriving = [(m.to_seat, m.player) for m in moves if m.to_table == t.name]
             tables.append(t._with([*t.seats, *arriving]))
+        # The orders waiting for this table (a move to it, its own break) lapse with it.
+        ended = [o for o in self.orders if name in (o.to_table, o.break_table)]
+        lapsed = tuple(Lapse(o, f"{name} was broken: its seats are closed") for o in ended)
         return replace(self, tables=tuple(tables), dealt=self.dealt - {name},
-                       broken=(*self.broken, name),
-                       draws=self.draws + 1)._round_over(), tuple(moves)
+                       broken=(*self.broken, name), draws=self.draws + 1,
+                       orders=tuple(o for o in self.orders if o not in ended),
+                       lapsed=self.lapsed + lapsed)._round_over(), tuple(moves)
 
     def _balance(self, name: str) -> tuple[Festival, tuple[Move, ...]]:
         """Move players from table ``name`` (between hands) while it holds two more than the

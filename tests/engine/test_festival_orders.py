@@ -364,3 +364,29 @@ def test_any_orders_and_hands_keep_every_chip_and_player(n: int, tables: int,
     assert sorted(f.name for f in festival.standings.finishes()) == players(n)
     assert festival.orders == () and len(festival.tables) == 1
     assert all(len(names) == len(set(names)) for names in rounds.tables.values())
+
+
+def test_a_move_to_a_table_the_rules_break_first_lapses_with_it() -> None:
+    """A move waits for its player's hand; meanwhile a bust lets the players fit at one
+    table fewer and the rules break the table he was to move to (001 §2.10): the order
+    lapses with the reason, and the festival goes on (found by the property below:
+    seed 28816 raised a KeyError on the next order)."""
+    festival = festival_of(19)  # 7, 6, 6
+    long = max(festival.tables, key=lambda t: len(t.seats)).name
+    short, other = sorted(t.name for t in festival.tables if t.name != long)
+    festival, _ = festival.deal(long)
+    mover = festival.table(long).players[0]
+    festival, moves = festival.move(mover, short)
+    assert moves == () and festival.orders == (Order(mover, short),)
+    festival, moves = bust(festival, short, [festival.table(short).players[0]])
+    assert short in festival.broken and {m.reason for m in moves} == {"break"}
+    assert festival.orders == ()
+    (lapse,) = festival.lapsed
+    assert lapse.order == Order(mover, short)
+    assert lapse.reason == f"{short} was broken: its seats are closed"
+    # The director's next order is weighed against the tables as they are (two of nine).
+    with pytest.raises(IllegalActionError, match=f"{long} is full"):
+        festival.move(festival.table(other).players[0], long)
+    festival, moves = festival.finish(long, dict(festival.table(long).start_stacks))
+    assert mover in festival.table(long).players  # he stays: his order lapsed
+    check(festival, 19 * STACK)
