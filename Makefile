@@ -34,13 +34,17 @@ lint: $(VENV)/.installed-dev
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy
 
+# The suite on both cores (pytest-xdist): its end-to-end tests mostly wait on real processes,
+# its engine and camera tests compute. PYTEST_WORKERS=0 runs it in one process.
+PYTEST_WORKERS ?= 2
+
 pytest: $(VENV)/.installed-dev
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS)
 
 test: system-deps $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(PYTEST_WORKERS)
 
 bench: $(VENV)/.installed-dev
 	$(BIN)/python -m bench
