@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from overlay.devices.obs.control import ObsControl
     from overlay.fanout.publisher import RedisPublisher
     from overlay.fanout.relay import RelaySource
-    from overlay.fanout.worker import WorkerSettings
+    from overlay.fanout.worker import StandingsPairs, WorkerSettings
     from overlay.festival.client import FestivalClient
     from overlay.festival.director import Director
     from overlay.festival.settings import FestivalSettings
@@ -64,6 +64,9 @@ PUBLISHER_KEY: web.AppKey[RedisPublisher] = web.AppKey("fanout_publisher")
 RELAY_KEY: web.AppKey[RelaySource] = web.AppKey("relay")
 """A festival worker's Redis reader and its relays (:mod:`overlay.fanout.worker`)."""
 WORKER_KEY: web.AppKey[WorkerSettings] = web.AppKey("worker_settings")
+PAIRS_KEY: web.AppKey[StandingsPairs] = web.AppKey("standings_pairs")
+"""A festival worker's pairs of the tables' channels and the festival's standings, read from
+Redis at most once in :data:`overlay.fanout.worker.PAIRS_TTL` (:mod:`overlay.fanout.worker`)."""
 STOPPING_KEY: web.AppKey[Stopping] = web.AppKey("stopping")
 """Set when the service must stop by itself (its table's lease lost, ``overlay.store``)."""
 FESTIVAL_KEY: web.AppKey[FestivalSettings] = web.AppKey("festival_settings")

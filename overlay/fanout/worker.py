@@ -24,6 +24,7 @@ another, or to it, and resume). Routes, for a table published as ``<table>``:
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from html import escape
@@ -47,16 +48,21 @@ from overlay.festival.channels import standings_channel_for
 from overlay.graphics.config import default_graphics
 from overlay.graphics.desk import GraphicsDesk
 from overlay.graphics.web import media, media_response, theme_css, theme_link_tag
-from overlay.keys import ASSET_VERSION_KEY, GRAPHICS_KEY, RELAY_KEY, WORKER_KEY
+from overlay.keys import ASSET_VERSION_KEY, GRAPHICS_KEY, PAIRS_KEY, RELAY_KEY, WORKER_KEY
 from overlay.sockets import forward, hellos, resume_of
 from overlay.tasks import cancel_and_wait
 from overlay.web_errors import error_middleware, json_error, quiet_garbage_http
 
-__all__ = ["WORKER_PAGES", "WorkerSettings", "create_worker_app"]
+__all__ = ["PAIRS_TTL", "WORKER_PAGES", "StandingsPairs", "WorkerSettings",
+           "create_worker_app"]
 
 WORKER_PAGES = ("overlay", *GRAPHICS)
 """The pages a worker serves (those that read a public channel)."""
 WS_QUEUE = 256
+PAIRS_TTL = 2.0
+"""Seconds the worker keeps what it read of the published channels to pair the tables' with
+the festival's standings: a crowd opening pages asks Redis once, not once a viewer, and a
+table or a director that starts publishing is paired at most that long after."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +104,7 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
     settings = app[WORKER_KEY]
     source = RelaySource(settings.redis, queue_size=settings.queue_size)
     app[RELAY_KEY] = source
+    app[PAIRS_KEY] = StandingsPairs(source)
     task = asyncio.create_task(source.run(), name="feltcast-relay")
     yield
     await source.close()
@@ -111,7 +118,7 @@ async def _relay(request: web.Request, channel: str) -> RelayHub:
     source = request.app[RELAY_KEY]
     table = request.match_info.get("table")
     if table is None:
-        return await _standings(source, channel)
+        return await _standings(request, channel)
     if table == FESTIVAL_KEY:  # read only through /festival/, paired with the tables' delay
         raise UnknownTableError(f"no table {table!r} is published here")
     return await source.hub(table, channel)
@@ -132,8 +139,41 @@ async def standings_pairs(source: RelaySource) -> dict[str, ChannelSpec]:
     return {name: spec for name, spec in pairs.items() if spec is not None}
 
 
-async def _standings(source: RelaySource, channel: str) -> RelayHub:
-    spec = (await standings_pairs(source)).get(channel)
+class StandingsPairs:
+    """:func:`standings_pairs`, read at most once in ``ttl`` seconds for every page and socket
+    that asks (those asking while it is read wait for that one reading). A reading that
+    fails (Redis away) is not kept: the next one asks again."""
+
+    def __init__(self, source: RelaySource, ttl: float = PAIRS_TTL,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.source, self.ttl, self.clock = source, ttl, clock
+        self.readings = 0
+        """How often Redis was asked (the worker's tests count them)."""
+        self._pairs: dict[str, ChannelSpec] = {}
+        self._read_at = float("-inf")
+        self._reading: asyncio.Future[dict[str, ChannelSpec]] | None = None
+
+    async def get(self) -> dict[str, ChannelSpec]:
+        if self.clock() - self._read_at < self.ttl:
+            return self._pairs
+        if self._reading is None:
+            self._reading = asyncio.ensure_future(self._read())
+        return await asyncio.shield(self._reading)  # a page that goes away stops no one
+
+    async def _read(self) -> dict[str, ChannelSpec]:
+        started = self.clock()
+        self.readings += 1
+        try:
+            self._pairs = await standings_pairs(self.source)
+            self._read_at = started
+            return self._pairs
+        finally:
+            self._reading = None
+
+
+async def _standings(request: web.Request, channel: str) -> RelayHub:
+    source = request.app[RELAY_KEY]
+    spec = (await request.app[PAIRS_KEY].get()).get(channel)
     if spec is None:
         raise UnknownTableError(f"the festival publishes no standings for the tables' "
                                 f"{channel!r} (none at all, or none delayed as long)")
@@ -176,7 +216,7 @@ async def api_tables(request: web.Request) -> web.Response:
 
 def table_page(page: str, pages: Path) -> Callable[[web.Request], Any]:
     """A page of the worker: marked ``data-standings`` with the tables' channels that have
-    the festival's standings (:func:`standings_pairs`; a page on one of them reads them,
+    the festival's standings (:class:`StandingsPairs`; a page on one of them reads them,
     ``static/js/standings.js``); a table's
     page (``/t/<table>/…``) in the table's look on air as its writer published it (the
     default look until it published one, and a bundled one for a rehearsal's ``?theme=``,
@@ -190,7 +230,7 @@ def table_page(page: str, pages: Path) -> Callable[[web.Request], Any]:
         source = request.app[RELAY_KEY]
         html = response.text
         try:
-            pairs = await standings_pairs(source)
+            pairs = await request.app[PAIRS_KEY].get()
             if pairs:
                 names = escape(" ".join(sorted(pairs)))
                 html = html.replace("<html ", f'<html data-standings="{names}" ', 1)
