@@ -61,9 +61,10 @@ class FestivalDealer:
     """One table's automatic dealer, one command a :meth:`step`: asks for the next hand (a
     refusal with R24 is a step spent waiting), deals the hole cards and the board, and plays:
     a shove now and then, called or folded to. It reads the hand from the table's service
-    (``app``) and sends every command through ``post`` (its HTTP API)."""
+    (``app``; :meth:`current_hand`) and sends every command through ``post`` (its HTTP
+    API)."""
 
-    def __init__(self, app: web.Application, post: Post, key: str, rng: random.Random,
+    def __init__(self, app: web.Application | None, post: Post, key: str, rng: random.Random,
                  *, plays_final: bool, shove: float = 0.2, call: float = 0.6) -> None:
         self.app, self.post, self.key, self.rng = app, post, key, rng
         self.plays_final = plays_final
@@ -80,9 +81,15 @@ class FestivalDealer:
         return await self.post("/api/commands", {"id": str(uuid.uuid4()), "type": kind,
                                                  **fields})
 
+    def current_hand(self) -> Any:
+        """The table's hand as its service holds it now (None before the first). A dealer of
+        a service in another process reads it over HTTP instead (the kill tests)."""
+        assert self.app is not None
+        return self.app[TABLE_KEY].table.hand
+
     async def step(self) -> None:
         """One command of this table's."""
-        hand = self.app[TABLE_KEY].table.hand
+        hand = self.current_hand()
         if hand is None or hand.is_over:
             await self.next_hand()
             return
@@ -117,7 +124,7 @@ class FestivalDealer:
             return
         if status != 200:
             raise RuntimeError(f"{self.key}: {answer}")
-        hand = self.app[TABLE_KEY].table.hand
+        hand = self.current_hand()
         if hand is None or hand.is_over:  # no hand: this table was broken
             self.broken = True
             self.done = not self.plays_final  # that one plays the final table once formed
