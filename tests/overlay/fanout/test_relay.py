@@ -115,6 +115,8 @@ class Viewer:
                         await ws.send_json({"type": "hello", "page": "test",
                                             "resume": self.revision, "log_id": self.log_id})
                         async for message in ws:
+                            if message.type is not aiohttp.WSMsgType.TEXT:
+                                break  # the connection failed (an ERROR message): again
                             await self._take(message.data)
                 except (aiohttp.ClientError, OSError):
                     pass
