@@ -25,7 +25,7 @@ from aiohttp.test_utils import TestClient
 from engine.channels import ChannelFilter, ChannelSpec
 from overlay.app import create_app
 from overlay.config import parse_config
-from overlay.fanout import published_channels
+from overlay.fanout import TABLES_KEY, channels_key, published_channels, snapshot_key
 from overlay.fanout.worker import WorkerSettings, create_worker_app
 from overlay.hub import apply_merge_patch
 from overlay.keys import GRAPHICS_KEY, HUBS_KEY, PUBLISHER_KEY, TABLE_KEY, TOKENS_KEY
@@ -396,3 +396,30 @@ async def test_viewers_resume_when_a_worker_is_killed_and_restarted(
     finally:
         worker.kill()
         worker.wait(WAIT)
+
+
+async def test_a_quiet_table_is_put_on_redis_again_after_a_restart(
+        aiohttp_client: Any, tmp_path: Path, redis: RedisServer) -> None:
+    """Redis killed and started again at once, empty, while the table is between hands: the
+    table puts its channels and their snapshots on Redis again by itself, without waiting
+    for its next command, and a worker started then serves its pages."""
+    writer = await aiohttp_client(create_app(writer_config(tmp_path, redis.url)))
+    publisher = writer.server.app[PUBLISHER_KEY]
+    await until(lambda: publisher.published >= 2, "the first snapshots on Redis")
+    await play_hand(writer, HANDS[0])
+    client = aioredis.from_url(redis.url)
+    try:
+        redis.restart()  # killed and started again: empty
+        keys = [channels_key(TABLE), snapshot_key(TABLE, "delayed")]
+        deadline = time.monotonic() + WAIT
+        while await client.exists(*keys) < len(keys):
+            assert time.monotonic() < deadline, "the table was not put on Redis again"
+            await asyncio.sleep(0.05)
+        assert await client.sismember(TABLES_KEY, TABLE)
+        worker = await aiohttp_client(create_worker_app(WorkerSettings(redis.url)))
+        viewer = Viewer(ws_url(worker, f"/t/{TABLE}/ws/delayed")).start()
+        await viewer.reached(await released(writer))
+        assert without_nulls(viewer.view) == hub_view(writer, "delayed")
+        await viewer.stop()
+    finally:
+        await client.aclose()
