@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 
 from engine.errors import ConfigError
@@ -169,11 +170,16 @@ class RedisPublisher(RedisLink):
             failures += 1
 
     async def _watch(self, client: aioredis.Redis) -> None:
-        """Ask Redis every :data:`WATCH_SECONDS`: a quiet table learns that Redis is gone
-        (and the operator sees it) without waiting for its next message."""
+        """Ask Redis every :data:`WATCH_SECONDS` whether it still holds this table's channels:
+        a quiet table learns that Redis is gone (and the operator sees it), or that it came
+        back empty (restarted: the client's own health check reconnects without a word), and
+        puts its channels and their snapshots there again, without waiting for its next
+        message."""
         while True:
             await asyncio.sleep(WATCH_SECONDS)
-            await client.ping()
+            if not await client.exists(channels_key(self.key)):
+                raise RedisConnectionError("Redis no longer holds this table's channels "
+                                           "(restarted empty?): putting them there again")
 
     async def _register(self, client: aioredis.Redis) -> None:
         table = self.key

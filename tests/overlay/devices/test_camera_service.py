@@ -78,9 +78,11 @@ def write_video(path: Path, scenes: Sequence[tuple[int, Mapping[str, Sequence[st
     return path
 
 
-def dealt_hand(path: Path, hole: Mapping[str, Sequence[str]] = HOLE) -> Path:
+def dealt_hand(path: Path, hole: Mapping[str, Sequence[str]] = HOLE, *,
+               fps: int = FPS) -> Path:
     """Felt, then the hole cards, then the whole board as well (it waits for the betting)."""
-    return write_video(path, [(3, {}), (12, hole), (20, {**hole, "board": BOARD_CARDS})])
+    return write_video(path, [(3, {}), (12, hole), (20, {**hole, "board": BOARD_CARDS})],
+                       fps=fps)
 
 
 def camera(source: Path | str, **extra: Any) -> dict[str, Any]:
@@ -241,7 +243,7 @@ async def test_a_missing_video_file_is_retried_until_it_appears(tmp_path: Path) 
         [alert] = rig.alerts(view, "camera_offline")
         assert alert["level"] == "error" and "reconnecting" in alert["message"]
         assert alert["message"].startswith(f"camera {CAMERA!r} offline: there is no video file")
-        dealt_hand(tmp_path / "writing.avi").rename(video)  # appears whole
+        dealt_hand(tmp_path / "writing.avi", fps=SLOW_FPS).rename(video)  # appears whole
         await rig.ok("next_hand")
         await rig.until(lambda: all(rig.hand.hole_cards(s) and None not in
                                     rig.hand.hole_cards(s) for s in (1, 4, 7)),

@@ -28,7 +28,14 @@ from overlay.config import parse_config
 from overlay.fanout import TABLES_KEY, channels_key, published_channels, snapshot_key
 from overlay.fanout.worker import WorkerSettings, create_worker_app
 from overlay.hub import apply_merge_patch
-from overlay.keys import GRAPHICS_KEY, HUBS_KEY, PUBLISHER_KEY, TABLE_KEY, TOKENS_KEY
+from overlay.keys import (
+    GRAPHICS_KEY,
+    HUBS_KEY,
+    PUBLISHER_KEY,
+    RELAY_KEY,
+    TABLE_KEY,
+    TOKENS_KEY,
+)
 from tests.pg import free_port
 from tests.redis_server import RedisServer
 
@@ -99,6 +106,8 @@ class Viewer:
         """The ``reason`` of every snapshot after the first."""
         self.errors: list[str] = []
         self.connects = 0
+        self.refused = ""
+        """Why the last connection failed (none yet: empty)."""
         self._changed = asyncio.Condition()
         self._task: asyncio.Task[None] | None = None
 
@@ -118,8 +127,8 @@ class Viewer:
                             if message.type is not aiohttp.WSMsgType.TEXT:
                                 break  # the connection failed (an ERROR message): again
                             await self._take(message.data)
-                except (aiohttp.ClientError, OSError):
-                    pass
+                except (aiohttp.ClientError, OSError) as error:
+                    self.refused = repr(error)
                 await asyncio.sleep(0.1)  # the page's back-off, briefly
 
     async def _take(self, text: str) -> None:
@@ -409,7 +418,20 @@ async def test_a_quiet_table_is_put_on_redis_again_after_a_restart(
     await play_hand(writer, HANDS[0])
     client = aioredis.from_url(redis.url)
     try:
+        # Quiet: every channel released all it holds, and it is on Redis.
+        last = {name: await released(writer, name) for name in ("venue", "delayed")}
+
+        async def stored(name: str) -> int:
+            text = await client.get(snapshot_key(TABLE, name))
+            return int(json.loads(text)["revision"]) if text else -1
+        for name, revision in last.items():
+            deadline = time.monotonic() + WAIT
+            while await stored(name) < revision:
+                assert time.monotonic() < deadline, f"{name} not on Redis"
+                await asyncio.sleep(0.05)
         redis.restart()  # killed and started again: empty
+        await client.aclose()
+        client = aioredis.from_url(redis.url)
         keys = [channels_key(TABLE), snapshot_key(TABLE, "delayed")]
         deadline = time.monotonic() + WAIT
         while await client.exists(*keys) < len(keys):
@@ -421,5 +443,33 @@ async def test_a_quiet_table_is_put_on_redis_again_after_a_restart(
         await viewer.reached(await released(writer))
         assert without_nulls(viewer.view) == hub_view(writer, "delayed")
         await viewer.stop()
+    finally:
+        await client.aclose()
+
+
+async def test_a_channel_whose_snapshot_came_late_is_served_once_it_is_there(
+        aiohttp_client: Any, tmp_path: Path, redis: RedisServer) -> None:
+    """A worker asked for a table's channel before its snapshot is on Redis (the table
+    registered, nothing more yet) refuses that page (404); once the snapshot is there, the
+    next page gets the channel, though no message announced it (a quiet table sends none)."""
+    writer = await aiohttp_client(create_app(writer_config(tmp_path, redis.url)))
+    publisher = writer.server.app[PUBLISHER_KEY]
+    await until(lambda: publisher.published >= 2, "the first snapshots on Redis")
+    client = aioredis.from_url(redis.url)
+    try:
+        later = "later"  # a second table: registered, its snapshot not yet put
+        await client.set(channels_key(later), await client.get(channels_key(TABLE)))
+        await client.sadd(TABLES_KEY, later)
+        worker = await aiohttp_client(create_worker_app(WorkerSettings(redis.url)))
+        source = worker.server.app[RELAY_KEY]
+        await until(lambda: source.connected, "the worker on Redis")
+        response = await worker.get(f"/t/{later}/api/state?channel=delayed")
+        assert response.status == 404  # after the worker's wait for it
+        assert "has published no 'delayed' view yet" in await response.text()
+        await client.set(snapshot_key(later, "delayed"),
+                         await client.get(snapshot_key(TABLE, "delayed")))
+        response = await worker.get(f"/t/{later}/api/state?channel=delayed")
+        assert response.status == 200, await response.text()
+        assert without_nulls((await response.json())["view"]) == hub_view(writer, "delayed")
     finally:
         await client.aclose()
