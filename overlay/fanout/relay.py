@@ -239,11 +239,9 @@ class RelaySource(RedisLink):
                                         f"{channel!r} is published here")
             relay = self.relays.setdefault(key, RelayHub(table, spec,
                                                          queue_size=self.queue_size))
-            if self._subscribed.is_set():
-                self._start_sync(relay)
-        elif not relay.ready.is_set() and self._subscribed.is_set():
-            # Its snapshot was not on Redis when it was last asked for (or the asking
-            # failed): a quiet table publishes nothing that would bring it, so ask again.
+        if not relay.ready.is_set() and self._subscribed.is_set():
+            # A new relay, or one whose snapshot was not on Redis when last asked for (or
+            # the asking failed): a quiet table publishes nothing that would bring it.
             self._start_sync(relay)
         try:
             await asyncio.wait_for(relay.ready.wait(), timeout)

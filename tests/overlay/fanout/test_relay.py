@@ -369,16 +369,27 @@ async def test_viewers_resync_when_redis_is_killed_and_comes_back(
 
 def start_worker(url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
     """``feltcast worker`` in a process of its own, once it answers (it says so)."""
+    process = spawn_worker(url, port, log)
+    worker_answers(process, log)
+    return process
+
+
+def spawn_worker(url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
+    """``feltcast worker`` in a process of its own, its output appended to ``log``."""
     with open(log, "ab") as out:
-        process = subprocess.Popen(
+        return subprocess.Popen(
             [sys.executable, "-m", "overlay", "worker", "--redis", url, "--port", str(port)],
             stdout=out, stderr=subprocess.STDOUT)
+
+
+def worker_answers(process: subprocess.Popen[bytes], log: Path) -> None:
+    """Wait until the worker ``process`` answers (it says so in ``log``, after its last
+    stop)."""
     deadline = time.monotonic() + WAIT
     while b"Feltcast worker on" not in log.read_bytes().split(b"stopped")[-1]:
         assert process.poll() is None, log.read_text()
         assert time.monotonic() < deadline, "the worker did not start"
         time.sleep(0.05)
-    return process
 
 
 async def test_viewers_resume_when_a_worker_is_killed_and_restarted(

@@ -44,7 +44,13 @@ from overlay.festival.app import create_festival_app
 from overlay.festival.settings import FESTIVAL_SCHEMA, parse_festival
 from overlay.keys import DIRECTOR_KEY
 from overlay.store import open_existing_store, open_store, with_schema
-from tests.overlay.fanout.test_relay import Viewer, without_nulls
+from tests.overlay.fanout.test_relay import (
+    Viewer,
+    spawn_worker,
+    start_worker,
+    without_nulls,
+    worker_answers,
+)
 from tests.overlay.test_cli_start import Running
 from tests.pg import PostgresServer, free_port
 from tests.redis_server import RedisServer
@@ -65,8 +71,9 @@ pytestmark = [
     pytest.mark.skip(reason="issue 24: the cause of its failures (a viewer of the killed "
                             "worker refused for a quiet table: the table's publisher did not "
                             "put its channels on Redis again after Redis restarted empty) is "
-                            "fixed and it passed 3 of 3 runs on a loaded machine since; it "
-                            "joins the suite once it has passed in a whole suite run"),
+                            "fixed and it passed 3 of 3 runs on a loaded machine since; to "
+                            "enable it, remove this mark once it has passed inside a whole "
+                            "`make test` run"),
     unless_installed(redis_installed(), "redis-server is not installed (Debian package "
                                         "redis-server)"),
     unless_installed(find_binary("pg_ctl") is not None, "PostgreSQL is not installed "
@@ -311,14 +318,14 @@ async def test_a_festival_is_played_to_its_winner_through_kills_of_every_process
                     table.writer = table.serve()
                 for n in range(2):
                     port = free_port()
-                    workers[port] = worker_process(redis.url, port, tmp_path / f"worker-{n}.log")
+                    workers[port] = spawn_worker(redis.url, port, tmp_path / f"worker-{n}.log")
                 for table in tables.values():
                     assert table.writer is not None
                     table.base = await asyncio.to_thread(table.serving, table.writer)
                 first = tables[TABLES[0]]
                 first.standby = first.serve("--standby")  # once the writer holds the lease
                 for n, process in enumerate(workers.values()):
-                    await asyncio.to_thread(worker_started, process, tmp_path / f"worker-{n}.log")
+                    await asyncio.to_thread(worker_answers, process, tmp_path / f"worker-{n}.log")
                 await asyncio.to_thread(first.standby.until, "standing by", WAIT)
                 consoles = {key: Console(table, session) for key, table in tables.items()}
                 for console in consoles.values():
@@ -367,24 +374,6 @@ async def test_a_festival_is_played_to_its_winner_through_kills_of_every_process
         await director.close()
         check_logs(database, tables, state)
         print("kills:", kills.notes)  # shown with pytest -s
-
-
-def worker_process(url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
-    """``feltcast worker`` in a process of its own (as ``test_relay.start_worker`` starts
-    it, without waiting: the test ends it whatever happens next)."""
-    with open(log, "ab") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "overlay", "worker", "--redis", url, "--port", str(port)],
-            stdout=out, stderr=subprocess.STDOUT)
-
-
-def worker_started(process: subprocess.Popen[bytes], log: Path) -> None:
-    """Wait until the worker answers (it says so)."""
-    deadline = time.monotonic() + WAIT
-    while b"Feltcast worker on" not in log.read_bytes():
-        assert process.poll() is None, log.read_text()
-        assert time.monotonic() < deadline, "the worker did not start"
-        time.sleep(0.05)
 
 
 async def published(session: aiohttp.ClientSession, port: int) -> None:
@@ -477,8 +466,7 @@ class Kills:
         status = await asyncio.to_thread(process.wait, WAIT)
         log = self.root / "worker-0.log"
         log.write_bytes(b"")
-        self.workers[port] = worker_process(self.redis.url, port, log)
-        await asyncio.to_thread(worker_started, self.workers[port], log)
+        self.workers[port] = await asyncio.to_thread(start_worker, self.redis.url, port, log)
         self.killed_worker = port
         self.notes["worker"] = {"at": f"{key} hand {hand}", "status": status, "port": port}
 
