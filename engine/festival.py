@@ -30,8 +30,9 @@ draws take a seed.
   The hand that ends the round rearranges every table: breaks first, then balancing.
 
 The director's hands (:meth:`Festival.move`, :meth:`Festival.break_table`,
-:meth:`Festival.set_hand_for_hand`, each with its ``verify_`` and ``can_``): a player moved
-or a table broken by order. Players move between hands, as on the floor: an order for a
+:meth:`Festival.set_hand_for_hand`, each with its ``verify_`` and ``can_``; an order still
+waiting taken back with :meth:`Festival.withdraw`): a player moved or a table broken by
+order. Players move between hands, as on the floor: an order for a
 table that is playing waits as an :class:`Order` and is carried out as soon as that table
 has finished its hand (and, in hand-for-hand, once the player would play no round's hand
 twice and miss none, R24), before the rules' own moves; an order the festival can no longer
@@ -463,13 +464,14 @@ class Festival:
             return False
         return True
 
-    def set_hand_for_hand(self, on: bool) -> Festival:
+    def set_hand_for_hand(self, on: bool) -> tuple[Festival, tuple[Move, ...]]:
         """The director switches hand-for-hand ``on`` (a round starts with the next hand
         dealt: R24 as from eleven players) or off (the round ends: a table that waits may
         deal; the tables that finished in it are balanced, or broken, once they finish
         their next hand). Off with more than eleven players left, R24's start at eleven
         still applies. Not off in a round once ten players are left: the final table forms
-        when the round is over (R23).
+        when the round is over (R23). The moves: the director's orders that waited for the
+        round to end and are carried out now.
 
         :raises IllegalActionError: see :meth:`verify_hand_for_hand`.
         """
@@ -477,7 +479,50 @@ class Festival:
         festival = replace(self, ordered_hand_for_hand=on, ordered_at=self.remaining)
         if not on:
             festival = replace(festival, round_id=None, dealt=frozenset())
-        return festival._carry_out()[0]
+        return festival._carry_out()
+
+    def verify_withdraw(self, player: str = "", break_table: str = "") -> None:
+        """Whether the director may withdraw his order to move ``player`` (or to break
+        ``break_table``).
+
+        :raises IllegalActionError: no such order waits (carried out, lapsed or never
+            given), or neither or both named.
+        """
+        self._order_waiting(player, break_table)
+
+    def _order_waiting(self, player: str, break_table: str) -> Order:
+        if bool(player) == bool(break_table):
+            raise IllegalActionError("name the player whose move, or the table whose break, "
+                                     "is withdrawn")
+        for order in self.orders:
+            if (player and order.player == player) or \
+                    (break_table and order.break_table == break_table):
+                return order
+        what = f"to move {player}" if player else f"to break {break_table}"
+        done = next((lapse.reason for lapse in reversed(self.lapsed)
+                     if (player and lapse.order.player == player)
+                     or (break_table and lapse.order.break_table == break_table)), None)
+        if done is not None:
+            raise IllegalActionError(f"no order {what} waits: it lapsed ({done})")
+        raise IllegalActionError(f"no order {what} waits: it was carried out, or never "
+                                 "given")
+
+    def can_withdraw(self, player: str = "", break_table: str = "") -> bool:
+        try:
+            self.verify_withdraw(player, break_table)
+        except IllegalActionError:
+            return False
+        return True
+
+    def withdraw(self, player: str = "", break_table: str = "") -> Festival:
+        """The director withdraws his order waiting to move ``player`` (or to break
+        ``break_table``): it is not carried out; a seat it promised is open again. Nobody
+        moves now (the orders after it still wait for their own tables).
+
+        :raises IllegalActionError: see :meth:`verify_withdraw`.
+        """
+        order = self._order_waiting(player, break_table)
+        return replace(self, orders=tuple(o for o in self.orders if o != order))
 
     def _verify_two_tables(self, what: str) -> None:
         if len(self.tables) < 2:

@@ -19,7 +19,7 @@ from engine.festival import Festival, Move
 
 __all__ = ["ORDERS", "FestivalBreakOrdered", "FestivalDrawn", "FestivalHandDealt",
            "FestivalHandFinished", "FestivalHandForHandOrdered", "FestivalMoveOrdered",
-           "apply_order", "festival_after", "replay_festival"]
+           "FestivalOrderWithdrawn", "apply_order", "festival_after", "replay_festival"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +101,17 @@ class FestivalHandForHandOrdered(Event):
     on: bool
 
 
+@dataclass(frozen=True, slots=True)
+class FestivalOrderWithdrawn(Event):
+    """The director withdrew his order, still waiting, to move ``player`` (or to break
+    ``break_table``) (:meth:`engine.festival.Festival.withdraw`)."""
+
+    kind: ClassVar[str] = "festival_order_withdrawn"
+
+    player: str = ""
+    break_table: str = ""
+
+
 def apply_order(festival: Festival, event: Event) -> tuple[Festival, tuple[Move, ...]]:
     """The festival after one of the director's orders, and the moves it made now.
 
@@ -111,11 +122,14 @@ def apply_order(festival: Festival, event: Event) -> tuple[Festival, tuple[Move,
     if isinstance(event, FestivalBreakOrdered):
         return festival.break_table(event.table)
     if isinstance(event, FestivalHandForHandOrdered):
-        return festival.set_hand_for_hand(event.on), ()
+        return festival.set_hand_for_hand(event.on)
+    if isinstance(event, FestivalOrderWithdrawn):
+        return festival.withdraw(event.player, event.break_table), ()
     raise TypeError(f"{event.kind} is not an order")
 
 
-ORDERS = (FestivalMoveOrdered, FestivalBreakOrdered, FestivalHandForHandOrdered)
+ORDERS = (FestivalMoveOrdered, FestivalBreakOrdered, FestivalHandForHandOrdered,
+          FestivalOrderWithdrawn)
 """The director's orders."""
 
 

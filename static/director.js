@@ -2,9 +2,10 @@
 // keeps it (GET /api/festival, asked again every second): every table with its seats and
 // stacks and whether it is playing or waiting, hand-for-hand and its round (R24), the moves
 // the rules made (balancing, breaks, the final table), the places decided and the prizes.
-// The director's orders (a move, a break, hand-for-hand on or off) are sent with the
-// festival's token (from ?token= or typed, kept for this tab only); the answer, done or
-// refused with the festival's reason, is shown under the controls.
+// The director's orders (a move, a break, hand-for-hand on or off; an order still waiting
+// withdrawn with its button) are sent with the festival's token (from ?token= or typed,
+// kept for this tab only); the answer, done or refused with the festival's reason, is
+// shown under the controls.
 import { el, setText } from "./js/dom.js";
 import { chips, money, ordinal } from "./js/tournament.js";
 
@@ -70,11 +71,22 @@ function renderControls(state) {
   $("orders").replaceChildren(...state.orders.map((order) => el("li", { class: "row order" },
     el("span", { class: "rank", text: "waiting" }),
     el("span", { class: "player-name", text: order.order }),
-    el("span", { class: "where", text: "after its table's hand" }))));
+    el("span", { class: "where", text: "after its table's hand" }),
+    withdrawButton(order))));
   $("lapsed").replaceChildren(...state.lapsed.map((lapse) => el("li", { class: "row lapsed" },
     el("span", { class: "rank", text: "lapsed" }),
     el("span", { class: "player-name", text: lapse.order }),
     el("span", { class: "where", text: lapse.reason }))));
+}
+
+/** A waiting order's button that takes it back before its table has finished its hand. */
+function withdrawButton(order) {
+  const button = el("button", { class: "withdraw", text: "Withdraw",
+    attrs: { type: "button", "aria-label": `Withdraw: ${order.order}` } });
+  const body = order.break_table ? { table: order.break_table } : { player: order.player };
+  button.addEventListener("click", () => send("withdraw", body, () =>
+    `Withdrawn: ${order.order}. Nobody moves for it.`));
+  return button;
 }
 
 function commandId() {

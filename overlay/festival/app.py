@@ -4,7 +4,9 @@ Routes: ``/`` (the director's view, ``static/director.html``), ``POST
 /api/festival/next_hand`` (a table's question, with the festival's token: ``{"id",
 "table", "table_hand", "stacks"}``), the director's orders with the same token (``POST
 /api/festival/move`` ``{"id", "player", "table", "seat"}``, ``/api/festival/break``
-``{"id", "table"}``, ``/api/festival/hand_for_hand`` ``{"id", "on"}``), ``GET
+``{"id", "table"}``, ``/api/festival/hand_for_hand`` ``{"id", "on"}``, and an order still
+waiting withdrawn: ``/api/festival/withdraw`` ``{"id", "player"}`` or ``{"id", "table"}``
+for a break), ``GET
 /api/festival`` (the festival: tables, seats, stacks, hand-for-hand, busts, places, prizes,
 moves, the orders waiting or lapsed; public, as every screen shows it).
 
@@ -27,6 +29,7 @@ from engine.festival_events import (
     FestivalBreakOrdered,
     FestivalHandForHandOrdered,
     FestivalMoveOrdered,
+    FestivalOrderWithdrawn,
 )
 from overlay.app import asset_version, page_handler, security_headers, take_lease
 from overlay.assets import static_dir
@@ -100,6 +103,7 @@ def create_festival_app(settings: FestivalSettings, data_dir: Any) -> web.Applic
                     web.post("/api/festival/move", api_move),
                     web.post("/api/festival/break", api_break),
                     web.post("/api/festival/hand_for_hand", api_hand_for_hand),
+                    web.post("/api/festival/withdraw", api_withdraw),
                     web.get("/api/festival", api_festival),
                     web.static("/static", pages, append_version=False)])
     return app
@@ -180,6 +184,19 @@ async def api_hand_for_hand(request: web.Request) -> web.Response:
     if not isinstance(on, bool):
         raise InvalidInputError("on: true or false")
     return await _order(request, command_id, FestivalHandForHandOrdered(on))
+
+
+async def api_withdraw(request: web.Request) -> web.Response:
+    """The director withdraws his order still waiting: a player's move (``player``) or a
+    table's break (``table``)."""
+    command_id, body = await _order_body(request)
+    if ("player" in body) == ("table" in body):
+        raise InvalidInputError("player (whose move is withdrawn) or table (whose break "
+                                "is withdrawn): one of them")
+    if "player" in body:
+        return await _order(request, command_id, FestivalOrderWithdrawn(_name(body, "player")))
+    return await _order(request, command_id,
+                        FestivalOrderWithdrawn(break_table=_name(body, "table")))
 
 
 async def api_festival(request: web.Request) -> web.Response:

@@ -312,7 +312,7 @@ def test_in_a_hand_for_hand_round_balancing_waits_for_the_round_to_end() -> None
     festival = Festival.draw(players(16), ["A", "B"], stack=STACK, seed=3)  # 8, 8
     for _ in range(2):
         festival, _ = bust(festival, "B", [festival.table("B").players[0]])  # 8, 6
-    festival = festival.set_hand_for_hand(True)
+    festival = festival.set_hand_for_hand(True)[0]
     festival, round_a = festival.deal("A")
     festival, moves = festival.finish("A", dict(festival.table("A").start_stacks))
     assert moves == ()  # A holds two more than B, but B has not dealt the round's hand
@@ -333,7 +333,7 @@ def test_in_a_hand_for_hand_round_a_table_is_broken_once_the_round_is_over() -> 
     festival = Festival.draw(players(17), ["A", "B", "C"], stack=STACK, seed=7)
     short = min(festival.tables, key=lambda t: (len(t.seats), t.name)).name  # 5 of 17
     others = [t.name for t in festival.tables if t.name != short]
-    festival = festival.set_hand_for_hand(True)
+    festival = festival.set_hand_for_hand(True)[0]
     festival, _ = festival.deal(short)
     festival, moves = festival.finish(short, dict(festival.table(short).start_stacks))
     assert moves == () and short not in festival.broken  # the others have not dealt yet
@@ -375,7 +375,7 @@ def test_a_table_left_alone_with_one_player_in_a_round_waits_for_it() -> None:
     short = min(festival.tables, key=lambda t: (len(t.seats), t.name)).name
     others = [t.name for t in festival.tables if t.name != short]
     festival, _ = festival.deal(short)  # before hand-for-hand
-    festival = festival.set_hand_for_hand(True)
+    festival = festival.set_hand_for_hand(True)[0]
     festival, _ = festival.deal(others[0])  # the round starts
     losers = list(festival.table(short).players[1:])
     stacks = dict(festival.table(short).start_stacks)

@@ -21,6 +21,7 @@ from engine.festival_events import (
     FestivalHandFinished,
     FestivalHandForHandOrdered,
     FestivalMoveOrdered,
+    FestivalOrderWithdrawn,
     apply_order,
     replay_festival,
 )
@@ -157,7 +158,7 @@ def test_a_break_ordered_during_a_hand_waits_for_it() -> None:
 
 
 def test_a_break_in_a_hand_for_hand_round_waits_for_the_round_to_end() -> None:
-    festival = festival_of(17).set_hand_for_hand(True)
+    festival = festival_of(17).set_hand_for_hand(True)[0]
     festival, _ = festival.deal("A")
     festival = festival.finish("A", dict(festival.table("A").start_stacks))[0]
     festival, moves = festival.break_table("A")  # A played the round's hand, B and C not
@@ -203,7 +204,7 @@ def test_hand_for_hand_switched_on_by_hand_follows_r24_and_r22() -> None:
     assert not festival.hand_for_hand
     with pytest.raises(IllegalActionError, match="hand-for-hand is off already"):
         festival.set_hand_for_hand(False)
-    festival = festival.set_hand_for_hand(True)
+    festival = festival.set_hand_for_hand(True)[0]
     assert festival.hand_for_hand
     festival, round_a = festival.deal("A")
     festival, round_b = festival.deal("B")
@@ -222,7 +223,7 @@ def test_hand_for_hand_switched_on_by_hand_follows_r24_and_r22() -> None:
     festival, _ = festival.deal("A")
     festival = festival.finish("A", dict(festival.table("A").start_stacks))[0]
     assert not festival.can_deal("A")
-    festival = festival.set_hand_for_hand(False)
+    festival = festival.set_hand_for_hand(False)[0]
     assert festival.can_deal("A") and festival.round_id is None
 
 
@@ -237,20 +238,21 @@ def test_not_switched_off_in_a_round_once_the_final_table_is_due() -> None:
 
 
 def test_switched_off_above_eleven_the_rule_book_starts_it_at_eleven() -> None:
-    festival = festival_of(13, "AB", seed=5).set_hand_for_hand(True).set_hand_for_hand(False)
+    festival = festival_of(13, "AB", seed=5).set_hand_for_hand(True)[0]
+    festival = festival.set_hand_for_hand(False)[0]
     assert not festival.hand_for_hand
     festival, _ = bust(festival, "A", [festival.table("A").players[0]])  # 12
     assert not festival.hand_for_hand
     festival, _ = bust(festival, "B", [festival.table("B").players[0]])  # 11: R24
     assert festival.hand_for_hand
     # Switched off at eleven or fewer, the director's choice stands.
-    off = festival.set_hand_for_hand(False)
+    off = festival.set_hand_for_hand(False)[0]
     assert not off.hand_for_hand
-    assert off.set_hand_for_hand(True).hand_for_hand
+    assert off.set_hand_for_hand(True)[0].hand_for_hand
 
 
 def test_in_a_round_a_move_waits_until_the_player_would_play_no_hand_twice() -> None:
-    festival = festival_of(25).set_hand_for_hand(True)
+    festival = festival_of(25).set_hand_for_hand(True)[0]
     long, short = (table.name for table in long_and_short(festival))
     festival, _ = festival.deal(long)
     festival = festival.finish(long, dict(festival.table(long).start_stacks))[0]
@@ -268,9 +270,70 @@ def test_in_a_round_a_move_waits_until_the_player_would_play_no_hand_twice() -> 
     assert any(m.player == player and m.reason == "director" for m in made)
 
 
+def test_switching_hand_for_hand_off_makes_the_moves_that_waited_for_the_round() -> None:
+    festival = festival_of(25).set_hand_for_hand(True)[0]
+    long, short = (table.name for table in long_and_short(festival))
+    festival, _ = festival.deal(long)
+    festival = festival.finish(long, dict(festival.table(long).start_stacks))[0]
+    player = festival.table(long).players[0]
+    seat = festival.table(long).seat_of(player)
+    festival, moves = festival.move(player, short)  # long dealt the round, short not yet
+    assert moves == () and festival.orders == (Order(player, short),)
+    festival, moves = festival.set_hand_for_hand(False)  # the round ends: he moves now
+    (move,) = moves
+    assert move == Move(player, long, seat or 0, short, move.to_seat, "director")
+    assert festival.table(short).seat_of(player) == move.to_seat
+    assert festival.orders == () and festival.lapsed == ()
+    check(festival, 25 * STACK)
+
+
+def test_a_waiting_order_is_withdrawn_and_never_carried_out() -> None:
+    festival = festival_of(17)  # 6, 6, 5
+    short = min(festival.tables, key=lambda t: len(t.seats)).name
+    long, other = sorted(t.name for t in festival.tables if t.name != short)
+    festival, _ = festival.deal(long)
+    festival, _ = festival.deal(other)
+    player = festival.table(long).players[0]
+    festival, _ = festival.move(player, short, 0)
+    festival, _ = festival.break_table(other)
+    assert festival.can_withdraw(player) and festival.can_withdraw(break_table=other)
+    festival = festival.withdraw(player)
+    assert festival.orders == (Order(break_table=other),)
+    # Asked again, or for a player with no order: refused, saying so.
+    with pytest.raises(IllegalActionError, match=f"no order to move {player} waits: it "
+                       "was carried out, or never given"):
+        festival.withdraw(player)
+    with pytest.raises(IllegalActionError, match="name the player whose move, or the "
+                       "table whose break"):
+        festival.withdraw()
+    festival = festival.withdraw(break_table=other)
+    assert festival.orders == () and not festival.can_withdraw(break_table=other)
+    # Their tables finish their hands: nobody moves, nothing is broken.
+    festival, moves = festival.finish(long, dict(festival.table(long).start_stacks))
+    festival, more = festival.finish(other, dict(festival.table(other).start_stacks))
+    assert moves == more == () and festival.broken == ()
+    assert player in festival.table(long).players and festival.lapsed == ()
+    check(festival, 17 * STACK)
+
+
+def test_an_order_that_lapsed_is_not_withdrawn_and_says_why() -> None:
+    festival = festival_of(19)  # 7, 6, 6: as in the lapse test below
+    long = max(festival.tables, key=lambda t: len(t.seats)).name
+    short = min(t.name for t in festival.tables if t.name != long)
+    festival, _ = festival.deal(long)
+    mover = festival.table(long).players[0]
+    festival, _ = festival.move(mover, short)
+    festival, _ = bust(festival, short, [festival.table(short).players[0]])
+    with pytest.raises(IllegalActionError, match=f"no order to move {mover} waits: it "
+                       f"lapsed \\({short} was broken: its seats are closed\\)"):
+        festival.withdraw(mover)
+
+
 def test_orders_are_events_that_round_trip_and_replay_the_same() -> None:
     orders: list[Event] = [FestivalMoveOrdered("Ana Souza", "table-2", 4),
-                           FestivalBreakOrdered("table-3"), FestivalHandForHandOrdered(True)]
+                           FestivalBreakOrdered("table-3"), FestivalHandForHandOrdered(True),
+                           FestivalOrderWithdrawn("Ana Souza"),
+                           FestivalOrderWithdrawn(break_table="table-3")]
     for event in orders:
         assert eval(repr(event)) == event  # the repr is the constructor call
         assert Event.from_dict(event.to_dict()) == event
@@ -296,9 +359,26 @@ def test_orders_are_events_that_round_trip_and_replay_the_same() -> None:
                for kind, moves in told)
 
 
+def test_a_withdrawal_is_an_event_the_log_replays() -> None:
+    drawn = FestivalDrawn(tuple(players(25)), ("A", "B", "C"), STACK, 9, 7)
+    festival = drawn.festival()
+    long, short = long_and_short(festival)
+    festival, hand_id = festival.deal(long.name)
+    log: list[Event] = [drawn, FestivalHandDealt(long.name, 1, hand_id)]
+    for event in (FestivalMoveOrdered(long.players[0], short.name),
+                  FestivalOrderWithdrawn(long.players[0])):
+        festival, _ = apply_order(festival, event)
+        log.append(event)
+    stacks = tuple(festival.table(long.name).start_stacks)
+    festival, moves = festival.finish(long.name, dict(stacks))
+    log.append(FestivalHandFinished(long.name, 1, stacks))
+    assert moves == () and long.players[0] in festival.table(long.name).players
+    assert replay_festival(log) == festival
+
+
 def _random_order(festival: Festival, rng: random.Random) -> Festival:
     """One of the director's orders at random, refused or not (a refusal changes nothing)."""
-    kind = rng.choice(["move", "move", "break", "hand_for_hand"])
+    kind = rng.choice(["move", "move", "break", "hand_for_hand", "withdraw"])
     names = [t.name for t in festival.tables] + ["gone"]
     try:
         if kind == "move":
@@ -307,8 +387,12 @@ def _random_order(festival: Festival, rng: random.Random) -> Festival:
                                         rng.choice([0, 0, rng.randint(1, 9)]))
         elif kind == "break":
             festival, _ = festival.break_table(rng.choice(names))
+        elif kind == "withdraw":
+            order = rng.choice([*festival.orders, Order(player="nobody")])
+            festival = festival.withdraw(order.player, order.break_table)
+            assert order not in festival.orders
         else:
-            festival = festival.set_hand_for_hand(rng.random() < 0.5)
+            festival, _ = festival.set_hand_for_hand(rng.random() < 0.5)
     except IllegalActionError:
         pass
     return festival

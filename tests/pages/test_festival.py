@@ -27,6 +27,7 @@ from tests.overlay.test_cli_start import Running
 from tests.pages.conftest import Probe, watch
 from tests.pages.service import Service, free_port, running_service
 from tests.pages.test_themes import put
+from tests.pg import PostgresServer
 from tests.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -276,6 +277,84 @@ def test_the_directors_view_follows_the_festival(browser: Browser, tmp_path: Pat
     assert probe.page_errors == []
     assert [e for e in probe.unexpected_console_errors()  # the answer lost on purpose
             if "net::ERR_CONNECTION_RESET" not in e] == []
+    assert probe.foreign_requests() == []
+
+
+def test_the_director_withdraws_a_waiting_order_from_his_page(
+        browser: Browser, tmp_path: Path, pg_server: PostgresServer) -> None:
+    """A ``feltcast festival serve`` process; a table deals a hand and the director orders
+    one of its players to another table (it waits for the hand): on the director's page
+    the order is listed with a Withdraw button; pressed, the order is gone, the answer says
+    so, and when the table reports its hand the player has stayed."""
+    token = "director-token-0123456789"
+    players = ", ".join(f'"Player {n:02d}"' for n in range(1, 26))
+    config = tmp_path / "festival.toml"
+    config.write_text(f"""[festival]
+name = "Withdraw Festival"
+tables = ["table-1", "table-2", "table-3"]
+players = [{players}]
+stack = 10000
+seed = 7
+token = "{token}"
+
+[database]
+url = "{pg_server.create_database()}"
+""")
+    director = Running(subprocess.Popen(
+        [sys.executable, "-m", "overlay", "festival", "serve", "--config", str(config),
+         "--data", str(tmp_path / "data"), "--port", "0"],
+        cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))
+    probe = Probe()
+    try:
+        line = director.until(r"Feltcast festival director of .* on (http://\S+) ")
+        base = line.split(" on ")[1].split()[0]
+
+        def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
+            request = urllib.request.Request(
+                f"{base}{path}", data=json.dumps(body).encode(), method="POST",
+                headers={"Authorization": f"Bearer {token}",
+                         "Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=30) as response:
+                answer: dict[str, Any] = json.loads(response.read())
+                return answer
+
+        with urllib.request.urlopen(f"{base}/api/festival", timeout=30) as response:
+            tables = json.loads(response.read())["tables"]
+        long = next(t["name"] for t in tables if len(t["seats"]) == 9)
+        short = next(t["name"] for t in tables if len(t["seats"]) == 8)
+        dealt = post("/api/festival/next_hand", {"id": f"{long}:hand:1", "table": long,
+                                                 "table_hand": 1, "stacks": None})
+        mover = dealt["seats"][0][1]
+        ordered = post("/api/festival/move", {"id": "move-1", "player": mover,
+                                              "table": short})
+        assert ordered["moves"] == [] and len(ordered["orders"]) == 1
+        page = watch(browser.new_page(viewport={"width": 1280, "height": 900}), probe)
+        page.goto(f"{base}/?token={token}")
+        waiting = page.locator("#orders .row")
+        expect(waiting).to_have_count(1)
+        expect(waiting).to_contain_text(f"move {mover} to {short}")
+        button = waiting.get_by_role("button", name=f"Withdraw: move {mover} to {short}")
+        button.click()
+        expect(page.locator("#answer")).to_have_text(
+            f"Withdrawn: move {mover} to {short}. Nobody moves for it.")
+        expect(page.locator("#answer")).to_have_attribute("data-state", "done")
+        expect(waiting).to_have_count(0)
+        stacks = {player: chips for _, player, chips in dealt["seats"]}
+        answer = post("/api/festival/next_hand", {"id": f"{long}:hand:2", "table": long,
+                                                  "table_hand": 2, "stacks": stacks})
+        assert mover in {player for _, player, _ in answer["seats"]}
+        expect(page.locator("#moves .row")).to_have_count(0)
+        expect(page.locator(f'#tables .table[data-table="{long}"] .player-name')
+               .filter(has_text=mover)).to_have_count(1)
+        page.close()
+        assert director.stop(signal.SIGINT) == 0
+    finally:
+        if director.process.poll() is None:
+            director.process.kill()
+            director.process.wait()
+        if director.process.stdout is not None:
+            director.process.stdout.close()
+    assert probe.page_errors == [] and probe.unexpected_console_errors() == []
     assert probe.foreign_requests() == []
 
 

@@ -200,6 +200,77 @@ async def test_the_directors_orders_are_logged_answered_and_seat_the_tables(
     assert kinds["festival_hand_for_hand_ordered"] == 2
 
 
+async def test_a_waiting_order_is_withdrawn_and_hand_for_hand_off_makes_its_moves(
+        aiohttp_client: Any, tmp_path: Path, pg_server: PostgresServer) -> None:
+    """An order still waiting is withdrawn (refusals say why; a retry gets the first
+    answer; nobody moves for it, after a restart too); a move that waits for the end of a
+    hand-for-hand round is made when hand-for-hand is switched off, and that answer and the
+    director's list of moves show it."""
+    url = pg_server.create_database()
+    settings = replace(festival_settings(url), players=(*PLAYERS, "Player 25"))
+    director = await aiohttp_client(create_festival_app(settings, tmp_path / "d"))
+    state = await (await director.get("/api/festival")).json()
+    sizes = {t["name"]: len(t["seats"]) for t in state["tables"]}  # 9, 8, 8
+    long = next(name for name, n in sizes.items() if n == 9)
+    short = next(name for name, n in sizes.items() if n == 8)
+    status, dealt = await ask(director, {"id": f"{long}:hand:1", "table": long,
+                                         "table_hand": 1, "stacks": None})
+    assert status == 200
+    stacks = {player: chips for _, player, chips in dealt["seats"]}
+    mover, stayer = list(stacks)[:2]
+    status, answer = await order(director, "move", {"id": "m1", "player": mover,
+                                                    "table": short})
+    assert status == 200 and answer["moves"] == [] and len(answer["orders"]) == 1
+    withdraw = {"id": "w1", "player": mover}
+    assert (await order(director, "withdraw", withdraw, token="wrong"))[0] == 401
+    for bad in ({"id": "w0"}, {"id": "w0", "player": mover, "table": short},
+                {"id": "w0", "player": 5}):
+        status, answer = await order(director, "withdraw", bad)
+        assert status == 422, (bad, answer)
+    status, answer = await order(director, "withdraw", {"id": "w2", "player": stayer})
+    assert status == 409
+    assert answer["error"]["message"] == (f"no order to move {stayer} waits: it was "
+                                          "carried out, or never given")
+    status, first = await order(director, "withdraw", withdraw)
+    assert status == 200 and first["orders"] == [] and first["moves"] == []
+    assert await order(director, "withdraw", withdraw) == (200, first)
+    # His table finishes its hand: he stays.
+    status, answer = await ask(director, {"id": f"{long}:hand:2", "table": long,
+                                          "table_hand": 2, "stacks": stacks})
+    assert status == 200 and mover in {player for _, player, _ in answer["seats"]}
+    stacks = {player: chips for _, player, chips in answer["seats"]}
+    state = await (await director.get("/api/festival")).json()
+    assert state["orders"] == [] and state["moves"] == [] and state["lapsed"] == []
+    # Hand-for-hand on; long finishes the round's hand, the short table has not dealt it:
+    # a move from long to short waits for the round (R24) until hand-for-hand is off.
+    assert (await order(director, "hand_for_hand", {"id": "h-on", "on": True}))[0] == 200
+    status, answer = await ask(director, {"id": f"{long}:hand:3", "table": long,
+                                          "table_hand": 3, "stacks": stacks})
+    assert status == 200
+    stacks = {player: chips for _, player, chips in answer["seats"]}
+    status, answer = await ask(director, {"id": f"{long}:hand:4", "table": long,
+                                          "table_hand": 4, "stacks": stacks})
+    assert status == 409 and answer["error"]["rule"] == "R24"
+    status, answer = await order(director, "move", {"id": "m2", "player": mover,
+                                                    "table": short})
+    assert status == 200 and answer["moves"] == [] and len(answer["orders"]) == 1
+    status, answer = await order(director, "hand_for_hand", {"id": "h-off", "on": False})
+    assert status == 200 and [(m["player"], m["from_table"], m["to_table"], m["reason"])
+                              for m in answer["moves"]] == [(mover, long, short, "director")]
+    state = await (await director.get("/api/festival")).json()
+    assert state["orders"] == [] and [(m["player"], m["after"]) for m in state["moves"]] \
+        == [(mover, "the director's order")]
+    seats = {t["name"]: {p for _, p, _ in t["seats"]} for t in state["tables"]}
+    assert mover in seats[short] and mover not in seats[long]
+    await director.close()
+    again = await aiohttp_client(create_festival_app(settings, tmp_path / "d"))
+    assert await (await again.get("/api/festival")).json() == state
+    log = open_store(with_schema(url, "festival"))
+    kinds = Counter(e.payload.kind for e in log.iter_all())
+    log.close()
+    assert kinds["festival_order_withdrawn"] == 1 and kinds["festival_move_ordered"] == 2
+
+
 async def test_an_order_whose_player_busts_is_listed_as_lapsed_with_the_reason(
         aiohttp_client: Any, tmp_path: Path, pg_server: PostgresServer) -> None:
     """A move ordered while the player's table plays; he busts in that hand: the order
