@@ -383,7 +383,7 @@ class TournamentView:
     @staticmethod
     def _elimination(entry: _Out) -> dict[str, Any]:
         return {"seat": entry.seat, "place": entry.place, **_who(entry.identity, entry.name),
-                "prize": entry.prize, "hand": entry.hand or None}
+                "table_name": entry.name, "prize": entry.prize, "hand": entry.hand or None}
 
     def _payouts(self, state: TournamentState, prizes: Sequence[int],
                  alive: Mapping[int, tuple[str, int]]) -> dict[str, Any] | None:

@@ -7,7 +7,7 @@
 // render() for the first paint and every update.
 import { Channel } from "./js/channel.js";
 import { KeyedList, el, setText, toggle } from "./js/dom.js";
-import { followStandings, standingsRelayed } from "./js/standings.js";
+import { followStandings, keyed, standingsRelayed } from "./js/standings.js";
 import { blindsText, chips, levelOf, money, ordinal } from "./js/tournament.js";
 
 const $ = (id) => document.getElementById(id);
@@ -100,9 +100,10 @@ function render() {
 
 /** The festival's places decided so far, the winner first, with their prizes. */
 function renderPlaces(festival) {
-  const finishes = festival && Array.isArray(festival.finishes)
-    ? festival.finishes.filter((finish) => finish && typeof finish.place === "number")
-      .sort((a, b) => a.place - b.place) : [];
+  const finishes = Object.entries(keyed(festival && festival.finishes))
+    .map(([player, finish]) => ({ ...finish, player }))
+    .filter((finish) => typeof finish.place === "number")
+    .sort((a, b) => a.place - b.place);
   $("places-section").hidden = finishes.length === 0;
   $("places").replaceChildren(...finishes.map((finish) => el("li", { class: "row place",
     data: { place: finish.place } },

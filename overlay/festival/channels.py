@@ -90,23 +90,30 @@ class StandingsReducer:
 
 def standings_view(name: str, festival: Festival) -> dict[str, Any]:
     """The festival's standings as the workers' pages get them (``docs/festival.md``):
-    ``{"name", "entrants", "remaining", "hand_for_hand", "finishes": [{"player", "place",
-    "prize", "hand_id", "tied"}], "payouts": [{"place", "prize", "player"}]}`` (the places
-    and payouts: :func:`places_view`)."""
+    ``{"name", "entrants", "remaining", "hand_for_hand", "finishes": {player: {"place",
+    "prize", "hand_id", "tied"}}, "payouts": {place: {"prize", "player"}}}``.
+
+    The places are keyed (by player, and by place as a string), not listed: a bust's patch
+    (RFC 7386 replaces an array whole) adds its player's place and the paid place it
+    decides, whatever the field's size, instead of the whole list again."""
     standings = festival.standings
     return {
         "name": name,
         "entrants": standings.remaining + len(standings.busts) + len(standings.disqualified),
         "remaining": festival.remaining,
         "hand_for_hand": festival.hand_for_hand,
-        **places_view(festival),
+        "finishes": {f.name: {"place": f.place, "prize": f.prize, "hand_id": f.hand_number,
+                              "tied": f.tied} for f in standings.finishes()},
+        "payouts": {str(place): {"prize": prize, "player": player}
+                    for place, prize, player in standings.places()},
     }
 
 
 def places_view(festival: Festival) -> dict[str, Any]:
-    """The places decided and the paid places, as every festival page gets them:
+    """The places decided and the paid places as the director's view lists them:
     ``{"finishes": [{"player", "place", "prize", "hand_id", "tied"}], "payouts":
-    [{"place", "prize", "player"}]}`` (the director's view and the workers' standings)."""
+    [{"place", "prize", "player"}]}`` (the workers' standings key them:
+    :func:`standings_view`)."""
     standings = festival.standings
     return {
         "finishes": [{"player": f.name, "place": f.place, "prize": f.prize,

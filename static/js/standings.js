@@ -1,7 +1,8 @@
 // The festival's places and prizes on a festival worker's pages (docs/festival.md).
 //
 // A table's own tournament view ranks only that table's busts among its own players; in a
-// festival the places and prizes are the director's (R22 across the tables, hand-for-hand
+// festival the places and prizes are the director's (keyed: `finishes` by player, `payouts`
+// by place, so a bust's patch carries its own place, not the whole list) (R22 across the tables, hand-for-hand
 // rounds included; R23). A worker that relays the director's standings marks its pages
 // with the tables' channels that have them (<html data-standings="venue delayed">): the
 // festival's channel it pairs with each is released no earlier than that channel shows the
@@ -24,6 +25,17 @@ export function followStandings(channel, page) {
   return new Channel({ channel, page, base, marks: false }).start();
 }
 
+/** A keyed object of the standings (`finishes` by player, `payouts` by place): its entries
+ * that are objects, as an object without a prototype (a player may be named "constructor"). */
+export function keyed(value) {
+  const out = Object.create(null);
+  if (!value || typeof value !== "object" || Array.isArray(value)) return out;
+  for (const [key, entry] of Object.entries(value)) {
+    if (entry && typeof entry === "object") out[key] = entry;
+  }
+  return out;
+}
+
 /**
  * `view` (a table's channel view) with the festival's places and prizes (`festival`: the
  * standings channel's view.festival): the players left and the entrants are the festival's,
@@ -35,17 +47,20 @@ export function followStandings(channel, page) {
 export function withStandings(view, festival) {
   const tournament = view && view.tournament;
   if (!tournament || !festival || typeof festival !== "object") return view;
-  const finishes = new Map((Array.isArray(festival.finishes) ? festival.finishes : [])
-    .filter((finish) => finish && typeof finish.player === "string")
-    .map((finish) => [finish.player, finish]));
+  const finishes = keyed(festival.finishes);
   const eliminations = (Array.isArray(tournament.eliminations) ? tournament.eliminations : [])
     .map((entry) => {
-      const finish = entry ? finishes.get(entry.name) : undefined;
+      // The festival knows a player by his table's name (his identity may name him
+      // otherwise: "Ann Smith" at a table that seated "Ann").
+      const key = entry && (entry.table_name || entry.name);
+      const finish = typeof key === "string" && Object.hasOwn(finishes, key)
+        ? finishes[key] : undefined;
       return { ...entry, place: finish ? finish.place : null,
         prize: finish && finish.prize ? finish.prize : null };
     });
-  const rows = (Array.isArray(festival.payouts) ? festival.payouts : [])
-    .filter((row) => row && typeof row.place === "number")
+  const rows = Object.entries(keyed(festival.payouts))
+    .map(([place, row]) => ({ ...row, place: Number(place) }))
+    .filter((row) => Number.isInteger(row.place) && row.place > 0)
     .sort((a, b) => a.place - b.place);
   const currency = tournament.payouts ? tournament.payouts.currency : null;
   const payouts = rows.length === 0 ? null : {

@@ -41,8 +41,8 @@ TOURNAMENT_CLOCK_KEYS = {"level", "small_blind", "big_blind", "ante", "is_break"
 FIELD_KEYS = {"entrants", "remaining", "total_chips", "average", "average_bb", "chip_leader"}
 PLAYER_KEYS = {"seat", "name", "display_name", "table_name", "country", "photo", "stack",
                "in_bb", "share", "rank", "prize_so_far"}
-ELIMINATION_KEYS = {"seat", "place", "name", "display_name", "country", "photo", "prize",
-                    "hand"}
+ELIMINATION_KEYS = {"seat", "place", "name", "display_name", "table_name", "country", "photo",
+                    "prize", "hand"}
 CHANNEL_KEYS = {"name", "delay", "as_of", "live"}
 TABLE_KEYS = {"name", "hand_number", "level", "street", "board", "pots", "to_call",
               "min_raise_to", "actions"}

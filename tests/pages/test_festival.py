@@ -140,18 +140,22 @@ def test_a_tables_view_is_drawn_with_the_festivals_places(
         const { withStandings } = await import('/static/js/standings.js');
         const view = { tournament: { field: { remaining: 2, entrants: 3 },
           payouts: { currency: "EUR", places: [] },
-          eliminations: [{ name: "Ana", place: 3, prize: 10 },
-                         { name: "Ben", place: 2, prize: 20 }] } };
+          eliminations: [{ name: "Ana Souza", table_name: "Ana", place: 3, prize: 10 },
+                         { name: "Ben", table_name: "Ben", place: 2, prize: 20 },
+                         { name: "Cy", table_name: "constructor", place: 1, prize: 30 }] } };
         const festival = { name: "Open", entrants: 27, remaining: 11, hand_for_hand: true,
-          finishes: [{ player: "Ana", place: 12, prize: 0, hand_id: 40, tied: 1 }],
-          payouts: [{ place: 2, prize: 300, player: null },
-                    { place: 1, prize: 500, player: null }] };
+          finishes: { Ana: { place: 12, prize: 0, hand_id: 40, tied: 1 },
+                      "Ana Souza": { place: 5, prize: 0, hand_id: 41, tied: 1 } },
+          payouts: { "2": { prize: 300, player: null }, "1": { prize: 500, player: null } } };
         return [withStandings(view, festival), withStandings(view, null) === view];
     }""")
     merged, unchanged = drawn
     tournament = merged["tournament"]
+    # Matched by the table's name of the player (Ana, whose identity names her Ana Souza),
+    # never by his identity's name; Ben is not ranked by the director yet; a player's name
+    # that is a property of every object ranks nothing.
     assert [(e["name"], e["place"], e["prize"]) for e in tournament["eliminations"]] == [
-        ("Ana", 12, None), ("Ben", None, None)]  # Ben is not ranked by the director yet
+        ("Ana Souza", 12, None), ("Ben", None, None), ("Cy", None, None)]
     assert tournament["field"] == {"remaining": 11, "entrants": 27}
     assert tournament["payouts"] == {
         "prize_pool": 800, "currency": "EUR", "paid": 2, "remaining": 11,

@@ -79,10 +79,10 @@ class Watch(Viewer):
         data = json.loads(text)
         self.channels.add(data.get("channel", ""))
         events = data.get("events", [])
-        for finish in ((self.view or {}).get("festival") or {}).get("finishes", []):
-            if finish["player"] not in self.places:
+        for player in ((self.view or {}).get("festival") or {}).get("finishes", {}):
+            if player not in self.places:
                 # A snapshot (the first) has no event: a place there came before any bust.
-                self.places[finish["player"]] = events[0]["time"] if events else -1.0
+                self.places[player] = events[0]["time"] if events else -1.0
 
 
 def bust_times(tables: dict[str, TestClient]) -> dict[str, float]:
@@ -148,8 +148,12 @@ async def play_and_check(aiohttp_client: Any, tmp_path: Path, url: str, redis: s
         await until(lambda w=watch: len(w.places) == len(PLAYERS), f"{channel}'s places")
         assert watch.view is not None
         standings = watch.view["festival"]
-        assert standings["finishes"] == state["finishes"]
-        assert standings["payouts"] == state["payouts"]
+        assert standings["finishes"] == {f["player"]: {k: v for k, v in f.items()
+                                                       if k != "player"}
+                                         for f in state["finishes"]}
+        assert standings["payouts"] == {str(p["place"]): {"prize": p["prize"],
+                                                          "player": p["player"]}
+                                        for p in state["payouts"]}
         assert standings["remaining"] == 1 and standings["entrants"] == len(PLAYERS)
         # Never a place before the bust it ranks: both released at their log time (the
         # venue channels are live), the place's (the director recorded the table's hand)
