@@ -36,6 +36,8 @@ COMMAND_LIKE = st.fixed_dictionaries(
 FUZZ = settings(max_examples=60, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture,
                                        HealthCheck.too_slow])
+ROUTES_FUZZ = settings(FUZZ, max_examples=20)
+"""Each example sends a request to every route (about sixty): 1,200 hostile requests."""
 
 
 @pytest.fixture
@@ -64,7 +66,7 @@ def test_the_fuzzed_routes_are_every_route(client: TestClient) -> None:
             "/overlay", "/static"} <= paths
 
 
-@FUZZ
+@ROUTES_FUZZ
 @given(data=st.data())
 async def test_no_route_answers_a_5xx(client: TestClient, data: st.DataObject) -> None:
     for method, path in routes(client):
@@ -150,3 +152,4 @@ async def test_a_hostile_websocket_message_is_answered_and_the_socket_stays(
         pass
     assert data["view"]["table"]["name"] == "Test Final"  # the socket still works
     await ws.close()
+

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,8 @@ from tests.pages.service import free_port, start_demo, stop_demo
 PAGES = ("overlay", "commentary", "leaderboard", "lowerthird?seat=7", "elimination", "payouts",
          "clock", "ticker", "versus")
 CHANNELS = ("delayed", "venue")
+SPEED = 48
+"""The demo's pace: three levels and a break in about a minute."""
 DELAY = 6.0
 """Longer than the demo's first hand: the delayed pages start before anything is released."""
 
@@ -68,7 +71,7 @@ def test_no_page_ever_shows_a_broken_value(browser: Browser, tmp_path: Path) -> 
     probe = Probe(allow_websocket_errors=True)  # the restart: sockets refused for a moment
     port = free_port()
     data = tmp_path / "demo"
-    demo = start_demo(data, speed=24, delay=DELAY, seed=7, port=port)
+    demo = start_demo(data, speed=SPEED, delay=DELAY, seed=7, port=port)
     pages: dict[str, Page] = {}
     # One context for all (each page its own tab), at 1280x720 to spare the machine's paint.
     context = browser.new_context(viewport={"width": 1280, "height": 720})
@@ -86,7 +89,7 @@ def test_no_page_ever_shows_a_broken_value(browser: Browser, tmp_path: Path) -> 
         demo.until(r"^hand \d+: ", timeout=300)
         # The service goes away and comes back on the same data; the pages reconnect.
         stop_demo(demo, signal.SIGINT)
-        demo = start_demo(data, speed=24, delay=DELAY, seed=7, port=port)
+        demo = start_demo(data, speed=SPEED, delay=DELAY, seed=7, port=port)
         demo.until(r"^The delayed pages show the table", timeout=120)
         for page in pages.values():
             expect(page.locator("html")).to_have_attribute("data-connection", "live",
@@ -95,13 +98,20 @@ def test_no_page_ever_shows_a_broken_value(browser: Browser, tmp_path: Path) -> 
         demo.until(r"^hand \d+: ", timeout=300)
         # One display name per player on every graphic: the overlay's seats are named as
         # the chip counts name them (on the same channel, in play).
+        # Two pages are two sockets: one may draw a patch (a new hand, a player's identity)
+        # a moment before the other, so the names are compared until they agree (30 s).
         for channel in CHANNELS:
             overlay = pages[f"overlay on {channel}"]
             board = pages[f"leaderboard on {channel}"]
-            # (a name is fitted to its box: its full form is the box's tooltip)
-            seated = set(overlay.locator(".player .name").evaluate_all(
-                "nodes => nodes.map((n) => n.title || n.textContent)"))
-            listed = set(board.locator(".name").all_inner_texts())
+            deadline = time.monotonic() + 30
+            while True:
+                # (a name is fitted to its box: its full form is the box's tooltip)
+                seated = set(overlay.locator(".player .name").evaluate_all(
+                    "nodes => nodes.map((n) => n.title || n.textContent)"))
+                listed = set(board.locator(".name").all_inner_texts())
+                if (seated and seated <= listed) or time.monotonic() > deadline:
+                    break
+                overlay.wait_for_timeout(250)
             assert seated and seated <= listed, (channel, seated, listed)
         found: dict[str, Any] = {}
         for label, page in pages.items():

@@ -80,10 +80,17 @@ def test_each_picture_shows_from_exactly_its_first_frame(tmp_path: Path, fps: Fr
 
 
 @needs_ffmpeg
-def test_the_pictures_go_through_named_pipes_not_files(tmp_path: Path) -> None:
+def test_the_pictures_go_through_named_pipes_not_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert FFMPEG is not None
     footage = make_footage(tmp_path / "f.mp4", frames=60, size=SIZE)
+    # A temporary folder of this test's own: an export running beside it (another test
+    # worker) makes its own graphics folder in the system's.
+    private = tmp_path / "tmp"
+    private.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
     before = set(Path(tempfile.gettempdir()).glob("feltcast-graphics-*"))
+    assert before == set()
     seen: list[list[str]] = []
 
     def pictures() -> Iterator[bytes]:
