@@ -31,7 +31,6 @@ from types import SimpleNamespace
 from typing import Any
 
 import aiohttp
-import pytest
 
 from engine.channels import ChannelFilter, ChannelSpec, ChannelView
 from engine.events import HandEnded, HandStarted
@@ -68,12 +67,6 @@ PRIZES = [7000, 4200, 2800]
 SEED = 3
 
 pytestmark = [
-    pytest.mark.skip(reason="issue 24: the cause of its failures (a viewer of the killed "
-                            "worker refused for a quiet table: the table's publisher did not "
-                            "put its channels on Redis again after Redis restarted empty) is "
-                            "fixed and it passed 3 of 3 runs on a loaded machine since; to "
-                            "enable it, remove this mark once it has passed inside a whole "
-                            "`make test` run"),
     unless_installed(redis_installed(), "redis-server is not installed (Debian package "
                                         "redis-server)"),
     unless_installed(find_binary("pg_ctl") is not None, "PostgreSQL is not installed "
