@@ -85,12 +85,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def run_log(args: argparse.Namespace, out: TextIO) -> int:
-    from engine.channels import due_items
-    from engine.errors import ConfigError
     from engine.events import Secrecy
-    from overlay.app import channel_specs
-    from overlay.channel_views import view_reducers
-    from overlay.config import load_config, with_overrides
+    from overlay.config import load_config
     from overlay.store import open_existing_store, schema_version
 
     config = load_config(args.config)
@@ -118,6 +114,13 @@ def run_log(args: argparse.Namespace, out: TextIO) -> int:
                   f"{len(entries)} events ({', '.join(f'{n} {k}' for k, n in counts.items())})"
                   f"{span}", file=out)
             return 0
+        # The service's channels and views only for the commands that read them.
+        from engine.channels import due_items
+        from engine.errors import ConfigError
+        from overlay.app import channel_specs
+        from overlay.channel_views import view_reducers
+        from overlay.config import with_overrides
+
         channels = channel_specs(with_overrides(config, delay=args.delay))
         if args.channel not in channels:
             raise ConfigError("--channel", f"no channel {args.channel!r} "
