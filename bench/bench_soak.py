@@ -237,15 +237,17 @@ class Soak:
     async def play(self, session: aiohttp.ClientSession, hands: int, min_kills: int = 0,
                    ) -> None:
         """The operator's side: ``hands`` hands (more until ``min_kills`` kills happened),
-        restarting the service when it is gone."""
+        each played to its end, restarting the service when it is gone."""
         played = 0
-        while played < hands or self.kills < min_kills:
+        while True:
             view = await self.operator_view(session)
             rss = self.rss() if self.commands % 25 == 0 else None
             if rss is not None:
                 self.memory.append((self.commands, rss, self._revision))
             operator = view["operator"]
             table = view["table"]
+            if operator.get("between_hands") and played >= hands and self.kills >= min_kills:
+                return  # the last hand started is over: its chips can be checked
             if operator.get("between_hands"):
                 busted = [s["seat"] for s in view["seats"] if s.get("name")
                           and not s.get("stack")]
