@@ -496,10 +496,13 @@ def check_viewers(viewers: dict[tuple[int, str], TimedViewer], kills: Kills) -> 
     """Every viewer resynchronised with a snapshot only when it had to: after Redis or the
     writer came back (``behind``), or after its worker died when the worker started again
     no longer held the revision it stood at (``cannot_resume``; a worker that relays the
-    table's recent history from Redis lets it resume with patches)."""
+    table's recent history from Redis lets it resume with patches). Whether one had to
+    depends on the moment of each kill (a table with nothing to publish while Redis was
+    away loses nothing, and its viewers go on with patches): the snapshots are counted, not
+    required; that no viewer missed anything is checked by its revisions (no gap) and by
+    :func:`caught_up`."""
     reasons = Counter(reason for viewer in viewers.values() for reason in viewer.snapshots)
     assert set(reasons) <= {"behind", "cannot_resume"}, reasons
-    assert reasons["behind"] > 0
     for (port, key), viewer in viewers.items():
         if port == kills.killed_worker:
             assert viewer.connects >= 2, (key, viewer.connects, viewer.refused)  # started again
