@@ -97,15 +97,14 @@ def standings_view(name: str, festival: Festival) -> dict[str, Any]:
     (RFC 7386 replaces an array whole) adds its player's place and the paid place it
     decides, whatever the field's size, instead of the whole list again."""
     standings = festival.standings
+    listed = places_view(festival)  # the director's rows, keyed here
     return {
         "name": name,
         "entrants": standings.remaining + len(standings.busts) + len(standings.disqualified),
         "remaining": festival.remaining,
         "hand_for_hand": festival.hand_for_hand,
-        "finishes": {f.name: {"place": f.place, "prize": f.prize, "hand_id": f.hand_number,
-                              "tied": f.tied} for f in standings.finishes()},
-        "payouts": {str(place): {"prize": prize, "player": player}
-                    for place, prize, player in standings.places()},
+        "finishes": {row.pop("player"): row for row in listed["finishes"]},
+        "payouts": {str(row.pop("place")): row for row in listed["payouts"]},
     }
 
 

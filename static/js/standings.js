@@ -1,14 +1,15 @@
 // The festival's places and prizes on a festival worker's pages (docs/festival.md).
 //
 // A table's own tournament view ranks only that table's busts among its own players; in a
-// festival the places and prizes are the director's (keyed: `finishes` by player, `payouts`
-// by place, so a bust's patch carries its own place, not the whole list) (R22 across the tables, hand-for-hand
-// rounds included; R23). A worker that relays the director's standings marks its pages
-// with the tables' channels that have them (<html data-standings="venue delayed">): the
-// festival's channel it pairs with each is released no earlier than that channel shows the
-// busts. A page on one of them reads them from /festival/ws/<its channel> and draws its
-// table's view with them (withStandings). Pages served by a table's own service, or on a
-// channel without standings, draw the table's view as it is.
+// festival the places and prizes are the director's (R22 across the tables, hand-for-hand
+// rounds included; R23), keyed (`finishes` by player, `payouts` by place) so that a bust's
+// patch carries its own place, not the whole list. A worker that relays the director's
+// standings marks its pages with the tables' channels that have them (<html
+// data-standings="venue delayed">): the festival's channel it pairs with each is released no
+// earlier than that channel shows the busts. A page on one of them reads them from
+// /festival/ws/<its channel> and draws its table's view with them (withStandings). Pages
+// served by a table's own service, or on a channel without standings, draw the table's view
+// as it is.
 
 import { Channel } from "./channel.js";
 

@@ -251,14 +251,23 @@ def test_switched_off_above_eleven_the_rule_book_starts_it_at_eleven() -> None:
     assert off.set_hand_for_hand(True)[0].hand_for_hand
 
 
-def test_in_a_round_a_move_waits_until_the_player_would_play_no_hand_twice() -> None:
+def a_move_waiting_for_the_round() -> tuple[Festival, str, str, str, int | None]:
+    """Hand-for-hand on; the long table has played the round's hand, the short one not
+    yet, and the director orders the long table's first player to the short one: it waits
+    (R24). The festival, the two tables, the player and his seat."""
     festival = festival_of(25).set_hand_for_hand(True)[0]
     long, short = (table.name for table in long_and_short(festival))
     festival, _ = festival.deal(long)
     festival = festival.finish(long, dict(festival.table(long).start_stacks))[0]
     player = festival.table(long).players[0]
-    festival, moves = festival.move(player, short)  # long dealt the round, short not yet
-    assert moves == () and festival.orders
+    seat = festival.table(long).seat_of(player)
+    festival, moves = festival.move(player, short)
+    assert moves == () and festival.orders == (Order(player, short),)
+    return festival, long, short, player, seat
+
+
+def test_in_a_round_a_move_waits_until_the_player_would_play_no_hand_twice() -> None:
+    festival, long, _, player, _ = a_move_waiting_for_the_round()
     for name in [t.name for t in festival.tables if t.name != long]:
         festival, _ = festival.deal(name)
     assert festival.orders  # the round's hands are being played
@@ -271,14 +280,7 @@ def test_in_a_round_a_move_waits_until_the_player_would_play_no_hand_twice() -> 
 
 
 def test_switching_hand_for_hand_off_makes_the_moves_that_waited_for_the_round() -> None:
-    festival = festival_of(25).set_hand_for_hand(True)[0]
-    long, short = (table.name for table in long_and_short(festival))
-    festival, _ = festival.deal(long)
-    festival = festival.finish(long, dict(festival.table(long).start_stacks))[0]
-    player = festival.table(long).players[0]
-    seat = festival.table(long).seat_of(player)
-    festival, moves = festival.move(player, short)  # long dealt the round, short not yet
-    assert moves == () and festival.orders == (Order(player, short),)
+    festival, long, short, player, seat = a_move_waiting_for_the_round()
     festival, moves = festival.set_hand_for_hand(False)  # the round ends: he moves now
     (move,) = moves
     assert move == Move(player, long, seat or 0, short, move.to_seat, "director")
@@ -314,19 +316,6 @@ def test_a_waiting_order_is_withdrawn_and_never_carried_out() -> None:
     assert moves == more == () and festival.broken == ()
     assert player in festival.table(long).players and festival.lapsed == ()
     check(festival, 17 * STACK)
-
-
-def test_an_order_that_lapsed_is_not_withdrawn_and_says_why() -> None:
-    festival = festival_of(19)  # 7, 6, 6: as in the lapse test below
-    long = max(festival.tables, key=lambda t: len(t.seats)).name
-    short = min(t.name for t in festival.tables if t.name != long)
-    festival, _ = festival.deal(long)
-    mover = festival.table(long).players[0]
-    festival, _ = festival.move(mover, short)
-    festival, _ = bust(festival, short, [festival.table(short).players[0]])
-    with pytest.raises(IllegalActionError, match=f"no order to move {mover} waits: it "
-                       f"lapsed \\({short} was broken: its seats are closed\\)"):
-        festival.withdraw(mover)
 
 
 def test_orders_are_events_that_round_trip_and_replay_the_same() -> None:
@@ -453,8 +442,8 @@ def test_any_orders_and_hands_keep_every_chip_and_player(n: int, tables: int,
 def test_a_move_to_a_table_the_rules_break_first_lapses_with_it() -> None:
     """A move waits for its player's hand; meanwhile a bust lets the players fit at one
     table fewer and the rules break the table he was to move to (001 §2.10): the order
-    lapses with the reason, and the festival goes on (found by the property below:
-    seed 28816 raised a KeyError on the next order)."""
+    lapses with the reason (and is no longer withdrawn), and the festival goes on (found
+    by the property below: seed 28816 raised a KeyError on the next order)."""
     festival = festival_of(19)  # 7, 6, 6
     long = max(festival.tables, key=lambda t: len(t.seats)).name
     short, other = sorted(t.name for t in festival.tables if t.name != long)
@@ -468,6 +457,10 @@ def test_a_move_to_a_table_the_rules_break_first_lapses_with_it() -> None:
     (lapse,) = festival.lapsed
     assert lapse.order == Order(mover, short)
     assert lapse.reason == f"{short} was broken: its seats are closed"
+    # A lapsed order is not withdrawn; the refusal says why it no longer waits.
+    with pytest.raises(IllegalActionError, match=f"no order to move {mover} waits: it "
+                       f"lapsed \\({short} was broken: its seats are closed\\)"):
+        festival.withdraw(mover)
     # The director's next order is weighed against the tables as they are (two of nine).
     with pytest.raises(IllegalActionError, match=f"{long} is full"):
         festival.move(festival.table(other).players[0], long)

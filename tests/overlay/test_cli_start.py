@@ -82,6 +82,15 @@ class Running:
             self.lines.append(line)
         return status
 
+    def close(self) -> None:
+        """Whatever happened: the process killed if it still runs, its output pipe closed
+        (an open pipe is a ResourceWarning later)."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
 
 @contextmanager
 def serving(*args: str, cwd: Path) -> Iterator[Running]:

@@ -273,11 +273,7 @@ def test_the_directors_view_follows_the_festival(browser: Browser, tmp_path: Pat
         payouts.close()
         assert demo.stop(signal.SIGINT) == 0
     finally:
-        if demo.process.poll() is None:
-            demo.process.kill()
-            demo.process.wait()
-        if demo.process.stdout is not None:
-            demo.process.stdout.close()
+        demo.close()
     assert probe.page_errors == []
     assert [e for e in probe.unexpected_console_errors()  # the answer lost on purpose
             if "net::ERR_CONNECTION_RESET" not in e] == []
@@ -353,11 +349,7 @@ url = "{pg_server.create_database()}"
         page.close()
         assert director.stop(signal.SIGINT) == 0
     finally:
-        if director.process.poll() is None:
-            director.process.kill()
-            director.process.wait()
-        if director.process.stdout is not None:
-            director.process.stdout.close()
+        director.close()
     assert probe.page_errors == [] and probe.unexpected_console_errors() == []
     assert probe.foreign_requests() == []
 

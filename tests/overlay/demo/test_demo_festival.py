@@ -53,11 +53,7 @@ def test_the_festival_demo_plays_down_to_its_final_table(tmp_path: Path) -> None
         assert demo.stop(signal.SIGINT) == 0
         assert "demo stopped" in demo.lines
     finally:
-        if demo.process.poll() is None:
-            demo.process.kill()
-            demo.process.wait()
-        if demo.process.stdout is not None:
-            demo.process.stdout.close()
+        demo.close()
     for port in ports:  # its PostgreSQL and Redis went with it
         with socket.socket() as probe:
             assert probe.connect_ex(("127.0.0.1", port)) != 0, port

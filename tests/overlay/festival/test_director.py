@@ -200,13 +200,13 @@ async def test_the_directors_orders_are_logged_answered_and_seat_the_tables(
     assert kinds["festival_hand_for_hand_ordered"] == 2
 
 
-async def test_a_waiting_order_is_withdrawn_and_hand_for_hand_off_makes_its_moves(
-        aiohttp_client: Any, tmp_path: Path, pg_server: PostgresServer) -> None:
-    """An order still waiting is withdrawn (refusals say why; a retry gets the first
-    answer; nobody moves for it, after a restart too); a move that waits for the end of a
-    hand-for-hand round is made when hand-for-hand is switched off, and that answer and the
-    director's list of moves show it."""
-    url = pg_server.create_database()
+async def a_move_ordered_during_a_hand(
+        aiohttp_client: Any, tmp_path: Path, url: str,
+) -> tuple[TestClient, Any, str, str, dict[str, int], str, str]:
+    """25 players (9, 8, 8): a table of nine deals its first hand and the director orders
+    its first player to a table of eight (the order waits for the hand). The director,
+    its settings, the two tables, the hand's stacks, the mover and the table's second
+    player."""
     settings = replace(festival_settings(url), players=(*PLAYERS, "Player 25"))
     director = await aiohttp_client(create_festival_app(settings, tmp_path / "d"))
     state = await (await director.get("/api/festival")).json()
@@ -217,10 +217,22 @@ async def test_a_waiting_order_is_withdrawn_and_hand_for_hand_off_makes_its_move
                                          "table_hand": 1, "stacks": None})
     assert status == 200
     stacks = {player: chips for _, player, chips in dealt["seats"]}
-    mover, stayer = list(stacks)[:2]
-    status, answer = await order(director, "move", {"id": "m1", "player": mover,
+    mover, second = list(stacks)[:2]
+    status, answer = await order(director, "move", {"id": "move-1", "player": mover,
                                                     "table": short})
     assert status == 200 and answer["moves"] == [] and len(answer["orders"]) == 1
+    return director, settings, long, short, stacks, mover, second
+
+
+async def test_a_waiting_order_is_withdrawn_and_hand_for_hand_off_makes_its_moves(
+        aiohttp_client: Any, tmp_path: Path, pg_server: PostgresServer) -> None:
+    """An order still waiting is withdrawn (refusals say why; a retry gets the first
+    answer; nobody moves for it, after a restart too); a move that waits for the end of a
+    hand-for-hand round is made when hand-for-hand is switched off, and that answer and the
+    director's list of moves show it."""
+    url = pg_server.create_database()
+    director, settings, long, short, stacks, mover, stayer = \
+        await a_move_ordered_during_a_hand(aiohttp_client, tmp_path, url)
     withdraw = {"id": "w1", "player": mover}
     assert (await order(director, "withdraw", withdraw, token="wrong"))[0] == 401
     for bad in ({"id": "w0"}, {"id": "w0", "player": mover, "table": short},
@@ -277,20 +289,8 @@ async def test_an_order_whose_player_busts_is_listed_as_lapsed_with_the_reason(
     lapses, nothing moves, and ``GET /api/festival`` lists it under ``lapsed`` with the
     reason, after a restart too (the log replayed)."""
     url = pg_server.create_database()
-    settings = replace(festival_settings(url), players=(*PLAYERS, "Player 25"))
-    director = await aiohttp_client(create_festival_app(settings, tmp_path / "d"))
-    state = await (await director.get("/api/festival")).json()
-    sizes = {t["name"]: len(t["seats"]) for t in state["tables"]}  # 9, 8, 8
-    key = next(name for name, n in sizes.items() if n == 9)
-    other = next(name for name, n in sizes.items() if n == 8)
-    status, dealt = await ask(director, {"id": f"{key}:hand:1", "table": key,
-                                         "table_hand": 1, "stacks": None})
-    assert status == 200
-    stacks = {player: chips for _, player, chips in dealt["seats"]}
-    mover, winner = list(stacks)[:2]
-    status, answer = await order(director, "move", {"id": "move-1", "player": mover,
-                                                    "table": other})
-    assert status == 200 and answer["moves"] == [] and len(answer["orders"]) == 1
+    director, settings, key, other, stacks, mover, winner = \
+        await a_move_ordered_during_a_hand(aiohttp_client, tmp_path, url)
     # His table reports the hand: he is not in it (busted), his chips went to the winner.
     stacks[winner] += stacks.pop(mover)
     status, answer = await ask(director, {"id": f"{key}:hand:2", "table": key,
