@@ -785,6 +785,30 @@ export function render(view) {
   for (const listener of renderListeners) listener(view);
 }
 
+/** Renders at most every RENDER_MS: a burst of events (a fast demo, an action and its
+ * pot, stacks and equities) is drawn once, with its last view, instead of once per patch; a
+ * render and its fitting take tens of milliseconds on a booth laptop. The first view and any
+ * view after a quiet moment are drawn at once. */
+const RENDER_MS = 100;
+let pendingView = null;
+let renderTimer = null;
+let renderedAt = -Infinity;
+
+function renderSoon(view) {
+  pendingView = view;
+  if (renderTimer !== null) return;
+  const wait = renderedAt + RENDER_MS - performance.now();
+  const draw = () => {
+    renderTimer = null;
+    const latest = pendingView;
+    pendingView = null;
+    renderedAt = performance.now();
+    if (latest !== null) render(latest);
+  };
+  if (wait <= 0) draw();
+  else renderTimer = setTimeout(draw, wait);
+}
+
 // ---------------------------------------------------------------- channels
 
 const params = pageParams({ channel: "delayed" });
@@ -856,11 +880,12 @@ function showConnection(status) {
 /** Show channel `name` (the header's Channel list): the URL follows, so a reload keeps it. */
 export function switchTo(name) {
   if (channel) channel.stop();
+  pendingView = null;  // the old channel's last view is not drawn
   const url = new URL(location.href);
   url.searchParams.set("channel", name);
   history.replaceState(null, "", url);
   channel = connectChannel({ channel: name, page: "commentary", token: params.token });
-  channel.subscribe(render);
+  channel.subscribe(renderSoon);
   channel.onStatus(showConnection);
   followTheme(channel, { onChange: () => { if (shown.view) fitScreen({ force: true }); } });
   return channel;

@@ -129,6 +129,26 @@ class Harness:
         self._send(channel, message)
         return state.revision
 
+    def push_burst(self, channel: str, patches: list[dict[str, Any]]) -> int:
+        """Patches sent back to back, in one go on the server's loop (a burst of events)."""
+        state = self.channels[channel]
+        messages = []
+        for patch in patches:
+            state.view = merge_patch(state.view, patch)
+            state.revision += 1
+            message = {"type": "patch", "revision": state.revision, "patch": patch,
+                       "events": []}
+            state.history[state.revision] = message
+            messages.append(json.dumps(message))
+
+        async def send() -> None:
+            for ws in list(state.sockets):
+                for text in messages:
+                    if not ws.closed:
+                        await ws.send_str(text)
+        self._call(send())
+        return state.revision
+
     def push_gap(self, channel: str, patch: dict[str, Any]) -> None:
         """A patch that skips a revision (one was lost); the state moves on by two."""
         state = self.channels[channel]

@@ -68,6 +68,27 @@ def test_defaults_to_the_delayed_channel_and_shows_everything(
     page.screenshot(path=str(artifacts / "commentary-laptop.png"))
 
 
+def test_a_burst_of_patches_is_drawn_once_with_its_last_view(
+        page: Page, harness: Harness) -> None:
+    # A burst of events (an action, its pot, stacks, equities; a fast demo) comes as patches
+    # a few milliseconds apart: the screen draws the burst's last view, not every step.
+    view = flop_view("delayed")
+    harness.set_view("delayed", view)
+    open_commentary(page, harness, "delayed")
+    page.evaluate("window.rendered = []; window.feltcast.onRender("
+                  "(view) => window.rendered.push(view.channel.as_of))")
+    first = view["channel"]["as_of"]
+    patches = [{"channel": {"as_of": first + n}} for n in range(1, 31)]
+    revision = harness.push_burst("delayed", patches)
+    expect(page.locator("html")).to_have_attribute("data-revision", str(revision))
+    last = first + len(patches)
+    page.wait_for_function(f"window.rendered.at(-1) === {last}")
+    expect(page.locator("#as-of")).to_have_text(page.evaluate(
+        f"new Date({last} * 1000).toLocaleTimeString('en-GB', {{hour12: false}})"))
+    rendered = page.evaluate("window.rendered")
+    assert rendered == sorted(rendered) and len(rendered) <= len(patches) // 3, rendered
+
+
 def test_showdown_and_no_pot_odds_without_a_bet(page: Page, harness: Harness) -> None:
     harness.set_view("delayed", showdown_view("delayed"))
     open_commentary(page, harness, "delayed")

@@ -103,12 +103,14 @@ class ServiceRig:
         self.sim.remove(antenna, *(uid(card) for card in cards))
 
     async def until(self, predicate: Callable[[], object], timeout: float = 30.0,
-                    what: str = "condition") -> None:
+                    what: str | Callable[[], str] = "condition") -> None:
+        """Wait for ``predicate``; ``what`` names it (called at the timeout, to say what
+        was seen)."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while not predicate():
             if loop.time() > deadline:
-                raise AssertionError(f"timed out waiting for {what}")
+                raise AssertionError(f"timed out waiting for {what() if callable(what) else what}")
             await asyncio.sleep(0.02)
 
     async def until_view(self, channel: str, predicate: Callable[[dict[str, Any]], object],
