@@ -11,7 +11,8 @@ The capture bridge (:class:`overlay.devices.capture_bridge.CaptureBridge`) build
   when recognition is slower than the camera, frames are dropped (and counted), never queued,
   so the cards on air are never behind the table;
 - plays a video file at the file's own frame rate (a rehearsal or a test stands in for a
-  live camera); at its end the camera is *ended* and its zones keep their cards;
+  live camera); at its end the frame being recognised and the newest one waiting are still
+  recognised, then the camera is *ended* and its zones keep their cards;
 - reconnects with exponential backoff when the source cannot be opened or stops delivering
   (a camera unplugged, a stream down, a file not there yet); the camera's zones are frozen
   meanwhile, like an RFID reader's;
@@ -184,6 +185,9 @@ class CameraCoordinator:
         self._tracker: Tracker | None = None
         self._latest: tuple[Any, float] | None = None
         self._fresh = asyncio.Event()
+        self._idle = asyncio.Event()
+        """Set while recognition has nothing in hand and no frame waits."""
+        self._idle.set()
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -258,7 +262,10 @@ class CameraCoordinator:
         """Read frames until the source fails (False) or a file ends (True)."""
         worker = asyncio.create_task(self._process(), name=f"camera-{self.name}-cards")
         try:
-            return await self._read(source)
+            ended = await self._read(source)
+            if ended:  # a file's last frames are still recognised: its zones keep them
+                await self._idle.wait()
+            return ended
         finally:
             await cancel_and_wait(worker)
 
@@ -286,6 +293,7 @@ class CameraCoordinator:
             if self._latest is not None:
                 self.dropped += 1  # recognition is behind: the older frame is skipped
             self._latest = (frame, now)
+            self._idle.clear()
             self._fresh.set()
             if is_file:  # a file plays at its own frame rate, as the camera filmed it
                 due = max(due + interval, now - interval)
@@ -296,6 +304,8 @@ class CameraCoordinator:
         tracker = self._tracker
         assert tracker is not None
         while True:
+            if self._latest is None:
+                self._idle.set()
             await self._fresh.wait()
             self._fresh.clear()
             if self._latest is None:
