@@ -61,6 +61,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGET_P99_MS = 250.0
 TABLE = "final"
 CONNECT_TIMEOUT = 180.0
+CONNECT_ATTEMPTS = 5
 _REVISION = re.compile(rb'"revision":(-?\d+)')
 _TIME = re.compile(rb'"time":([0-9.]+)')
 
@@ -79,6 +80,8 @@ class Viewer(asyncio.Protocol):
         self.revision: int | None = None
         self.transport: asyncio.Transport | None = None
         self.ready = asyncio.get_running_loop().create_future()
+        self.refused: str | None = None
+        """The status line of a handshake the worker refused."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
@@ -117,11 +120,11 @@ class Viewer(asyncio.Protocol):
         head = bytes(self.buffer[:end]).decode("latin-1").lower()
         del self.buffer[:end + 4]
         if not head.startswith("http/1.1 101"):
-            self.g.errors += 1
-            why = head.split("\r\n", 1)[0]
-            self.g.failed[why] = self.g.failed.get(why, 0) + 1
+            self.refused = head.split("\r\n", 1)[0]  # the viewer tries again, as a page does
             if not self.ready.done():
                 self.ready.set_result(False)
+            if self.transport is not None:
+                self.transport.close()
             return False
         self.open = True
         if "permessage-deflate" in head:
@@ -183,7 +186,7 @@ class Viewer(asyncio.Protocol):
                     span[0], span[1] = min(span[0], late), max(span[1], late)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if not self.g.stopping:
+        if self.open and not self.g.stopping:  # one not open yet is tried again
             self.g.closed_early += 1
         if not self.ready.done():
             self.ready.set_result(False)
@@ -200,9 +203,11 @@ class Generator:
         self.stopping = False
         self.lateness: list[float] = []
         self.spans: dict[int, list[float]] = {}
-        self.failed: dict[str, int] = {}
-        """Why viewers could not connect (how many for each reason)."""
         """Per revision: the first and the last viewer's lateness."""
+        self.failed: dict[str, int] = {}
+        """Why viewers could not connect after every attempt (how many for each reason)."""
+        self.retried: dict[str, int] = {}
+        """Why a connection was tried again (how many times for each reason)."""
         self._decoded: dict[bytes, tuple[int, int, bool, float | None]] = {}
 
     def decoded(self, payload: bytes, compressed: bool) -> tuple[int, int, bool, float | None]:
@@ -238,6 +243,32 @@ class Generator:
                 "time": time.time()}
 
 
+async def connect_viewer(generator: Generator, url: str, sockets: list[Viewer]) -> bool:
+    """One viewer of ``generator`` on ``url`` (``ws://host:port/path``), open once this
+    returns True. A refused handshake (a worker not relaying yet answers 503) or a failed
+    connection is tried again after a pause that doubles, as a page's channel client does
+    (``static/js/channel.js``): ``generator.retried`` counts why, ``generator.failed`` why the
+    last attempt failed. Every viewer made is added to ``sockets`` (closed at the end)."""
+    loop = asyncio.get_running_loop()
+    host_port, path = url.removeprefix("ws://").split("/", 1)
+    host, port = host_port.split(":")
+    for attempt in range(CONNECT_ATTEMPTS):
+        viewer = Viewer(generator, host_port, "/" + path)
+        sockets.append(viewer)
+        try:
+            await loop.create_connection(lambda viewer=viewer: viewer, host, int(port))
+            if await asyncio.wait_for(viewer.ready, CONNECT_TIMEOUT):
+                return True
+            why = viewer.refused or "closed during the handshake"
+        except OSError as error:
+            why = f"{type(error).__name__}: {error}"
+        tally = generator.retried if attempt + 1 < CONNECT_ATTEMPTS else generator.failed
+        tally[why] = tally.get(why, 0) + 1
+        if attempt + 1 < CONNECT_ATTEMPTS:
+            await asyncio.sleep(0.4 * 2 ** attempt)
+    return False
+
+
 async def run_generator(urls: list[str], viewers: int, delay: float) -> dict[str, Any]:
     """Connect ``viewers`` sockets round-robin over ``urls``, say ``ready``, then obey
     ``mark`` / ``stop`` lines on stdin."""
@@ -251,23 +282,7 @@ async def run_generator(urls: list[str], viewers: int, delay: float) -> dict[str
     for first in range(0, viewers, batch):
         pending = []
         for index in range(first, min(viewers, first + batch)):
-            url = urls[index % len(urls)]
-            host_port, path = url.removeprefix("ws://").split("/", 1)
-            host, port = host_port.split(":")
-            viewer = Viewer(generator, host_port, "/" + path)
-
-            async def connect(viewer: Viewer = viewer, host: str = host,
-                              port: str = port) -> bool:
-                try:
-                    await loop.create_connection(lambda: viewer, host, int(port))
-                    return bool(await asyncio.wait_for(viewer.ready, CONNECT_TIMEOUT))
-                except OSError as error:
-                    why = f"{type(error).__name__}: {error}"
-                    generator.failed[why] = generator.failed.get(why, 0) + 1
-                    return False
-
-            sockets.append(viewer)
-            pending.append(connect())
+            pending.append(connect_viewer(generator, urls[index % len(urls)], sockets))
         connected += sum(await asyncio.gather(*pending, return_exceptions=False))
     print(json.dumps({"ready": connected}), flush=True)
     marks = []
@@ -285,6 +300,7 @@ async def run_generator(urls: list[str], viewers: int, delay: float) -> dict[str
             viewer.transport.close()
     return {"viewers": viewers, "connected": connected, "marks": marks,
             "lateness": generator.lateness, "failed": generator.failed,
+            "retried": generator.retried,
             "spans": generator.spans, "gaps": generator.gaps,
             "resyncs": generator.resyncs, "errors": generator.errors,
             "early": generator.early, "closed_early": generator.closed_early,
@@ -323,8 +339,29 @@ async def _tell(processes: list[asyncio.subprocess.Process], word: bytes) -> Non
         await process.stdin.drain()
 
 
+async def until_relaying(urls: list[str], timeout: float = 60.0) -> None:
+    """Wait until every worker lists the table (it reached Redis and the writer published):
+    what a deployment's health check waits for before it sends viewers. A viewer that came
+    earlier would get a 503 "Redis cannot be reached, try again in a moment"."""
+    deadline = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as session:
+        for url in {u.split("/t/")[0].replace("ws://", "http://", 1) for u in urls if "/t/" in u}:
+            while True:
+                try:
+                    async with session.get(f"{url}/api/tables") as response:
+                        body = await response.json() if response.status == 200 else {}
+                except (aiohttp.ClientError, OSError):
+                    body = {}
+                if TABLE in [entry.get("table") for entry in body.get("tables", [])]:
+                    break
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the worker at {url} does not relay {TABLE!r}: {body}")
+                await asyncio.sleep(0.05)
+
+
 async def drive(server: Any, worker_pids: list[int], urls: list[str], redis: int, args: Any,
                 ) -> dict[str, Any]:
+    await until_relaying(urls)
     share = [args.viewers // args.generators + (i < args.viewers % args.generators)
              for i in range(args.generators)]
     generators = [await asyncio.create_subprocess_exec(
@@ -405,6 +442,7 @@ async def drive(server: Any, worker_pids: list[int], urls: list[str], redis: int
         "errors": sum(r["errors"] for r in reports), "early": sum(r["early"] for r in reports),
         "closed_early": sum(r["closed_early"] for r in reports),
         "connect_failures": [why for r in reports for why in r["failed"].items()],
+        "connect_retries": [why for r in reports for why in r["retried"].items()],
         "deflate_negotiated": sum(r["deflate"] for r in reports),
         "latency_ms": summary_ms(lateness),
         "first_viewer_ms": summary_ms([first for first, _ in spans.values()]),

@@ -8,6 +8,12 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+
+from bench import bench_festival
 
 from tests.redis_server import redis_installed
 from tests.system_packages import unless_installed
@@ -38,3 +44,42 @@ def test_bench_festival_runs_and_reports_every_figure() -> None:
     assert 0 <= latency["min"] <= latency["p50"] <= latency["p99"] <= latency["max"]
     assert set(report["checks"]) == {"p99<=250ms", "no_gaps", "never_early", "all_connected"}
     assert "viewers on 2 workers" in done.stderr
+
+
+async def test_a_refused_viewer_tries_again_as_a_page_does(
+        aiohttp_server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A worker that is not relaying yet answers a page's handshake with 503: the page tries
+    # again, and so does the bench's viewer; only the last attempt's failure counts.
+    asked: list[str] = []
+
+    async def socket(request: web.Request) -> web.StreamResponse:
+        asked.append(request.path)
+        if len(asked) == 1 or request.path == "/never":
+            raise web.HTTPServiceUnavailable(text="Redis cannot be reached: try again")
+        ws = web.WebSocketResponse(compress=False)
+        await ws.prepare(request)
+        async for _ in ws:  # the page's hello: its snapshot
+            await ws.send_str('{"type":"snapshot","revision":1,"view":{}}')
+        return ws
+
+    app = web.Application()
+    app.router.add_get("/{name}", socket)
+    server = await aiohttp_server(app, host="127.0.0.1")
+    monkeypatch.setattr(bench_festival, "CONNECT_ATTEMPTS", 2)
+    generator = bench_festival.Generator(delay=1.0)
+    sockets: list[bench_festival.Viewer] = []
+    url = f"ws://127.0.0.1:{server.port}"
+    try:
+        assert await bench_festival.connect_viewer(generator, f"{url}/ws", sockets)
+        assert generator.retried == {"http/1.1 503 service unavailable": 1}
+        assert generator.failed == {} and generator.closed_early == 0
+        assert not await bench_festival.connect_viewer(generator, f"{url}/never", sockets)
+        assert generator.failed == {"http/1.1 503 service unavailable": 1}
+        assert generator.retried == {"http/1.1 503 service unavailable": 2}
+        assert generator.closed_early == 0  # refused handshakes are no viewer lost
+        assert asked == ["/ws", "/ws", "/never", "/never"]
+    finally:
+        generator.stopping = True
+        for viewer in sockets:
+            if viewer.transport is not None:
+                viewer.transport.close()

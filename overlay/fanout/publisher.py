@@ -55,6 +55,13 @@ __all__ = ["RedisPublisher"]
 
 _log = logging.getLogger(__name__)
 
+REDIS_CONNECTIONS = 50
+"""Connections a process opens to Redis at most. A command that finds them all busy waits
+for one (up to :data:`REDIS_WAIT_S`) instead of failing: a burst of viewers arriving at once
+(a stream's start) asks Redis for a table's channels once per viewer until the first relay
+is made, and redis-py's default pool refuses the 101st at once ("Too many connections"), a
+503 to that viewer."""
+REDIS_WAIT_S = 10.0
 BACKOFF_INITIAL = 0.25
 BACKOFF_MAX = 5.0
 SOURCE = "fanout"
@@ -146,8 +153,7 @@ class RedisPublisher(RedisLink):
         """Publish until cancelled, reconnecting after every failure."""
         failures = 0
         while True:
-            client = aioredis.from_url(self.settings.url, socket_connect_timeout=5,
-                                       socket_keepalive=True, health_check_interval=5)
+            client = redis_client(self.settings.url)
             try:
                 await self._register(client)
                 self._set_connected(True)
@@ -255,6 +261,16 @@ class Closer:
     async def wait(self) -> None:
         if self._task is not None:
             await self._task
+
+
+def redis_client(url: str) -> aioredis.Redis:
+    """A client of the Redis at ``url`` for one connection's life: a bounded pool that makes
+    a command wait for a free connection (:data:`REDIS_CONNECTIONS`), short connect timeouts,
+    keep-alive and health checks; closing the client closes its pool."""
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url, max_connections=REDIS_CONNECTIONS, timeout=REDIS_WAIT_S,
+        socket_connect_timeout=5, socket_keepalive=True, health_check_interval=5)
+    return aioredis.Redis.from_pool(pool)
 
 
 def _reason(error: BaseException | None) -> str:

@@ -45,7 +45,7 @@ from overlay.fanout import (
     split_channel_key,
     split_look_key,
 )
-from overlay.fanout.publisher import RedisLink, _reason, backoff
+from overlay.fanout.publisher import RedisLink, _reason, backoff, redis_client
 from overlay.graphics.themes import Media
 from overlay.hub import Broadcaster, ChannelMessage, Subscription, apply_merge_patch
 
@@ -333,8 +333,7 @@ class RelaySource(RedisLink):
         failure."""
         failures = 0
         while True:
-            client = aioredis.from_url(self.url, socket_connect_timeout=5,
-                                       socket_keepalive=True, health_check_interval=5)
+            client = redis_client(self.url)
             pubsub = client.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.psubscribe(PATTERN, LOOK_PATTERN)

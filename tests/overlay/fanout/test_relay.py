@@ -484,3 +484,37 @@ async def test_a_channel_whose_snapshot_came_late_is_served_once_it_is_there(
         assert without_nulls((await response.json())["view"]) == hub_view(writer, "delayed")
     finally:
         await client.aclose()
+
+
+async def test_a_crowd_arriving_at_once_is_served_without_a_refusal(
+        aiohttp_client: Any, tmp_path: Path, redis: RedisServer) -> None:
+    # A stream starts: hundreds of pages open the same channels and pages of a worker in the
+    # same moment, before it has made the relays. Each asks Redis for the table's channels or
+    # look; a command that finds every connection busy waits for one: nobody gets a 503.
+    # (With redis-py's default pool the 101st concurrent command failed at once.)
+    writer = await aiohttp_client(create_app(writer_config(tmp_path, redis.url)))
+    worker = await aiohttp_client(create_worker_app(WorkerSettings(redis.url)))
+    publisher = writer.server.app[PUBLISHER_KEY]
+    await until(lambda: publisher.published >= 2, "the first snapshots on Redis")
+
+    async def viewer(session: aiohttp.ClientSession, channel: str) -> str:
+        async with session.ws_connect(ws_url(worker, f"/t/{TABLE}/ws/{channel}")) as ws:
+            await ws.send_json({"type": "hello", "page": "overlay"})
+            message = await asyncio.wait_for(ws.receive_json(), WAIT)
+            return str(message["type"])
+
+    async def page(session: aiohttp.ClientSession, name: str) -> int:
+        async with session.get(str(worker.make_url(f"/t/{TABLE}/{name}"))) as response:
+            await response.read()
+            return response.status
+
+    connector = aiohttp.TCPConnector(limit=0)  # every request at once
+    async with aiohttp.ClientSession(connector=connector) as session:
+        answers = await asyncio.gather(
+            *(viewer(session, ("venue", "delayed", "reveal")[n % 3]) for n in range(240)),
+            *(page(session, ("leaderboard", "overlay", "clock")[n % 3]) for n in range(120)),
+            return_exceptions=True)
+    refused = [a for a in answers if not isinstance(a, int | str)]
+    assert refused == []
+    assert answers[:240] == ["snapshot"] * 240
+    assert answers[240:] == [200] * 120
