@@ -107,6 +107,13 @@ class StoreUnreachableError(StoreError):
     code = "store_unreachable"
 
 
+def _unreachable(error: sa.exc.DBAPIError) -> StoreUnreachableError:
+    """The driver's error, said in one line."""
+    return StoreUnreachableError(f"{type(error.orig).__name__}: "
+                                 f"{str(error.orig).strip().splitlines()[0]}"
+                                 if error.orig is not None else str(error))
+
+
 class LeaseHeldError(StoreError):
     """Another service writes this log (it holds the lease)."""
 
@@ -531,13 +538,25 @@ class EventStore:
             with engine.connect() as conn:  # 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA
                 self.commits_fast = conn.exec_driver_sql("PRAGMA synchronous").scalar() == 1
 
+    @contextlib.contextmanager
+    def _connection(self, *, write: bool = False) -> Iterator[Connection]:
+        """A pooled connection (in a transaction with ``write``) for one read or write.
+
+        :raises StoreUnreachableError: the database cannot be reached (restarted, cut off).
+        """
+        try:
+            with self.engine.begin() if write else self.engine.connect() as conn:
+                yield conn
+        except sa.exc.DBAPIError as error:
+            raise _unreachable(error) from error
+
     def _read_last_seq(self) -> int:
-        with self.engine.connect() as conn:
+        with self._connection() as conn:
             return int(conn.execute(sa.select(sa.func.max(_EVENTS.c.seq))).scalar() or 0)
 
     def _read_head(self) -> str:
         """The hash of the last entry (:data:`GENESIS` for an empty log)."""
-        with self.engine.connect() as conn:
+        with self._connection() as conn:
             head = conn.execute(sa.select(_EVENTS.c.hash).order_by(_EVENTS.c.seq.desc())
                                 .limit(1)).scalar()
         return str(head) if head else GENESIS
@@ -628,7 +647,7 @@ class EventStore:
 
     def answer(self, command_id: str) -> dict[str, Any] | None:
         """The stored answer to the command with this id (``None``: never acknowledged)."""
-        with self.engine.connect() as conn:
+        with self._connection() as conn:
             text = conn.execute(sa.select(_ANSWERS.c.answer).where(
                 _ANSWERS.c.id == command_id)).scalar()
         if text is None:
@@ -671,9 +690,7 @@ class EventStore:
             locked = self._lock(conn)
         except sa.exc.DBAPIError as error:  # the database away (restarted, cut off)
             self._drop_writer()
-            raise StoreUnreachableError(f"{type(error.orig).__name__}: "
-                                        f"{str(error.orig).strip().splitlines()[0]}"
-                                        if error.orig is not None else str(error)) from error
+            raise _unreachable(error) from error
         if not locked:
             self._drop_writer()
             return False
@@ -707,7 +724,7 @@ class EventStore:
             query = query.where(_EVENTS.c.kind.in_(list(kinds)))
         if limit is not None:
             query = query.limit(limit)
-        with self.engine.connect() as conn:
+        with self._connection() as conn:
             rows = conn.execute(query).all()
         return [self._event(row) for row in rows]
 
@@ -719,14 +736,14 @@ class EventStore:
 
     def hash_at(self, seq: int) -> str | None:
         """The chain hash of entry ``seq`` (``None``: no such entry)."""
-        with self.engine.connect() as conn:
+        with self._connection() as conn:
             value = conn.execute(sa.select(_EVENTS.c.hash).where(_EVENTS.c.seq == seq)).scalar()
         return None if value is None else str(value)
 
     def save_checkpoint(self, checkpoint: StoredCheckpoint, *, keep: int = 3) -> None:
         """Store a state checkpoint (replacing one at the same position) and drop all but the
         newest ``keep``."""
-        with self.engine.begin() as conn:
+        with self._connection(write=True) as conn:
             conn.execute(sa.delete(_CHECKPOINTS).where(_CHECKPOINTS.c.seq == checkpoint.seq))
             conn.execute(sa.insert(_CHECKPOINTS).values(
                 seq=checkpoint.seq, entry_hash=checkpoint.entry_hash, format=checkpoint.format,
@@ -737,7 +754,7 @@ class EventStore:
 
     def checkpoints(self) -> list[StoredCheckpoint]:
         """The stored state checkpoints, newest first, without their state."""
-        with self.engine.connect() as conn:
+        with self._connection() as conn:
             rows = conn.execute(sa.select(
                 _CHECKPOINTS.c.seq, _CHECKPOINTS.c.entry_hash, _CHECKPOINTS.c.format,
                 _CHECKPOINTS.c.created, _CHECKPOINTS.c.mac).order_by(
@@ -746,7 +763,7 @@ class EventStore:
 
     def checkpoint_state(self, seq: int) -> bytes | None:
         """The state of the checkpoint at ``seq`` (``None``: there is none)."""
-        with self.engine.connect() as conn:
+        with self._connection() as conn:
             value = conn.execute(sa.select(_CHECKPOINTS.c.state).where(
                 _CHECKPOINTS.c.seq == seq)).scalar()
         return None if value is None else bytes(value)

@@ -18,6 +18,7 @@ started, a level's minutes count from its ``level_started``, as they always did.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -58,7 +59,7 @@ from overlay.config import Config
 from overlay.festival.client import FestivalClient
 from overlay.hub import TableLog
 from overlay.signals import Signal
-from overlay.store import Acknowledgement, Sender
+from overlay.store import Acknowledgement, Sender, StoreError, StoreUnreachableError
 from overlay.tournament_desk import TournamentDesk
 
 _log = logging.getLogger(__name__)
@@ -94,6 +95,9 @@ class TableService:
         self.table = build_table(config)
         self._recorder = TableRecorder(self.table)
         self._lock = asyncio.Lock()
+        self._stale = False
+        """The table in memory could not be rebuilt from the log (the database away): every
+        command and append rebuilds it first (:meth:`_rebuild`)."""
         self._results: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._remember = remembered_commands
         self._clock_timer: asyncio.TimerHandle | None = None
@@ -165,6 +169,34 @@ class TableService:
         self._clock_call = None
         self._graphics_hidden = False
         self._auto_operator = None
+
+    def _rebuild(self) -> None:
+        """The table as the log holds it: after a write that failed, or a change made in
+        memory only. When the log cannot be read (the database away), nothing is reset and
+        the table is *stale*: every later command and append rebuilds it first and is refused
+        with the store's error (503, sent again) while the log cannot be read; nothing goes
+        on from a table the log does not hold.
+
+        :raises StoreUnreachableError: the log cannot be read now.
+        """
+        try:
+            entries = list(self.log.store.iter_all())  # read whole before anything is reset
+        except Exception as error:
+            self._stale = True
+            if isinstance(error, StoreError):
+                raise
+            raise StoreUnreachableError(
+                f"the event log cannot be read ({type(error).__name__}): the table is rebuilt "
+                "from it once the database answers; send the command again") from error
+        self._reset()
+        self._replay(entries)
+        self._stale = False
+
+    def _rebuild_if_stale(self) -> None:
+        if self._stale:
+            _log.info("rebuilding the table from the log")
+            self._rebuild()
+            self.changed.emit()
 
     def _replay(self, entries: Iterable[TableEvent]) -> None:
         """Follow the log's ``entries`` into the table (after :meth:`_reset` or a restore)."""
@@ -297,6 +329,7 @@ class TableService:
             command = parse_command(command)
         command_id = command.id
         async with self._lock:
+            self._rebuild_if_stale()
             done = self._results.get(command_id) or await self.log.answer(command_id)
             if done is not None:  # a retry: the first answer, never applied again
                 self._remember_result(command_id, done)
@@ -331,6 +364,7 @@ class TableService:
     async def append_events(self, events: Sequence[Event], *, source: str) -> list[Any]:
         """Log events made outside a command (a photo upload, a CSV import) under the lock."""
         async with self._lock:
+            self._rebuild_if_stale()
             return await self._append(events, source=source)
 
     async def _append(self, events: Sequence[Event], *, source: str,
@@ -339,9 +373,12 @@ class TableService:
             entries = await self.log.append(events, source=source, acknowledge=acknowledge)
         except Exception:
             _log.exception("the log could not be written; rebuilding the table from it")
-            self._reset()
-            self._replay(self.log.store.iter_all())
-            self.changed.emit()  # rebuilt from the log: what listeners knew may be gone
+            try:
+                self._rebuild()
+            except StoreError:
+                pass  # stale until the log can be read; the write's error is the one to tell
+            else:
+                self.changed.emit()  # rebuilt from the log: what listeners knew may be gone
             raise
         for event in events:
             self.tournament.apply(event)
@@ -506,8 +543,8 @@ class TableService:
             if not answer.get("broken"):
                 events.extend(self._next_hand())
         except Exception:  # the table changed in memory only: back to what the log holds
-            self._reset()
-            self._replay(self.log.store.iter_all())
+            with contextlib.suppress(StoreError):
+                self._rebuild()
             raise
         return events
 

@@ -111,6 +111,14 @@ class PostgresServer(ThrowawayServer):
         """Stop the server abruptly (every connection is cut) and start it again."""
         self._pg_ctl("restart", "-m", "immediate")
 
+    def down(self) -> None:
+        """Stop the server abruptly (every connection is cut), keeping its data."""
+        self._pg_ctl("stop", "-m", "immediate")
+
+    def up(self) -> None:
+        """Start again a server that :meth:`down` stopped."""
+        self._pg_ctl("start")
+
     def stop(self) -> None:
         with contextlib.suppress(subprocess.SubprocessError, OSError):
             self._run(self.pg_ctl, "-D", self.data, "-m", "immediate", "-w", "stop")

@@ -361,6 +361,62 @@ async def test_a_postgresql_restart_mid_hand_loses_nothing(aiohttp_client: Any,
         assert statuses == [503], statuses  # the first, on the cut connection; never again
 
 
+async def test_a_database_down_longer_than_a_command_refuses_until_the_table_is_rebuilt(
+        aiohttp_client: Any, tmp_path: Path) -> None:
+    """PostgreSQL down (not just restarted) in the middle of a hand: a command's write fails
+    and so does reading the log to rebuild the table. Commands are refused with a 503 (never
+    a 500) while it is down; once it is back the table is rebuilt from the log and the hand
+    goes on where the log has it. (Before, the table was left reset: every later command of
+    that hand was refused, 'no hand is running'.)"""
+    from engine.production_events import HandTagged
+    from overlay.app import create_app
+    from overlay.keys import TABLE_KEY, TOKENS_KEY
+
+    with PostgresServer() as server:
+        config = parse_config({
+            "table": {"name": "Feature", "seats": 9, "button": 1},
+            "players": [{"seat": 1, "name": "Ashton", "stack": 50_000},
+                        {"seat": 4, "name": "Tong", "stack": 50_000},
+                        {"seat": 7, "name": "Rast", "stack": 50_000}],
+            "delay": {"seconds": 30},
+            "database": {"url": server.create_database(), "schema": "table_1"},
+            "data_dir": str(tmp_path / "data")})
+        client = await aiohttp_client(create_app(config))
+        app = client.server.app
+        headers = {"Authorization": f"Bearer {app[TOKENS_KEY].tokens.operator}"}
+
+        async def send(kind: str, **fields: Any) -> tuple[int, dict[str, Any]]:
+            response = await client.post("/api/commands", headers=headers, json={
+                "id": f"{kind}-{time.monotonic_ns()}", "type": kind, **fields})
+            return response.status, await response.json()
+
+        assert (await send("next_hand"))[0] == 200
+        assert (await send("deal_cards", seat=1, cards=["Ah", "As"]))[0] == 200
+        await asyncio.to_thread(server.down)
+        try:
+            # Something logged outside a command meanwhile (a device's report, an upload):
+            # its write fails, and so does reading the log to rebuild the table.
+            with pytest.raises(StoreError):
+                await app[TABLE_KEY].append_events([HandTagged(1, "while down")],
+                                                   source="operator")
+            for _ in range(3):  # each command refused, 503: sent again by the console
+                status, answer = await send("deal_cards", seat=4, cards=["Kd", "Kc"])
+                assert status == 503, answer
+                assert answer["error"]["code"] in ("store_error", "store_unreachable"), answer
+        finally:
+            await asyncio.to_thread(server.up)
+        # Back: the append connection cut by the stop fails once (503), as after a restart;
+        # the console sends it again.
+        status, answer = await send("deal_cards", seat=4, cards=["Kd", "Kc"])
+        if status == 503:
+            status, answer = await send("deal_cards", seat=4, cards=["Kd", "Kc"])
+        assert status == 200, answer
+        hand = app[TABLE_KEY].table.hand
+        assert hand is not None and hand.hole_cards(1) is not None  # as the log has it
+        assert (await send("deal_cards", seat=7, cards=["7s", "2d"]))[0] == 200
+        assert all(hand.hole_cards(s) for s in (1, 4, 7))
+
+
 async def test_a_standby_waits_through_a_database_restart(
         caplog: pytest.LogCaptureFixture) -> None:
     """A standby asking for the lease while PostgreSQL is down (restarted) waits on and
