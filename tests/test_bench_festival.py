@@ -14,7 +14,6 @@ import pytest
 from aiohttp import web
 
 from bench import bench_festival
-
 from tests.redis_server import redis_installed
 from tests.system_packages import unless_installed
 
