@@ -262,10 +262,11 @@ async def connect_viewer(generator: Generator, url: str, sockets: list[Viewer]) 
             why = viewer.refused or "closed during the handshake"
         except OSError as error:
             why = f"{type(error).__name__}: {error}"
-        tally = generator.retried if attempt + 1 < CONNECT_ATTEMPTS else generator.failed
-        tally[why] = tally.get(why, 0) + 1
-        if attempt + 1 < CONNECT_ATTEMPTS:
-            await asyncio.sleep(0.4 * 2 ** attempt)
+        if attempt + 1 == CONNECT_ATTEMPTS:
+            generator.failed[why] = generator.failed.get(why, 0) + 1
+            return False
+        generator.retried[why] = generator.retried.get(why, 0) + 1
+        await asyncio.sleep(0.4 * 2 ** attempt)
     return False
 
 

@@ -59,7 +59,7 @@ from overlay.config import Config
 from overlay.festival.client import FestivalClient
 from overlay.hub import TableLog
 from overlay.signals import Signal
-from overlay.store import Acknowledgement, Sender, StoreError, StoreUnreachableError
+from overlay.store import Acknowledgement, Sender, StoreError
 from overlay.tournament_desk import TournamentDesk
 
 _log = logging.getLogger(__name__)
@@ -177,17 +177,13 @@ class TableService:
         with the store's error (503, sent again) while the log cannot be read; nothing goes
         on from a table the log does not hold.
 
-        :raises StoreUnreachableError: the log cannot be read now.
+        :raises StoreUnreachableError: the log cannot be read now (the store says so).
         """
         try:
             entries = list(self.log.store.iter_all())  # read whole before anything is reset
-        except Exception as error:
+        except StoreError:
             self._stale = True
-            if isinstance(error, StoreError):
-                raise
-            raise StoreUnreachableError(
-                f"the event log cannot be read ({type(error).__name__}): the table is rebuilt "
-                "from it once the database answers; send the command again") from error
+            raise
         self._reset()
         self._replay(entries)
         self._stale = False

@@ -305,6 +305,18 @@ def test_a_writer_that_lost_its_lease_stops_by_itself(tmp_path: Path,
         end(writer, standby)
 
 
+def feature_table(url: str, tmp_path: Path) -> Any:
+    """Three players at a feature table whose log is schema ``table_1`` of PostgreSQL ``url``."""
+    return parse_config({
+        "table": {"name": "Feature", "seats": 9, "button": 1},
+        "players": [{"seat": 1, "name": "Ashton", "stack": 50_000},
+                    {"seat": 4, "name": "Tong", "stack": 50_000},
+                    {"seat": 7, "name": "Rast", "stack": 50_000}],
+        "delay": {"seconds": 30},
+        "database": {"url": url, "schema": "table_1"},
+        "data_dir": str(tmp_path / "data")})
+
+
 async def test_a_postgresql_restart_mid_hand_loses_nothing(aiohttp_client: Any,
                                                            tmp_path: Path) -> None:
     """The database restarted (every session cut) in the middle of a hand: commands sent
@@ -315,15 +327,7 @@ async def test_a_postgresql_restart_mid_hand_loses_nothing(aiohttp_client: Any,
 
     with PostgresServer() as server:
         url = server.create_database()
-        config = parse_config({
-            "table": {"name": "Feature", "seats": 9, "button": 1},
-            "players": [{"seat": 1, "name": "Ashton", "stack": 50_000},
-                        {"seat": 4, "name": "Tong", "stack": 50_000},
-                        {"seat": 7, "name": "Rast", "stack": 50_000}],
-            "delay": {"seconds": 30},
-            "database": {"url": url, "schema": "table_1"},
-            "data_dir": str(tmp_path / "data")})
-        client = await aiohttp_client(create_app(config))
+        client = await aiohttp_client(create_app(feature_table(url, tmp_path)))
         app = client.server.app
         headers = {"Authorization": f"Bearer {app[TOKENS_KEY].tokens.operator}"}
         acknowledged: list[str] = []
@@ -363,8 +367,8 @@ async def test_a_postgresql_restart_mid_hand_loses_nothing(aiohttp_client: Any,
 
 async def test_a_database_down_longer_than_a_command_refuses_until_the_table_is_rebuilt(
         aiohttp_client: Any, tmp_path: Path) -> None:
-    """PostgreSQL down (not just restarted) in the middle of a hand: a command's write fails
-    and so does reading the log to rebuild the table. Commands are refused with a 503 (never
+    """PostgreSQL down (not just restarted) in the middle of a hand: a write fails and so
+    does reading the log to rebuild the table. Commands are refused with a 503 (never
     a 500) while it is down; once it is back the table is rebuilt from the log and the hand
     goes on where the log has it. (Before, the table was left reset: every later command of
     that hand was refused, 'no hand is running'.)"""
@@ -373,15 +377,8 @@ async def test_a_database_down_longer_than_a_command_refuses_until_the_table_is_
     from overlay.keys import TABLE_KEY, TOKENS_KEY
 
     with PostgresServer() as server:
-        config = parse_config({
-            "table": {"name": "Feature", "seats": 9, "button": 1},
-            "players": [{"seat": 1, "name": "Ashton", "stack": 50_000},
-                        {"seat": 4, "name": "Tong", "stack": 50_000},
-                        {"seat": 7, "name": "Rast", "stack": 50_000}],
-            "delay": {"seconds": 30},
-            "database": {"url": server.create_database(), "schema": "table_1"},
-            "data_dir": str(tmp_path / "data")})
-        client = await aiohttp_client(create_app(config))
+        client = await aiohttp_client(create_app(feature_table(server.create_database(),
+                                                               tmp_path)))
         app = client.server.app
         headers = {"Authorization": f"Bearer {app[TOKENS_KEY].tokens.operator}"}
 
